@@ -1,0 +1,413 @@
+//! The agentic loop for one user message: mentions are resolved first, then
+//! the model proposes and the executor decides, call by call, until the
+//! model answers (and Gate 2 lets the answer through) or a limit is hit.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use warden_protocol::{ApprovalDecision, ErrorCode, FsmState, ToolKind};
+
+use crate::executor::{Executor, Moment, Outcome, ProposedCall, Session};
+use crate::ports::{Approval, ApprovalState};
+
+mod calls;
+pub mod cleanup;
+pub mod compaction;
+pub mod mentions;
+pub mod phantom;
+pub mod provider;
+pub mod usage;
+
+use provider::{Message, ModelReply, ModelRequest, Provider, ProviderError, ToolOffer};
+
+/// What a human (or a replay policy) decides on an approval request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    Deny(String),
+    /// Leave it open: the call's result stays APPROVAL_REQUIRED.
+    Pending,
+}
+
+pub trait Approver {
+    fn decide(&mut self, approval: &Approval) -> Decision;
+}
+
+/// One fixed answer to every approval request.
+pub struct FixedApprover(pub Decision);
+
+impl Approver for FixedApprover {
+    fn decide(&mut self, _approval: &Approval) -> Decision {
+        self.0.clone()
+    }
+}
+
+/// What happened, in order (the replay transcript's events).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LoopEvent {
+    FsmState {
+        state: FsmState,
+    },
+    ToolCall {
+        turn: usize,
+        index: usize,
+        name: String,
+        arguments: Value,
+        kind: ToolKind,
+    },
+    ToolResult {
+        turn: usize,
+        index: usize,
+        name: String,
+        ok: bool,
+        error_code: Option<ErrorCode>,
+        cached: bool,
+    },
+    Exec {
+        target: String,
+        command: String,
+        exit_code: i32,
+    },
+    ApprovalNeeded {
+        approval_id: String,
+        tool: String,
+        target: String,
+        command: String,
+    },
+    ApprovalResolved {
+        approval_id: String,
+        decision: ApprovalDecision,
+    },
+    AutoRewrite {
+        from: String,
+        to: String,
+    },
+    PhantomDetected,
+    ScriptExhausted,
+    AssistantText {
+        turn: usize,
+        text: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct LoopLimits {
+    /// Model calls per user message.
+    pub max_model_calls: usize,
+    /// The same tool and arguments more often than this is a loop.
+    pub max_identical_calls: usize,
+    /// Consecutive replies whose every call failed before tools are withheld.
+    pub max_failed_replies: usize,
+    pub budget: usage::Budget,
+}
+
+impl Default for LoopLimits {
+    fn default() -> Self {
+        LoopLimits {
+            max_model_calls: 24,
+            max_identical_calls: 3,
+            max_failed_replies: 3,
+            budget: usage::Budget::default(),
+        }
+    }
+}
+
+/// The conversation across user messages.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    pub messages: Vec<Message>,
+    /// Tool calls proposed so far, across the whole conversation.
+    pub next_call_index: usize,
+    pub turn: usize,
+    /// Tokens and cost spent, per provider and model.
+    pub usage: usage::UsageLedger,
+    /// Recoverable errors waiting for the model to recover, by (code, tool).
+    pub pending_recoveries: Vec<(ErrorCode, String)>,
+}
+
+pub struct TurnResult {
+    pub final_text: Option<String>,
+}
+
+/// Reminders to stop investigating and answer.
+const WRAP_UP_NUDGES: [(usize, &str); 2] = [
+    (
+        12,
+        "You have made 12 tool calls for this question. Wrap up: answer with what you have found unless one more check is essential.",
+    ),
+    (
+        18,
+        "You have made 18 tool calls. Answer now with what you know, and say what is still unverified.",
+    ),
+];
+
+/// Everything one turn needs.
+pub struct TurnContext<'t, 'e> {
+    pub executor: &'t Executor<'e>,
+    pub session: &'t mut Session,
+    pub provider: &'t mut dyn Provider,
+    pub approver: &'t mut dyn Approver,
+    pub clock: &'t dyn Fn() -> Moment,
+    pub events: &'t mut Vec<LoopEvent>,
+    pub limits: LoopLimits,
+    /// Receives text and thinking as it streams (the CLI prints it).
+    pub on_delta: Option<&'t mut dyn FnMut(provider::Delta<'_>)>,
+}
+
+/// Run the loop for one user message.
+pub fn run_turn(
+    ctx: &mut TurnContext<'_, '_>,
+    conversation: &mut Conversation,
+    user_message: &str,
+) -> TurnResult {
+    conversation.turn += 1;
+    let turn = conversation.turn;
+    ctx.session.knowledge.turn = turn;
+    ctx.session.knowledge.fresh_requested = crate::knowledge::asks_for_fresh_data(user_message);
+    let before = ctx.session.fsm.state();
+    let now = (ctx.clock)();
+    let mention_notes = mentions::prefetch(
+        ctx.executor.inventory(),
+        ctx.session,
+        user_message,
+        now.session,
+    );
+    emit_state_change(ctx, before);
+    conversation
+        .messages
+        .push(Message::User(user_message.to_string()));
+    if !mention_notes.is_empty() {
+        conversation
+            .messages
+            .push(Message::System(mention_notes.join("\n")));
+    }
+    let mut identical: HashMap<String, usize> = HashMap::new();
+    let mut succeeded_this_turn = false;
+    let mut failed_replies = 0;
+    let mut held_answer: Option<String> = None;
+    let mut calls_this_turn = 0usize;
+    for model_call in 0..ctx.limits.max_model_calls {
+        let last = model_call + 1 == ctx.limits.max_model_calls;
+        // The brake never takes away the read that Gate 2 is waiting for.
+        let verifying = ctx.session.fsm.can_final_answer().is_err();
+        let braked = failed_replies >= ctx.limits.max_failed_replies && !verifying;
+        let offer = if last || braked {
+            ToolOffer::TextOnly
+        } else {
+            ToolOffer::Tools
+        };
+        {
+            let (provider, model) = ctx.provider.identity();
+            crate::telemetry::agentic_iteration(provider, model);
+        }
+        if let Some(message) = ctx.limits.budget.exceeded(&conversation.usage) {
+            held_answer = Some(message);
+            break;
+        }
+        compaction::compact(
+            &mut conversation.messages,
+            compaction::KEEP_RECENT,
+            compaction::MAX_TOOL_CHARS,
+        );
+        let request = ModelRequest {
+            messages: &conversation.messages,
+            offer,
+        };
+        let mut ignore = |_: provider::Delta<'_>| {};
+        let on_delta: &mut dyn FnMut(provider::Delta<'_>) = match ctx.on_delta.as_mut() {
+            Some(sink) => &mut **sink,
+            None => &mut ignore,
+        };
+        let reply = match ctx.provider.complete(&request, on_delta) {
+            Ok(reply) => reply,
+            Err(ProviderError::ScriptExhausted) => {
+                ctx.events.push(LoopEvent::ScriptExhausted);
+                break;
+            }
+            Err(ProviderError::Failed(message)) => {
+                held_answer = Some(format!("The model could not be reached: {message}"));
+                break;
+            }
+        };
+        let ModelReply {
+            text,
+            tool_calls,
+            usage,
+        } = reply;
+        if let Some(usage) = usage {
+            let (provider, model) = ctx.provider.identity();
+            conversation.usage.record(provider, model, usage);
+        }
+        conversation.messages.push(Message::Assistant {
+            text: text.clone(),
+            tool_calls: tool_calls.clone(),
+        });
+        if tool_calls.is_empty() {
+            let answer = text.unwrap_or_default();
+            // Gate 2: no final answer while a write is unverified.
+            if let Err(block) = ctx.session.fsm.can_final_answer() {
+                crate::telemetry::fsm_final_block(block.state);
+                conversation.messages.push(Message::System(format!(
+                    "{} {}",
+                    block.message, block.recovery_hint
+                )));
+                held_answer = Some(answer);
+                continue;
+            }
+            held_answer = Some(answer);
+            break;
+        }
+        let reply_calls = tool_calls.len();
+        let any_ok = calls::run_calls(ctx, conversation, tool_calls, turn, &mut identical);
+        succeeded_this_turn |= any_ok;
+        calls_this_turn += reply_calls;
+        for (threshold, nudge) in WRAP_UP_NUDGES {
+            if calls_this_turn >= threshold && calls_this_turn - reply_calls < threshold {
+                conversation
+                    .messages
+                    .push(Message::System(nudge.to_string()));
+            }
+        }
+        failed_replies = if any_ok { 0 } else { failed_replies + 1 };
+    }
+    let final_text = held_answer.map(|answer| finish_answer(ctx, answer, succeeded_this_turn));
+    if let Some(text) = &final_text {
+        ctx.events.push(LoopEvent::AssistantText {
+            turn,
+            text: text.clone(),
+        });
+    }
+    TurnResult { final_text }
+}
+
+/// Phantom detection, and an honest word when a write stays unverified.
+fn finish_answer(
+    ctx: &mut TurnContext<'_, '_>,
+    answer: String,
+    succeeded_this_turn: bool,
+) -> String {
+    if ctx.session.fsm.can_final_answer().is_err() {
+        return "I made a change but could not verify it yet; nothing confirms it worked. Please check it, or ask me to verify.".to_string();
+    }
+    if !succeeded_this_turn && phantom::makes_claims(&answer) {
+        let (provider, model) = ctx.provider.identity();
+        crate::telemetry::phantom_detected(provider, model);
+        ctx.events.push(LoopEvent::PhantomDetected);
+        return phantom::PHANTOM_REPLACEMENT.to_string();
+    }
+    answer
+}
+
+fn emit_state_change(ctx: &mut TurnContext<'_, '_>, before: FsmState) {
+    let after = ctx.session.fsm.state();
+    if after != before {
+        ctx.events.push(LoopEvent::FsmState { state: after });
+    }
+}
+
+fn loop_detected(kind: ToolKind) -> Outcome {
+    let error = warden_protocol::ToolError::new(
+        ErrorCode::LoopDetected,
+        "the same call was made too many times",
+    )
+    .with_hint("use the results you already have, or change the approach");
+    Outcome {
+        kind,
+        response: warden_protocol::ToolResponse::failure(error),
+        execs: Vec::new(),
+        approval: None,
+        transition: None,
+    }
+}
+
+fn record_execs(ctx: &mut TurnContext<'_, '_>, outcome: &Outcome) {
+    for exec in &outcome.execs {
+        ctx.events.push(LoopEvent::Exec {
+            target: exec.target.clone(),
+            command: exec.command.clone(),
+            exit_code: exec.exit_code,
+        });
+    }
+}
+
+/// The same call with the suggested bounded command.
+fn rewritten_call(call: &ProposedCall, outcome: &Outcome) -> Option<ProposedCall> {
+    let error = outcome.response.error.as_ref()?;
+    let rewrite = error.details.extra.get("rewrite")?.as_str()?;
+    let mut arguments = call.arguments.clone();
+    arguments.get_mut("command")?;
+    arguments["command"] = json!(rewrite);
+    Some(ProposedCall {
+        tool: call.tool.clone(),
+        arguments,
+    })
+}
+
+fn settle_approval(
+    ctx: &mut TurnContext<'_, '_>,
+    approval: &Approval,
+    pending: Outcome,
+) -> Outcome {
+    ctx.events.push(LoopEvent::ApprovalNeeded {
+        approval_id: approval.id.clone(),
+        tool: approval.tool.clone(),
+        target: approval.target.clone(),
+        command: approval.command.clone(),
+    });
+    let now = (ctx.clock)();
+    match ctx.approver.decide(approval) {
+        Decision::Pending => pending,
+        Decision::Approve => {
+            let store = ctx.executor.approvals();
+            if let Err(error) =
+                store.decide(&approval.id, ApprovalState::Approved, None, now.wall_ms)
+            {
+                return failure(pending.kind, ErrorCode::PolicyBlocked, error.to_string());
+            }
+            ctx.events.push(LoopEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                decision: ApprovalDecision::Approved,
+            });
+            let outcome = ctx
+                .executor
+                .execute_approved(ctx.session, &approval.id, (ctx.clock)());
+            record_execs(ctx, &outcome);
+            outcome
+        }
+        Decision::Deny(reason) => {
+            let store = ctx.executor.approvals();
+            let _ = store.decide(
+                &approval.id,
+                ApprovalState::Denied,
+                Some(reason.clone()),
+                now.wall_ms,
+            );
+            ctx.events.push(LoopEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                decision: ApprovalDecision::Denied,
+            });
+            failure(
+                pending.kind,
+                ErrorCode::ApprovalDenied,
+                format!("Command denied: {reason}"),
+            )
+        }
+    }
+}
+
+fn failure(kind: ToolKind, code: ErrorCode, message: String) -> Outcome {
+    Outcome {
+        kind,
+        response: warden_protocol::ToolResponse::failure(warden_protocol::ToolError::new(
+            code, message,
+        )),
+        execs: Vec::new(),
+        approval: None,
+        transition: None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

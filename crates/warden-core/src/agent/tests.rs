@@ -1,0 +1,300 @@
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use warden_protocol::{ControlLevel, Resource};
+
+use super::provider::{Delta, ProposedToolCall, ScriptedProvider, ToolOffer, Usage};
+use super::*;
+use crate::executor::{Ports, Settings};
+use crate::ports::{ExecOutput, HostBackend, HostError, MemoryApprovals, MemoryAudit};
+use crate::simulated::{SimulatedHosts, StaticInventory};
+
+fn reply(id: &str, name: &str, arguments: serde_json::Value) -> ModelReply {
+    ModelReply {
+        usage: None,
+        text: None,
+        tool_calls: vec![ProposedToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }],
+    }
+}
+
+fn answer(text: &str) -> ModelReply {
+    ModelReply {
+        usage: None,
+        text: Some(text.into()),
+        tool_calls: vec![],
+    }
+}
+
+fn read(i: usize) -> ProposedToolCall {
+    ProposedToolCall {
+        id: format!("r{i}"),
+        name: "read".into(),
+        arguments: json!({"action": "exec", "target": "web1", "command": format!("echo {i}")}),
+    }
+}
+
+/// What one scripted turn produced.
+struct Run {
+    events: Vec<LoopEvent>,
+    final_text: Option<String>,
+    conversation: Conversation,
+    offers: Vec<ToolOffer>,
+}
+
+/// One user message through the real executor and loop, against `web1`.
+fn run_script(
+    level: ControlLevel,
+    hosts: &dyn HostBackend,
+    replies: Vec<ModelReply>,
+    limits: LoopLimits,
+    message: &str,
+    on_delta: Option<&mut dyn FnMut(Delta<'_>)>,
+) -> Run {
+    let inventory = StaticInventory::new(vec![Resource {
+        id: "host:web1".parse().unwrap(),
+        name: "web1".into(),
+        aliases: vec![],
+        parent: None,
+        status: None,
+        attributes: serde_json::Map::new(),
+    }]);
+    let approvals = MemoryApprovals::default();
+    let audit = MemoryAudit::default();
+    let executor = Executor::new(
+        Settings {
+            control_level: level,
+            ..Settings::default()
+        },
+        Ports {
+            inventory: &inventory,
+            hosts,
+            approvals: &approvals,
+            audit: &audit,
+        },
+    );
+    let mut provider = ScriptedProvider::new(replies);
+    let mut session = Session::new("s");
+    let mut approver = FixedApprover(Decision::Pending);
+    let clock = || Moment {
+        session: Duration::ZERO,
+        wall_ms: 0,
+    };
+    let mut events = Vec::new();
+    let mut conversation = Conversation::default();
+    let mut ctx = TurnContext {
+        executor: &executor,
+        session: &mut session,
+        provider: &mut provider,
+        approver: &mut approver,
+        clock: &clock,
+        events: &mut events,
+        limits,
+        // Shorten the sink's lifetime to this turn's.
+        on_delta: match on_delta {
+            Some(sink) => Some(sink),
+            None => None,
+        },
+    };
+    let result = run_turn(&mut ctx, &mut conversation, message);
+    Run {
+        events,
+        final_text: result.final_text,
+        conversation,
+        offers: provider.offers,
+    }
+}
+
+#[test]
+fn the_brake_withholds_tools_but_not_the_verification_read() {
+    let restart = |service: String| json!({"action": "service", "target": "web1", "service": service, "operation": "restart"});
+    let mut replies = vec![
+        reply("q", "query", json!({"action": "get", "target": "web1"})),
+        reply("w", "control", restart("nginx".into())),
+    ];
+    // Three replies whose writes are all refused (VERIFYING)…
+    for i in 2..5 {
+        replies.push(reply(&format!("c{i}"), "control", restart(format!("s{i}"))));
+    }
+    // …then the verification read, three refused calls, and the answer.
+    replies.push(reply(
+        "v",
+        "read",
+        json!({"action": "exec", "target": "web1", "command": "systemctl is-active nginx"}),
+    ));
+    for i in 6..9 {
+        replies.push(reply(&format!("b{i}"), "bogus", json!({})));
+    }
+    replies.push(answer("nginx is active again."));
+    let hosts = SimulatedHosts::default();
+    let run = run_script(
+        ControlLevel::Autonomous,
+        &hosts,
+        replies,
+        LoopLimits::default(),
+        "restart nginx on web1",
+        None,
+    );
+    // Call 6 (after three failed replies in VERIFYING) still offers tools;
+    // call 10 (after three failed replies in READING) is text only.
+    assert_eq!(run.offers[5], ToolOffer::Tools);
+    assert_eq!(run.offers[9], ToolOffer::TextOnly);
+}
+
+/// A host that notes how many commands it runs at once.
+#[derive(Default)]
+struct ConcurrencyProbe {
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+}
+
+impl HostBackend for ConcurrencyProbe {
+    fn exec(&self, _target: &Resource, _command: &str) -> Result<ExecOutput, HostError> {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(30));
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        Ok(ExecOutput {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        })
+    }
+}
+
+#[test]
+fn independent_reads_run_side_by_side_and_results_keep_call_order() {
+    let mut calls: Vec<ProposedToolCall> = (0..6).map(read).collect();
+    calls.insert(
+        3,
+        ProposedToolCall {
+            id: "q".into(),
+            name: "query".into(),
+            arguments: json!({"action": "get", "target": "web1"}),
+        },
+    );
+    let replies = vec![
+        ModelReply {
+            usage: None,
+            text: None,
+            tool_calls: calls,
+        },
+        answer("All fine."),
+    ];
+    let probe = ConcurrencyProbe::default();
+    let run = run_script(
+        ControlLevel::Autonomous,
+        &probe,
+        replies,
+        LoopLimits::default(),
+        "check web1",
+        None,
+    );
+    let most = probe.most.load(Ordering::SeqCst);
+    assert!(
+        (2..=4).contains(&most),
+        "at most four reads at once, and more than one: {most}"
+    );
+    let order: Vec<usize> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            LoopEvent::ToolResult {
+                index, ok: true, ..
+            } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn wrap_up_nudges_after_12_and_18_calls() {
+    // 20 distinct reads, then an answer.
+    let mut replies: Vec<ModelReply> = (0..20)
+        .map(|i| ModelReply {
+            usage: None,
+            text: None,
+            tool_calls: vec![read(i)],
+        })
+        .collect();
+    replies.push(answer("All checked."));
+    let hosts = SimulatedHosts::default();
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        replies,
+        LoopLimits::default(),
+        "check everything on web1",
+        None,
+    );
+    assert_eq!(run.final_text.as_deref(), Some("All checked."));
+    let nudges: Vec<&String> = run
+        .conversation
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::System(text) if text.contains("tool calls") => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nudges.len(), 2, "{nudges:?}");
+    assert!(nudges[0].contains("12") && nudges[1].contains("18"));
+}
+
+#[test]
+fn a_spent_budget_stops_the_loop_with_a_clear_message() {
+    let spend = |tokens| {
+        Some(Usage {
+            input_tokens: tokens,
+            output_tokens: 0,
+        })
+    };
+    let replies = vec![
+        ModelReply {
+            usage: spend(80),
+            ..reply("a", "query", json!({"action": "list"}))
+        },
+        ModelReply {
+            usage: spend(50),
+            ..reply("b", "query", json!({"action": "topology"}))
+        },
+        ModelReply {
+            usage: spend(10),
+            ..answer("never seen")
+        },
+    ];
+    let mut streamed = String::new();
+    let mut sink = |delta: Delta<'_>| {
+        if let Delta::Text(text) = delta {
+            streamed.push_str(text);
+        }
+    };
+    let hosts = SimulatedHosts::default();
+    let limits = LoopLimits {
+        budget: super::usage::Budget {
+            max_tokens: Some(100),
+        },
+        ..LoopLimits::default()
+    };
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        replies,
+        limits,
+        "list everything",
+        Some(&mut sink),
+    );
+    let text = run.final_text.unwrap_or_default();
+    assert!(
+        text.starts_with("Stopped: this conversation used 130 tokens"),
+        "{text}"
+    );
+    assert_eq!(run.conversation.usage.total_tokens(), 130);
+    assert!(streamed.is_empty(), "the third reply was never requested");
+}

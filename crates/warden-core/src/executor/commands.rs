@@ -1,0 +1,208 @@
+//! The shell command each tool call runs on its target. Values from the
+//! model are always single-quoted, so they can only ever be arguments.
+
+use warden_protocol::{Resource, ResourceKind};
+
+use crate::tools::ToolCall;
+use crate::tools::args::*;
+
+/// Quote a value for a POSIX shell: `it's` becomes `'it'\''s'`.
+pub fn quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// A heredoc delimiter that does not occur in `content`.
+fn delimiter_for(content: &str) -> String {
+    let mut delimiter = String::from("WARDEN_EOF");
+    while content.lines().any(|l| l == delimiter) {
+        delimiter.push('_');
+    }
+    delimiter
+}
+
+/// Where a command runs and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedCommand {
+    /// `true` when the command runs on the target's parent (guest control
+    /// runs `pct`/`qm` on the node; container logs run `docker` on its host).
+    pub on_parent: bool,
+    pub command: String,
+}
+
+fn on_target(command: String) -> PlannedCommand {
+    PlannedCommand {
+        on_parent: false,
+        command,
+    }
+}
+
+fn on_parent(command: String) -> PlannedCommand {
+    PlannedCommand {
+        on_parent: true,
+        command,
+    }
+}
+
+/// What dispatching a call means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Answered from Warden's own state (query, discovery, alerts, knowledge).
+    Internal,
+    /// One command on the target (or its parent).
+    Run(PlannedCommand),
+    /// Read the file, replace exactly one occurrence of `old`, write it back.
+    Replace {
+        path: String,
+        old: String,
+        new: String,
+    },
+}
+
+/// The command that writes `content` to `path` (replacing the file).
+pub fn write_file_command(path: &str, content: &str) -> String {
+    let delimiter = delimiter_for(content);
+    format!(
+        "cat > {} <<'{delimiter}'\n{content}\n{delimiter}",
+        quote(path)
+    )
+}
+
+/// What a validated call does on its target.
+pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
+    let kind = target.map(|t| t.id.kind);
+    let uid = target.map_or("", |t| t.id.uid.as_str());
+    Plan::Run(match call {
+        ToolCall::Query(_) | ToolCall::Discovery(_) | ToolCall::Alerts(_) | ToolCall::Knowledge(_) => return Plan::Internal,
+        ToolCall::Read(args) => match args {
+            ReadArgs::Exec { command, .. } => on_target(command.clone()),
+            ReadArgs::File { path, .. } => on_target(format!("cat -- {}", quote(path))),
+            ReadArgs::Find { path, pattern, .. } => {
+                on_target(format!("find {} -name {} -print", quote(path), quote(pattern)))
+            }
+            ReadArgs::Tail { path, lines, .. } => {
+                on_target(format!("tail -n {} -- {}", lines.unwrap_or(100), quote(path)))
+            }
+            ReadArgs::Logs {
+                service, lines, since, ..
+            } => {
+                let lines = lines.unwrap_or(100);
+                match (kind, service) {
+                    (Some(ResourceKind::DockerContainer), None) => {
+                        let since = since.as_ref().map(|s| format!(" --since {}", quote(s))).unwrap_or_default();
+                        on_parent(format!("docker logs --tail={lines}{since} {}", quote(uid)))
+                    }
+                    (_, service) => {
+                        let unit = service.as_ref().map(|s| format!(" -u {}", quote(s))).unwrap_or_default();
+                        let since = since.as_ref().map(|s| format!(" --since {}", quote(s))).unwrap_or_default();
+                        on_target(format!("journalctl{unit} -n {lines}{since} --no-pager"))
+                    }
+                }
+            }
+        },
+        ToolCall::Metrics(_) => on_target("cat /proc/loadavg; free -b; df -P -B1 -x tmpfs -x devtmpfs; cat /proc/net/dev".into()),
+        ToolCall::Storage(args) => on_target(
+            match args.action {
+                StorageAction::Pools => "zpool list -H 2>/dev/null; pvesm status 2>/dev/null; df -h",
+                StorageAction::Disks => "lsblk -J -o NAME,SIZE,TYPE,MODEL,SERIAL,MOUNTPOINT; smartctl --scan",
+                StorageAction::Backups => "pvesm list local --content backup 2>/dev/null; ls -la /var/lib/vz/dump 2>/dev/null",
+            }
+            .to_string(),
+        ),
+        ToolCall::Kubernetes(args) => {
+            let namespace = args
+                .namespace
+                .as_ref()
+                .map_or_else(|| " -A".to_string(), |n| format!(" -n {}", quote(n)));
+            on_target(match args.action {
+                KubernetesAction::Pods => format!("kubectl get pods{namespace} -o wide"),
+                KubernetesAction::Deployments => format!("kubectl get deployments{namespace} -o wide"),
+                KubernetesAction::Events => format!("kubectl get events{namespace} --sort-by=.lastTimestamp"),
+                KubernetesAction::Logs => {
+                    let pod = args.target.as_deref().unwrap_or_default();
+                    format!("kubectl logs{namespace} --tail={} {}", args.lines.unwrap_or(100), quote(pod))
+                }
+            })
+        }
+        ToolCall::Control(args) => match args {
+            ControlArgs::Service { service, operation, .. } => {
+                let op = match operation {
+                    ServiceOperation::Start => "start",
+                    ServiceOperation::Stop => "stop",
+                    ServiceOperation::Restart => "restart",
+                    ServiceOperation::Reload => "reload",
+                };
+                on_target(format!("systemctl {op} {}", quote(service)))
+            }
+            ControlArgs::Guest { operation, .. } => {
+                let op = match operation {
+                    GuestOperation::Start => "start",
+                    GuestOperation::Stop => "stop",
+                    GuestOperation::Shutdown => "shutdown",
+                    GuestOperation::Reboot => "reboot",
+                };
+                let tool = match kind {
+                    Some(ResourceKind::Lxc) => "pct",
+                    _ => "qm",
+                };
+                on_parent(format!("{tool} {op} {}", quote(uid)))
+            }
+            ControlArgs::Command { command, .. } => on_target(command.clone()),
+        },
+        ToolCall::Docker(args) => {
+            let name = quote(uid);
+            match args {
+                DockerArgs::List { .. } => on_target("docker ps -a --format '{{json .}}'".into()),
+                DockerArgs::Stats { .. } => on_target("docker stats --no-stream --format '{{json .}}'".into()),
+                DockerArgs::Logs { lines, .. } => on_parent(format!("docker logs --tail={} {name}", lines.unwrap_or(100))),
+                DockerArgs::Inspect { .. } => on_parent(format!("docker inspect {name}")),
+                DockerArgs::Control { operation, .. } => {
+                    let op = match operation {
+                        ContainerOperation::Start => "start",
+                        ContainerOperation::Stop => "stop",
+                        ContainerOperation::Restart => "restart",
+                        ContainerOperation::Pause => "pause",
+                        ContainerOperation::Unpause => "unpause",
+                    };
+                    on_parent(format!("docker {op} {name}"))
+                }
+                DockerArgs::Update { .. } => on_parent(format!(
+                    "docker pull \"$(docker inspect --format '{{{{.Config.Image}}}}' {name})\" && docker restart {name}"
+                )),
+            }
+        }
+        ToolCall::FileEdit(args) => match args {
+            FileEditArgs::Read { path, .. } => on_target(format!("cat -- {}", quote(path))),
+            FileEditArgs::Write { path, content, .. } => on_target(write_file_command(path, content)),
+            FileEditArgs::Append { path, content, .. } => {
+                let delimiter = delimiter_for(content);
+                on_target(format!("cat >> {} <<'{delimiter}'\n{content}\n{delimiter}", quote(path)))
+            }
+            FileEditArgs::Replace { path, old, new, .. } => {
+                return Plan::Replace {
+                    path: path.clone(),
+                    old: old.clone(),
+                    new: new.clone(),
+                };
+            }
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_values_as_single_arguments() {
+        assert_eq!(quote("nginx"), "'nginx'");
+        assert_eq!(quote("it's; rm -rf /"), r"'it'\''s; rm -rf /'");
+        let c = warden_policy::classify(&format!("cat -- {}", quote("$(reboot)")));
+        assert!(c.read_allowed());
+    }
+
+    #[test]
+    fn delimiters_avoid_the_content() {
+        assert_eq!(delimiter_for("a\nb"), "WARDEN_EOF");
+        assert_eq!(delimiter_for("x\nWARDEN_EOF\ny"), "WARDEN_EOF_");
+    }
+}

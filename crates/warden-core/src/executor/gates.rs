@@ -1,0 +1,137 @@
+//! The policy gates of the pipeline that need no IO: schema errors as
+//! envelopes, routing validation (invariant 8) and the command policy
+//! (invariant 4), plus the hash that binds an approval to its exact call.
+
+use serde_json::{Value, json};
+use warden_protocol::{ErrorCode, Resource, ToolError, ToolKind};
+
+use super::Moment;
+use super::Session;
+use super::commands::Plan;
+use crate::tools::{CallError, ToolCall};
+
+pub(super) fn invalid_input(error: CallError) -> ToolError {
+    let field = match &error {
+        CallError::Invalid { field, .. } => field.clone(),
+        CallError::SystemOnlyArgument(key) => Some(key.clone()),
+        CallError::UnknownTool(_) | CallError::NotAnObject(_) => None,
+    };
+    let code = match error {
+        CallError::UnknownTool(_) => ErrorCode::PolicyBlocked,
+        _ => ErrorCode::InvalidInput,
+    };
+    let mut tool_error = ToolError::new(code, error.to_string())
+        .with_hint("fix the arguments to match the tool's schema");
+    if let Some(field) = field {
+        tool_error = tool_error.with_detail("field", json!(field));
+    }
+    tool_error
+}
+
+/// A stable hash of the exact call (FNV-1a over tool and canonical JSON).
+pub fn arguments_hash(tool: &str, arguments: &Value) -> String {
+    let text = format!("{tool}\u{0}{arguments}");
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// Tools that run commands or touch files on their target.
+fn touches_the_target(call: &ToolCall) -> bool {
+    matches!(
+        call,
+        ToolCall::Read(_)
+            | ToolCall::FileEdit(_)
+            | ToolCall::Control(crate::tools::args::ControlArgs::Command { .. })
+            | ToolCall::Control(crate::tools::args::ControlArgs::Service { .. })
+    )
+}
+
+/// Invariant 8: a file or command aimed at a parent while the user
+/// explicitly referred to a child on it is refused, naming the child.
+pub(super) fn check_routing(
+    session: &Session,
+    call: &ToolCall,
+    target: &Resource,
+    at: Moment,
+) -> Result<(), ToolError> {
+    if !touches_the_target(call) {
+        return Ok(());
+    }
+    let children = session
+        .context
+        .explicit_descendants_of(&target.id, at.session);
+    let Some(child) = children.first() else {
+        return Ok(());
+    };
+    let child = &child.resource;
+    crate::telemetry::routing_mismatch_block(call.name(), target.id.kind, child.id.kind);
+    Err(ToolError::new(
+        ErrorCode::RoutingMismatch,
+        format!(
+            "you referred to {} ({} {}), which runs on {}; target {} instead",
+            child.name,
+            child.id.kind.label(),
+            child.id,
+            target.name,
+            child.name
+        ),
+    )
+    .with_hint(format!("retry with target `{}`", child.id))
+    .with_detail("suggested_target", json!(child.id.to_string())))
+}
+
+/// Read tools run only provably read-only, bounded commands; catastrophic
+/// commands are refused at every control level.
+pub(super) fn check_command_policy(
+    call: &ToolCall,
+    kind: ToolKind,
+    plan: &Plan,
+) -> Result<(), ToolError> {
+    let Plan::Run(planned) = plan else {
+        return Ok(());
+    };
+    let verdict = warden_policy::classify(&planned.command);
+    if verdict.catastrophic {
+        return Err(ToolError::new(
+            ErrorCode::PolicyBlocked,
+            format!("refused at every control level: {}", verdict.reason),
+        ));
+    }
+    if kind != ToolKind::Read || matches!(call, ToolCall::FileEdit(_)) {
+        return Ok(());
+    }
+    if let Some(interactive) = &verdict.interactive {
+        let mut error = ToolError::new(
+            ErrorCode::NonInteractive,
+            format!(
+                "`{}` is {}: {}",
+                planned.command,
+                interactive.category.as_str(),
+                verdict.reason
+            ),
+        )
+        .with_detail("category", json!(interactive.category.as_str()));
+        if let Some(rewrite) = &interactive.rewrite {
+            error = error
+                .with_hint(format!("run `{rewrite}` instead"))
+                .with_detail("rewrite", json!(rewrite))
+                .auto_recoverable();
+        }
+        return Err(error);
+    }
+    if !verdict.intent.is_read_only() {
+        return Err(ToolError::new(
+            ErrorCode::ReadOnlyViolation,
+            format!(
+                "the read tool runs only read-only commands: {}",
+                verdict.reason
+            ),
+        )
+        .with_hint("use the control tool (action command) for changes; it asks for approval"));
+    }
+    Ok(())
+}

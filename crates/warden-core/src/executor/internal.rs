@@ -1,0 +1,111 @@
+//! Calls answered from Warden's own state: query, discovery, knowledge and
+//! alerts. Resolve calls register what they find in the ResolvedContext.
+
+use serde_json::{Value, json};
+use warden_protocol::{ErrorCode, Resource, ToolError};
+
+use super::{Executor, Moment, Session};
+use crate::context::Registration;
+use crate::tools::ToolCall;
+use crate::tools::args::{DiscoveryArgs, KnowledgeArgs, QueryArgs};
+
+impl Executor<'_> {
+    pub(super) fn internal(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        target: Option<&Resource>,
+        at: Moment,
+    ) -> Result<Value, ToolError> {
+        let inventory = self.ports.inventory;
+        match call {
+            ToolCall::Query(QueryArgs::Get { .. })
+            | ToolCall::Discovery(DiscoveryArgs::Get { .. }) => {
+                let target =
+                    target.ok_or_else(|| ToolError::new(ErrorCode::NotFound, "no target"))?;
+                let chain = inventory.chain(&target.id);
+                for parent in chain.iter().skip(1) {
+                    session.context.register(
+                        parent.clone(),
+                        Registration::RoutingParent,
+                        at.session,
+                    );
+                }
+                session
+                    .context
+                    .register(target.clone(), Registration::Explicit, at.session);
+                Ok(
+                    json!({"resource": target, "routing_chain": chain.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()}),
+                )
+            }
+            ToolCall::Query(QueryArgs::Search { text, kind }) => {
+                let lower = text.to_lowercase();
+                let found: Vec<Resource> = inventory
+                    .all()
+                    .into_iter()
+                    .filter(|r| kind.is_none_or(|k| r.id.kind == k))
+                    .filter(|r| {
+                        r.name.to_lowercase().contains(&lower)
+                            || r.id.to_string().contains(&lower)
+                            || r.aliases.iter().any(|a| a.to_lowercase().contains(&lower))
+                    })
+                    .collect();
+                Ok(self.register_bulk(session, found, at))
+            }
+            ToolCall::Query(QueryArgs::List { kind }) => {
+                let found: Vec<Resource> = inventory
+                    .all()
+                    .into_iter()
+                    .filter(|r| kind.is_none_or(|k| r.id.kind == k))
+                    .collect();
+                Ok(self.register_bulk(session, found, at))
+            }
+            ToolCall::Query(QueryArgs::Topology {})
+            | ToolCall::Query(QueryArgs::Health { target: None }) => {
+                Ok(self.register_bulk(session, inventory.all(), at))
+            }
+            ToolCall::Query(QueryArgs::Health { target: Some(_) }) => {
+                let resource =
+                    target.ok_or_else(|| ToolError::new(ErrorCode::NotFound, "no target"))?;
+                Ok(json!({"resource": resource, "status": resource.status}))
+            }
+            ToolCall::Knowledge(KnowledgeArgs::Remember { note, target }) => {
+                session.notes.push((target.clone(), note.clone()));
+                Ok(json!({"remembered": note}))
+            }
+            ToolCall::Knowledge(KnowledgeArgs::Recall { query, .. }) => {
+                let lower = query.to_lowercase();
+                let notes: Vec<&String> = session
+                    .notes
+                    .iter()
+                    .map(|(_, n)| n)
+                    .filter(|n| n.to_lowercase().contains(&lower))
+                    .collect();
+                Ok(json!({"notes": notes}))
+            }
+            ToolCall::Alerts(_) => Err(ToolError::new(
+                ErrorCode::Unavailable,
+                "no alert source is connected",
+            )),
+            ToolCall::Read(_)
+            | ToolCall::Metrics(_)
+            | ToolCall::Storage(_)
+            | ToolCall::Kubernetes(_)
+            | ToolCall::Control(_)
+            | ToolCall::Docker(_)
+            | ToolCall::FileEdit(_) => Err(ToolError::new(
+                ErrorCode::Internal,
+                format!("`{}` has no internal answer", call.name()),
+            )),
+        }
+    }
+
+    fn register_bulk(&self, session: &mut Session, found: Vec<Resource>, at: Moment) -> Value {
+        for resource in &found {
+            session
+                .context
+                .register(resource.clone(), Registration::Bulk, at.session);
+        }
+        json!({"count": found.len(), "resources": found})
+    }
+}

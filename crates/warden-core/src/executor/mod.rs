@@ -1,0 +1,791 @@
+//! The executor: the one choke point every tool call goes through, whoever
+//! proposed it (model, router, UI, CLI, MCP). `Executor::execute` reads top
+//! to bottom as the ordered pipeline of DESIGN.md:
+//!
+//! profile/toolset → deny list → schema → FSM gate → strict resolution →
+//! routing validation → command policy → control level / approval → audit →
+//! dispatch.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use warden_protocol::{
+    ControlLevel, ErrorCode, Resource, ResourceKind, ToolError, ToolKind, ToolResponse,
+};
+
+use crate::context::{Lookup, Registration, ResolvedContext};
+use crate::knowledge::KnowledgeCache;
+use crate::ports::{
+    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, HostBackend, Inventory,
+};
+use crate::telemetry;
+use crate::tools::{ToolCall, classify_call};
+
+pub mod commands;
+mod gates;
+mod internal;
+mod types;
+
+pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
+
+use commands::{Plan, write_file_command};
+pub use gates::arguments_hash;
+use gates::{check_command_policy, check_routing, invalid_input};
+
+/// The world the executor acts on.
+pub struct Ports<'a> {
+    pub inventory: &'a dyn Inventory,
+    pub hosts: &'a dyn HostBackend,
+    pub approvals: &'a dyn ApprovalStore,
+    pub audit: &'a dyn AuditSink,
+}
+
+pub struct Executor<'a> {
+    settings: Settings,
+    ports: Ports<'a>,
+    next_approval: AtomicU64,
+}
+
+/// Whether a human already approved this exact call.
+#[derive(Clone, Copy)]
+enum Authorization<'x> {
+    None,
+    Approved(&'x Approval),
+}
+
+/// The validated call, ready to dispatch.
+struct Admitted {
+    call: ToolCall,
+    target: Option<Resource>,
+    plan: Plan,
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(settings: Settings, ports: Ports<'a>) -> Self {
+        Executor {
+            settings,
+            ports,
+            next_approval: AtomicU64::new(1),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn inventory(&self) -> &'a dyn Inventory {
+        self.ports.inventory
+    }
+
+    pub fn approvals(&self) -> &'a dyn ApprovalStore {
+        self.ports.approvals
+    }
+
+    pub fn set_control_level(&mut self, level: ControlLevel) {
+        self.settings.control_level = level;
+    }
+
+    /// Run a proposed call through every gate, then dispatch it.
+    pub fn execute(&self, session: &mut Session, call: &ProposedCall, at: Moment) -> Outcome {
+        self.run(session, call, at, Authorization::None)
+    }
+
+    /// Re-run the stored call of an approved approval (never arguments the
+    /// model sends again). Every gate but the approval runs again.
+    pub fn execute_approved(
+        &self,
+        session: &mut Session,
+        approval_id: &str,
+        at: Moment,
+    ) -> Outcome {
+        let approval = match self.ports.approvals.consume(approval_id, at.wall_ms) {
+            Ok(approval) => approval,
+            Err(error) => {
+                let code = match error {
+                    crate::ports::ApprovalError::Denied(_) => ErrorCode::ApprovalDenied,
+                    _ => ErrorCode::PolicyBlocked,
+                };
+                return self.blocked(
+                    session,
+                    "control",
+                    None,
+                    ToolKind::Write,
+                    ToolError::new(code, error.to_string()),
+                );
+            }
+        };
+        if approval.session_id != session.id {
+            let error = ToolError::new(
+                ErrorCode::PolicyBlocked,
+                "the approval belongs to another session",
+            );
+            return self.blocked(session, &approval.tool, None, ToolKind::Write, error);
+        }
+        let call = ProposedCall {
+            tool: approval.tool.clone(),
+            arguments: approval.arguments.clone(),
+        };
+        self.run(session, &call, at, Authorization::Approved(&approval))
+    }
+
+    fn run(
+        &self,
+        session: &mut Session,
+        proposed: &ProposedCall,
+        at: Moment,
+        auth: Authorization<'_>,
+    ) -> Outcome {
+        match self.prepare_with(session, proposed, at, auth) {
+            Prepared::Done(outcome) => outcome,
+            Prepared::Ready(ready) => {
+                let performed = self.perform(&ready);
+                self.finish(session, ready, performed, at)
+            }
+        }
+    }
+
+    /// Every gate and the knowledge gate; a call that passes is audited as
+    /// allowed and returned ready to run.
+    pub fn prepare(&self, session: &mut Session, proposed: &ProposedCall, at: Moment) -> Prepared {
+        self.prepare_with(session, proposed, at, Authorization::None)
+    }
+
+    fn prepare_with(
+        &self,
+        session: &mut Session,
+        proposed: &ProposedCall,
+        at: Moment,
+        auth: Authorization<'_>,
+    ) -> Prepared {
+        let started = Instant::now();
+        let kind = classify_call(&proposed.tool, &proposed.arguments);
+        match self.admit(session, proposed, kind, at, auth) {
+            Err(error) => {
+                match error.code {
+                    ErrorCode::FsmBlocked => {
+                        telemetry::fsm_tool_block(session.fsm.state(), &proposed.tool, kind)
+                    }
+                    ErrorCode::StrictResolution => {
+                        telemetry::strict_resolution_block(&proposed.tool, &proposed.arguments)
+                    }
+                    // Counted where both kinds are known.
+                    ErrorCode::RoutingMismatch => {}
+                    other => telemetry::gate_block(other, &proposed.tool),
+                }
+                let named = proposed.arguments.get("target").and_then(|t| t.as_str());
+                Prepared::Done(self.blocked(session, &proposed.tool, named, kind, error))
+            }
+            Ok(Gate::NeedsApproval(approval)) => {
+                // An approval request nobody can trace is not handed out.
+                if let Err(error) = self.audit(
+                    session,
+                    &proposed.tool,
+                    Some(&approval.target),
+                    "approval_required",
+                    Some(ErrorCode::ApprovalRequired),
+                    &approval.command,
+                    started,
+                ) {
+                    let error = ToolError::new(
+                        ErrorCode::Internal,
+                        format!("{error}; refusing to request approval"),
+                    );
+                    return Prepared::Done(self.blocked(
+                        session,
+                        &proposed.tool,
+                        None,
+                        kind,
+                        error,
+                    ));
+                }
+                let error = ToolError::new(
+                    ErrorCode::ApprovalRequired,
+                    format!("waiting for approval: {}", approval.description),
+                )
+                .with_hint("a human must approve this exact call; it runs when approved")
+                .with_detail("approval_id", json!(approval.id))
+                .with_detail("command", json!(approval.command))
+                .with_detail("target", json!(approval.target))
+                .with_detail("risk", json!(approval.risk))
+                .with_detail("description", json!(approval.description));
+                Prepared::Done(Outcome {
+                    kind,
+                    response: ToolResponse::failure(error),
+                    execs: Vec::new(),
+                    approval: Some(approval),
+                    transition: None,
+                })
+            }
+            Ok(Gate::Admitted(admitted)) => {
+                let target_id = admitted.target.as_ref().map(|t| t.id.to_string());
+                // Knowledge gate: an identical read already answered this session.
+                let cache_key = (kind == ToolKind::Read).then(|| {
+                    KnowledgeCache::key(&proposed.tool, target_id.as_deref(), &proposed.arguments)
+                });
+                if let Some(cached) = cache_key
+                    .as_ref()
+                    .and_then(|k| session.knowledge.get(k))
+                    .cloned()
+                {
+                    let mut response = cached;
+                    response.meta.get_or_insert_with(Default::default).cached = true;
+                    let _ = self.audit(
+                        session,
+                        &proposed.tool,
+                        target_id.as_deref(),
+                        "cached",
+                        None,
+                        "",
+                        started,
+                    );
+                    return Prepared::Done(Outcome {
+                        kind,
+                        response,
+                        execs: Vec::new(),
+                        approval: None,
+                        transition: None,
+                    });
+                }
+                // Nothing runs unaudited.
+                if let Err(error) = self.audit(
+                    session,
+                    &proposed.tool,
+                    target_id.as_deref(),
+                    "allowed",
+                    None,
+                    "",
+                    started,
+                ) {
+                    let error = ToolError::new(
+                        ErrorCode::Internal,
+                        format!("{error}; refusing to run the call"),
+                    );
+                    return Prepared::Done(Outcome {
+                        kind,
+                        response: ToolResponse::failure(error),
+                        execs: Vec::new(),
+                        approval: None,
+                        transition: None,
+                    });
+                }
+                if kind == ToolKind::Write {
+                    session.fsm.on_write_dispatched();
+                }
+                Prepared::Ready(Ready {
+                    admitted,
+                    kind,
+                    tool: proposed.tool.clone(),
+                    target_id,
+                    cache_key,
+                    started,
+                    approval: match auth {
+                        Authorization::Approved(approval) => Some(approval.clone()),
+                        Authorization::None => None,
+                    },
+                })
+            }
+        }
+    }
+
+    /// The IO of a ready call (no session: reads can run in parallel).
+    /// Calls answered from Warden's own state are left to `finish`.
+    pub fn perform(&self, ready: &Ready) -> Performed {
+        let mut execs = Vec::new();
+        let admitted = &ready.admitted;
+        let result = match &admitted.plan {
+            Plan::Internal => None,
+            Plan::Run(planned) => Some(self.run_command(
+                admitted.target.as_ref(),
+                planned.on_parent,
+                &planned.command,
+                &mut execs,
+            )),
+            Plan::Replace { path, old, new } => {
+                Some(self.replace(admitted.target.as_ref(), path, old, new, &mut execs))
+            }
+        };
+        Performed { result, execs }
+    }
+
+    /// Post-processing, in call order: FSM transition, knowledge, audit.
+    pub fn finish(
+        &self,
+        session: &mut Session,
+        ready: Ready,
+        performed: Performed,
+        at: Moment,
+    ) -> Outcome {
+        let Ready {
+            admitted,
+            kind,
+            tool,
+            target_id,
+            cache_key,
+            started,
+            approval,
+        } = ready;
+        let result = match performed.result {
+            Some(result) => result,
+            None => self.internal(session, &admitted.call, admitted.target.as_ref(), at),
+        };
+        let (response, transition) = match result {
+            Ok(data) => (
+                ToolResponse::success(data),
+                session.fsm.on_tool_success(kind),
+            ),
+            Err(error) => (
+                ToolResponse::failure(error),
+                session.fsm.on_tool_failure(kind),
+            ),
+        };
+        let mut outcome = Outcome {
+            kind,
+            response,
+            execs: performed.execs,
+            approval: None,
+            transition: Some(transition),
+        };
+        // What a read learned is kept, failures included (negative
+        // knowledge: "no such file"), except transient ones.
+        let transient = matches!(
+            outcome.response.error_code(),
+            Some(ErrorCode::Unavailable | ErrorCode::Timeout | ErrorCode::Internal)
+        );
+        match (kind, outcome.response.ok, cache_key) {
+            (ToolKind::Read, _, Some(key)) if !transient => {
+                session.knowledge.put(key, outcome.response.clone())
+            }
+            (ToolKind::Write, true, _) => session.knowledge.forget_all(),
+            _ => {}
+        }
+        outcome.approval = approval;
+        let decision = if outcome.response.ok {
+            "executed"
+        } else {
+            "failed"
+        };
+        let summary = outcome
+            .execs
+            .iter()
+            .map(|e| e.command.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        // The call already ran: a failed record cannot undo it, so it is
+        // reported in the result instead.
+        if let Err(error) = self.audit(
+            session,
+            &tool,
+            target_id.as_deref(),
+            decision,
+            outcome.response.error_code(),
+            &summary,
+            started,
+        ) {
+            outcome
+                .response
+                .meta
+                .get_or_insert_with(Default::default)
+                .audit_error = Some(error.to_string());
+        }
+        outcome
+    }
+
+    /// Every gate, in order. Nothing here runs anything.
+    fn admit(
+        &self,
+        session: &mut Session,
+        proposed: &ProposedCall,
+        kind: ToolKind,
+        at: Moment,
+        auth: Authorization<'_>,
+    ) -> Result<Gate, ToolError> {
+        // 1. Profile / toolset.
+        if let Some(toolset) = &self.settings.toolset {
+            if !toolset.iter().any(|t| t == &proposed.tool) {
+                return Err(ToolError::new(
+                    ErrorCode::PolicyBlocked,
+                    format!("tool `{}` is not in this session's toolset", proposed.tool),
+                ));
+            }
+        }
+        // 2. Deny list.
+        if self
+            .settings
+            .denied_tools
+            .iter()
+            .any(|t| t == &proposed.tool)
+        {
+            return Err(ToolError::new(
+                ErrorCode::PolicyBlocked,
+                format!("tool `{}` is denied by configuration", proposed.tool),
+            ));
+        }
+        // 3. Schema.
+        let call = ToolCall::parse(&proposed.tool, &proposed.arguments).map_err(invalid_input)?;
+        // 4. FSM gate.
+        session.fsm.can_execute_tool(kind).map_err(|block| {
+            ToolError::new(
+                block.code,
+                format!("{} (state {})", block.message, block.state),
+            )
+            .with_hint(block.recovery_hint)
+        })?;
+        // 5. Strict resolution (writes need a discovered target).
+        let target = self.resolve_target(session, &call, kind, at)?;
+        // 6. Routing validation (no file/exec on a parent of what the user named).
+        if let Some(target) = &target {
+            check_routing(session, &call, target, at)?;
+        }
+        // 7. Command policy.
+        let plan = commands::plan(&call, target.as_ref());
+        check_command_policy(&call, kind, &plan)?;
+        // 8. Control level / approval.
+        if kind == ToolKind::Write {
+            match (self.settings.control_level, auth) {
+                (ControlLevel::ReadOnly, _) => {
+                    return Err(ToolError::new(
+                        ErrorCode::PolicyBlocked,
+                        "the control level is read_only: write tools are refused",
+                    )
+                    .with_hint(
+                        "ask the operator to raise the control level, or answer from reads",
+                    ));
+                }
+                (ControlLevel::Controlled, Authorization::None) => {
+                    let approval = self.request_approval(
+                        session,
+                        proposed,
+                        &call,
+                        target.as_ref(),
+                        &plan,
+                        at,
+                    )?;
+                    return Ok(Gate::NeedsApproval(approval));
+                }
+                (ControlLevel::Controlled, Authorization::Approved(approval)) => {
+                    if approval.arguments_hash
+                        != arguments_hash(&proposed.tool, &proposed.arguments)
+                    {
+                        return Err(ToolError::new(
+                            ErrorCode::PolicyBlocked,
+                            "the approved call differs from this one",
+                        ));
+                    }
+                }
+                (ControlLevel::Autonomous, _) => {}
+            }
+        }
+        Ok(Gate::Admitted(Admitted { call, target, plan }))
+    }
+
+    fn resolve_target(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        kind: ToolKind,
+        at: Moment,
+    ) -> Result<Option<Resource>, ToolError> {
+        let Some(name) = call.target() else {
+            return match commands::plan(call, None) {
+                Plan::Internal => Ok(None),
+                Plan::Run(_) | Plan::Replace { .. } => self.default_host().map(Some),
+            };
+        };
+        match session.context.resolve(name, at.session) {
+            Lookup::Found(entry) => return Ok(Some(entry.resource.clone())),
+            Lookup::Ambiguous(ids) => {
+                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+                return Err(ToolError::new(
+                    ErrorCode::StrictResolution,
+                    format!("`{name}` matches several resources"),
+                )
+                .with_hint("use the canonical id")
+                .with_detail("candidates", json!(ids)));
+            }
+            Lookup::Missing => {}
+        }
+        if kind == ToolKind::Write && self.settings.strict_resolution {
+            let mut suggestions = session.context.suggestions(name, 5);
+            if suggestions.is_empty() {
+                suggestions = self.inventory_suggestions(name);
+            }
+            return Err(ToolError::new(
+                ErrorCode::StrictResolution,
+                format!("`{name}` has not been discovered in this session"),
+            )
+            .with_hint("find it first with query (action get) or discovery, then retry")
+            .with_detail("suggestions", json!(suggestions)));
+        }
+        let found = self.ports.inventory.find(name);
+        match found.as_slice() {
+            [resource] => Ok(Some(resource.clone())),
+            [] => Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!("no resource is called `{name}`"),
+            )
+            .with_hint("list resources with query (action list or search)")
+            .with_detail("suggestions", json!(self.inventory_suggestions(name)))),
+            many => Err(ToolError::new(
+                ErrorCode::InvalidInput,
+                format!("`{name}` matches several resources"),
+            )
+            .with_hint("use the canonical id")
+            .with_detail(
+                "candidates",
+                json!(many.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()),
+            )),
+        }
+    }
+
+    fn default_host(&self) -> Result<Resource, ToolError> {
+        self.ports
+            .inventory
+            .all()
+            .into_iter()
+            .find(|r| r.id.kind == ResourceKind::Host)
+            .ok_or_else(|| ToolError::new(ErrorCode::InvalidInput, "this call needs a `target`"))
+    }
+
+    fn inventory_suggestions(&self, name: &str) -> Vec<String> {
+        let mut scratch = ResolvedContext::new();
+        for resource in self.ports.inventory.all() {
+            scratch.register(resource, Registration::Bulk, Duration::ZERO);
+        }
+        scratch.suggestions(name, 5)
+    }
+
+    fn request_approval(
+        &self,
+        session: &Session,
+        proposed: &ProposedCall,
+        call: &ToolCall,
+        target: Option<&Resource>,
+        plan: &Plan,
+        at: Moment,
+    ) -> Result<Approval, ToolError> {
+        let command = match plan {
+            Plan::Run(planned) => planned.command.clone(),
+            Plan::Replace { path, old, new } => format!("replace `{old}` with `{new}` in {path}"),
+            Plan::Internal => format!("{} {}", proposed.tool, proposed.arguments),
+        };
+        let risk = warden_policy::classify(&command).risk;
+        let sequence = self.next_approval.fetch_add(1, Ordering::Relaxed);
+        let approval = Approval {
+            id: format!("appr-{}-{sequence}", at.wall_ms),
+            session_id: session.id.clone(),
+            tool: proposed.tool.clone(),
+            target: target.map(|t| t.id.to_string()).unwrap_or_default(),
+            arguments_hash: arguments_hash(&proposed.tool, &proposed.arguments),
+            arguments: proposed.arguments.clone(),
+            command: command.clone(),
+            risk: risk.as_str().to_string(),
+            description: format!(
+                "{} on {}: {command}",
+                call.name(),
+                target.map_or("-".to_string(), |t| t.name.clone())
+            ),
+            created_at_ms: at.wall_ms,
+            expires_at_ms: at.wall_ms
+                + u64::try_from(self.settings.approval_ttl.as_millis()).unwrap_or(u64::MAX),
+            state: ApprovalState::Pending,
+            reason: None,
+        };
+        self.ports
+            .approvals
+            .create(approval.clone())
+            .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(approval)
+    }
+
+    fn host_for(&self, target: Option<&Resource>, on_parent: bool) -> Result<Resource, ToolError> {
+        let target = match target {
+            Some(t) => t.clone(),
+            None => self.default_host()?,
+        };
+        if !on_parent {
+            return Ok(target);
+        }
+        target
+            .parent
+            .as_ref()
+            .and_then(|p| self.ports.inventory.get(p))
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::Unavailable,
+                    format!("{} has no known parent to run on", target.id),
+                )
+            })
+    }
+
+    fn run_command(
+        &self,
+        target: Option<&Resource>,
+        on_parent: bool,
+        command: &str,
+        execs: &mut Vec<ExecRecord>,
+    ) -> Result<Value, ToolError> {
+        let host = self.host_for(target, on_parent)?;
+        let output = self.ports.hosts.exec(&host, command).map_err(|e| match e {
+            crate::ports::HostError::Unreachable(..) => {
+                ToolError::new(ErrorCode::Unavailable, e.to_string())
+            }
+            crate::ports::HostError::Timeout(_) => {
+                ToolError::new(ErrorCode::Timeout, e.to_string())
+            }
+            crate::ports::HostError::Failed(_) => {
+                ToolError::new(ErrorCode::ExecutionFailed, e.to_string())
+            }
+        })?;
+        execs.push(ExecRecord {
+            target: host.id.to_string(),
+            command: command.to_string(),
+            exit_code: output.exit_code,
+        });
+        let data = json!({
+            "target": host.id.to_string(),
+            "exit_code": output.exit_code,
+            "stdout": output.stdout,
+            "stderr": output.stderr,
+            "truncated": output.truncated,
+        });
+        if output.exit_code == 0 {
+            Ok(data)
+        } else {
+            Err(ToolError::new(
+                ErrorCode::ExecutionFailed,
+                format!("exit code {}", output.exit_code),
+            )
+            .with_detail("output", data))
+        }
+    }
+
+    fn replace(
+        &self,
+        target: Option<&Resource>,
+        path: &str,
+        old: &str,
+        new: &str,
+        execs: &mut Vec<ExecRecord>,
+    ) -> Result<Value, ToolError> {
+        let read = self.run_command(
+            target,
+            false,
+            &format!("cat -- {}", commands::quote(path)),
+            execs,
+        )?;
+        let content = read["stdout"].as_str().unwrap_or_default();
+        let count = content.matches(old).count();
+        if count != 1 {
+            return Err(ToolError::new(
+                ErrorCode::ExecutionFailed,
+                format!("`{old}` occurs {count} times in {path}; it must occur exactly once"),
+            )
+            .with_hint("quote more surrounding text so the match is unique"));
+        }
+        let updated = content.replacen(old, new, 1);
+        self.run_command(
+            target,
+            false,
+            &write_file_command(path, updated.trim_end_matches('\n')),
+            execs,
+        )
+    }
+
+    fn blocked(
+        &self,
+        session: &Session,
+        tool: &str,
+        target: Option<&str>,
+        kind: ToolKind,
+        error: ToolError,
+    ) -> Outcome {
+        let audited = self.audit(
+            session,
+            tool,
+            target,
+            "blocked",
+            Some(error.code),
+            &error.message,
+            Instant::now(),
+        );
+        let mut response = ToolResponse::failure(error);
+        if let Err(audit_error) = audited {
+            response
+                .meta
+                .get_or_insert_with(Default::default)
+                .audit_error = Some(audit_error.to_string());
+        }
+        Outcome {
+            kind,
+            response,
+            execs: Vec::new(),
+            approval: None,
+            transition: None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn audit(
+        &self,
+        session: &Session,
+        tool: &str,
+        target: Option<&str>,
+        decision: &str,
+        code: Option<ErrorCode>,
+        summary: &str,
+        started: Instant,
+    ) -> Result<(), crate::ports::AuditError> {
+        self.ports.audit.append(AuditRecord {
+            session_id: session.id.clone(),
+            tool: tool.to_string(),
+            target: target.map(str::to_string),
+            decision: decision.to_string(),
+            code: code.map(|c| c.as_str().to_string()),
+            summary: summary.chars().take(500).collect(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+}
+
+enum Gate {
+    Admitted(Admitted),
+    NeedsApproval(Approval),
+}
+
+/// The result of the gates: an outcome already (refused, waiting for
+/// approval, answered from knowledge), or a call ready to run.
+#[allow(clippy::large_enum_variant)] // built once per call and moved once
+pub enum Prepared {
+    Done(Outcome),
+    Ready(Ready),
+}
+
+/// A call that passed every gate and was audited as allowed.
+pub struct Ready {
+    admitted: Admitted,
+    kind: ToolKind,
+    tool: String,
+    target_id: Option<String>,
+    cache_key: Option<String>,
+    started: Instant,
+    approval: Option<Approval>,
+}
+
+impl Ready {
+    /// Reads that run a command touch no session state until `finish`:
+    /// they may run side by side.
+    pub fn may_run_in_parallel(&self) -> bool {
+        self.kind == ToolKind::Read && !matches!(self.admitted.plan, Plan::Internal)
+    }
+}
+
+/// What running a ready call produced.
+pub struct Performed {
+    /// `None` for calls answered from Warden's own state (done in `finish`).
+    result: Option<Result<Value, ToolError>>,
+    execs: Vec<ExecRecord>,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,99 @@
+//! The executor's vocabulary: settings, the in-memory session, the moment of
+//! a call, a proposed call and its outcome.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use warden_protocol::{ControlLevel, ToolKind, ToolResponse};
+
+use crate::context::ResolvedContext;
+use crate::fsm::{SessionFsm, Transition};
+use crate::ports::Approval;
+
+/// How the executor is configured for a session.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub control_level: ControlLevel,
+    pub strict_resolution: bool,
+    /// Tools never offered nor run.
+    pub denied_tools: Vec<String>,
+    /// When set, only these tools may run (a profile such as "read-only triage").
+    pub toolset: Option<Vec<String>>,
+    pub approval_ttl: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            control_level: ControlLevel::Controlled,
+            strict_resolution: true,
+            denied_tools: Vec::new(),
+            toolset: None,
+            approval_ttl: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
+/// Session truth, in memory only: FSM and ResolvedContext live and reset together.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    pub fsm: SessionFsm,
+    pub context: ResolvedContext,
+    /// Notes from `knowledge remember`, as (target, note).
+    pub notes: Vec<(Option<String>, String)>,
+    /// Results of successful reads (the knowledge gate).
+    pub knowledge: crate::knowledge::KnowledgeCache,
+}
+
+impl Session {
+    pub fn new(id: impl Into<String>) -> Self {
+        Session {
+            id: id.into(),
+            fsm: SessionFsm::new(),
+            context: ResolvedContext::new(),
+            notes: Vec::new(),
+            knowledge: crate::knowledge::KnowledgeCache::default(),
+        }
+    }
+
+    /// Reset the FSM and the ResolvedContext together (invariant 7).
+    pub fn reset(&mut self) -> Transition {
+        self.context.clear();
+        self.knowledge.forget_all();
+        self.fsm.reset()
+    }
+}
+
+/// When a call happens: session-relative time (context TTLs) and wall time (approvals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Moment {
+    pub session: Duration,
+    pub wall_ms: u64,
+}
+
+/// A call as proposed, before validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedCall {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+/// A command that reached a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecRecord {
+    pub target: String,
+    pub command: String,
+    pub exit_code: i32,
+}
+
+/// What happened to one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub kind: ToolKind,
+    pub response: ToolResponse,
+    pub execs: Vec<ExecRecord>,
+    /// The approval created (APPROVAL_REQUIRED) or used.
+    pub approval: Option<Approval>,
+    pub transition: Option<Transition>,
+}

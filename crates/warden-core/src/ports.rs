@@ -1,0 +1,292 @@
+//! The seams between the core and the world: inventory, hosts, approvals and
+//! the audit log. The core owns these traits; the binary wires in the real
+//! implementations (SQLite, agents, Proxmox, Docker); replay wires in
+//! simulated hosts. `MemoryApprovals` and `MemoryAudit` are real in-process
+//! implementations, used where nothing must outlive the process.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
+use warden_protocol::{Resource, ResourceId};
+
+/// What Warden knows exists (as connectors report it).
+pub trait Inventory: Send + Sync {
+    /// Every resource.
+    fn all(&self) -> Vec<Resource>;
+
+    fn get(&self, id: &ResourceId) -> Option<Resource> {
+        self.all().into_iter().find(|r| &r.id == id)
+    }
+
+    /// Resources answering to an id, a name or an alias (case-insensitive).
+    fn find(&self, name: &str) -> Vec<Resource> {
+        let lower = name.to_lowercase();
+        self.all()
+            .into_iter()
+            .filter(|r| {
+                r.id.to_string() == name
+                    || r.name.to_lowercase() == lower
+                    || r.aliases.iter().any(|a| a.to_lowercase() == lower)
+            })
+            .collect()
+    }
+
+    /// `id` and its parents, nearest first.
+    fn chain(&self, id: &ResourceId) -> Vec<Resource> {
+        let mut chain: Vec<Resource> = Vec::new();
+        let mut current = self.get(id);
+        while let Some(resource) = current {
+            if chain.iter().any(|r| r.id == resource.id) || chain.len() > 16 {
+                break;
+            }
+            current = resource.parent.as_ref().and_then(|p| self.get(p));
+            chain.push(resource);
+        }
+        chain
+    }
+}
+
+/// The answer of a host to a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+    /// Output was cut to the size limit.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    #[error("host for {0} is unreachable: {1}")]
+    Unreachable(String, String),
+    #[error("command timed out after {0:?}")]
+    Timeout(Duration),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Runs a command on a resource, through its routing chain.
+pub trait HostBackend: Send + Sync {
+    fn exec(&self, target: &Resource, command: &str) -> Result<ExecOutput, HostError>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApprovalError {
+    #[error("approval {0} does not exist")]
+    NotFound(String),
+    #[error("approval {0} expired")]
+    Expired(String),
+    #[error("approval {0} was already used")]
+    AlreadyUsed(String),
+    #[error("approval {0} was already {1}")]
+    AlreadyDecided(String, &'static str),
+    #[error("approval {0} was denied")]
+    Denied(String),
+    #[error("approval {0} is still pending")]
+    Pending(String),
+    #[error("approval {0} is for a different call")]
+    Mismatch(String),
+    #[error("approval store: {0}")]
+    Store(String),
+}
+
+/// Durable approvals (SQLite in the server; memory in tests and replay).
+pub trait ApprovalStore: Send + Sync {
+    fn create(&self, approval: Approval) -> Result<(), ApprovalError>;
+    fn get(&self, id: &str) -> Result<Approval, ApprovalError>;
+    /// Record a human decision on a pending approval.
+    fn decide(
+        &self,
+        id: &str,
+        state: ApprovalState,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> Result<Approval, ApprovalError>;
+    /// Atomically turn an approved, unexpired approval into a consumed one.
+    fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError>;
+}
+
+/// An in-process approval store.
+#[derive(Default)]
+pub struct MemoryApprovals {
+    approvals: Mutex<HashMap<String, Approval>>,
+}
+
+impl MemoryApprovals {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut HashMap<String, Approval>) -> Result<T, ApprovalError>,
+    ) -> Result<T, ApprovalError> {
+        let mut guard = self
+            .approvals
+            .lock()
+            .map_err(|_| ApprovalError::Store("lock poisoned".into()))?;
+        f(&mut guard)
+    }
+}
+
+impl ApprovalStore for MemoryApprovals {
+    fn create(&self, approval: Approval) -> Result<(), ApprovalError> {
+        self.with(|map| {
+            map.insert(approval.id.clone(), approval);
+            Ok(())
+        })
+    }
+
+    fn get(&self, id: &str) -> Result<Approval, ApprovalError> {
+        self.with(|map| {
+            map.get(id)
+                .cloned()
+                .ok_or_else(|| ApprovalError::NotFound(id.to_string()))
+        })
+    }
+
+    fn decide(
+        &self,
+        id: &str,
+        state: ApprovalState,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> Result<Approval, ApprovalError> {
+        self.with(|map| {
+            let approval = map
+                .get_mut(id)
+                .ok_or_else(|| ApprovalError::NotFound(id.to_string()))?;
+            check_decidable(approval, now_ms)?;
+            approval.state = state;
+            approval.reason = reason;
+            Ok(approval.clone())
+        })
+    }
+
+    fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError> {
+        self.with(|map| {
+            let approval = map
+                .get_mut(id)
+                .ok_or_else(|| ApprovalError::NotFound(id.to_string()))?;
+            check_consumable(approval, now_ms)?;
+            approval.state = ApprovalState::Consumed;
+            Ok(approval.clone())
+        })
+    }
+}
+
+/// Only a pending, unexpired approval can be decided.
+pub fn check_decidable(approval: &Approval, now_ms: u64) -> Result<(), ApprovalError> {
+    let id = || approval.id.clone();
+    match approval.state {
+        ApprovalState::Pending if now_ms >= approval.expires_at_ms => {
+            Err(ApprovalError::Expired(id()))
+        }
+        ApprovalState::Pending => Ok(()),
+        ApprovalState::Consumed => Err(ApprovalError::AlreadyUsed(id())),
+        ApprovalState::Approved => Err(ApprovalError::AlreadyDecided(id(), "approved")),
+        ApprovalState::Denied => Err(ApprovalError::AlreadyDecided(id(), "denied")),
+    }
+}
+
+/// Only an approved, unexpired, unused approval can authorise a run.
+pub fn check_consumable(approval: &Approval, now_ms: u64) -> Result<(), ApprovalError> {
+    let id = || approval.id.clone();
+    match approval.state {
+        ApprovalState::Approved if now_ms >= approval.expires_at_ms => {
+            Err(ApprovalError::Expired(id()))
+        }
+        ApprovalState::Approved => Ok(()),
+        ApprovalState::Pending => Err(ApprovalError::Pending(id())),
+        ApprovalState::Denied => Err(ApprovalError::Denied(id())),
+        ApprovalState::Consumed => Err(ApprovalError::AlreadyUsed(id())),
+    }
+}
+
+/// Why a record could not be appended. The executor refuses to run a call
+/// it could not audit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("audit log unavailable: {0}")]
+pub struct AuditError(pub String);
+
+pub trait AuditSink: Send + Sync {
+    fn append(&self, record: AuditRecord) -> Result<(), AuditError>;
+}
+
+/// Keeps records in memory (tests, replay).
+#[derive(Default)]
+pub struct MemoryAudit {
+    records: Mutex<Vec<AuditRecord>>,
+}
+
+impl MemoryAudit {
+    pub fn records(&self) -> Vec<AuditRecord> {
+        self.records.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl AuditSink for MemoryAudit {
+    fn append(&self, record: AuditRecord) -> Result<(), AuditError> {
+        let mut records = self
+            .records
+            .lock()
+            .map_err(|_| AuditError("lock poisoned".into()))?;
+        records.push(record);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn approval(state: ApprovalState) -> Approval {
+        Approval {
+            id: "a1".into(),
+            session_id: "s".into(),
+            tool: "control".into(),
+            target: "vm:pve1:101".into(),
+            arguments_hash: "h".into(),
+            arguments: serde_json::json!({}),
+            command: "systemctl restart nginx".into(),
+            risk: "medium_write".into(),
+            description: "restart nginx".into(),
+            created_at_ms: 0,
+            expires_at_ms: 300_000,
+            state,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn approvals_are_single_use_and_expire() {
+        let store = MemoryApprovals::default();
+        store.create(approval(ApprovalState::Pending)).unwrap();
+        assert_eq!(
+            store.consume("a1", 1),
+            Err(ApprovalError::Pending("a1".into()))
+        );
+        store
+            .decide("a1", ApprovalState::Approved, None, 1)
+            .unwrap();
+        assert!(store.decide("a1", ApprovalState::Denied, None, 2).is_err());
+        assert_eq!(
+            store.consume("a1", 2).unwrap().state,
+            ApprovalState::Consumed
+        );
+        assert_eq!(
+            store.consume("a1", 3),
+            Err(ApprovalError::AlreadyUsed("a1".into()))
+        );
+
+        store.create(approval(ApprovalState::Pending)).unwrap();
+        assert_eq!(
+            store.decide("a1", ApprovalState::Approved, None, 300_000),
+            Err(ApprovalError::Expired("a1".into()))
+        );
+        assert_eq!(
+            store.get("nope"),
+            Err(ApprovalError::NotFound("nope".into()))
+        );
+    }
+}

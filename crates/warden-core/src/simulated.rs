@@ -1,0 +1,78 @@
+//! A fixed inventory and simulated hosts, for replay scenarios and tests:
+//! the hosts answer from a table (first match wins) instead of a machine,
+//! and remember every command that reached them.
+
+use std::sync::Mutex;
+
+use warden_protocol::{Resource, ResourceId};
+
+use crate::ports::{ExecOutput, HostBackend, HostError, Inventory};
+
+/// An inventory that is exactly the resources it was given.
+#[derive(Debug, Clone, Default)]
+pub struct StaticInventory {
+    resources: Vec<Resource>,
+}
+
+impl StaticInventory {
+    pub fn new(resources: Vec<Resource>) -> Self {
+        StaticInventory { resources }
+    }
+}
+
+impl Inventory for StaticInventory {
+    fn all(&self) -> Vec<Resource> {
+        self.resources.clone()
+    }
+}
+
+/// One rule of the answer table: a pattern on the command (a substring, or a
+/// regular expression when the caller compiles one) and the answer.
+pub struct Answer {
+    /// Only for this canonical target; `None` matches any.
+    pub target: Option<ResourceId>,
+    pub matches: Box<dyn Fn(&str) -> bool + Send + Sync>,
+    pub output: ExecOutput,
+}
+
+/// Hosts that answer from a table.
+#[derive(Default)]
+pub struct SimulatedHosts {
+    answers: Vec<Answer>,
+    received: Mutex<Vec<(String, String)>>,
+}
+
+impl SimulatedHosts {
+    pub fn new(answers: Vec<Answer>) -> Self {
+        SimulatedHosts {
+            answers,
+            received: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Every (target, command) that reached a host, in order.
+    pub fn received(&self) -> Vec<(String, String)> {
+        self.received.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl HostBackend for SimulatedHosts {
+    fn exec(&self, target: &Resource, command: &str) -> Result<ExecOutput, HostError> {
+        if let Ok(mut received) = self.received.lock() {
+            received.push((target.id.to_string(), command.to_string()));
+        }
+        let answer = self
+            .answers
+            .iter()
+            .find(|a| a.target.as_ref().is_none_or(|t| t == &target.id) && (a.matches)(command));
+        Ok(answer.map_or_else(
+            || ExecOutput {
+                stdout: String::new(),
+                stderr: String::new(),
+                exit_code: 0,
+                truncated: false,
+            },
+            |a| a.output.clone(),
+        ))
+    }
+}

@@ -1,0 +1,590 @@
+//! kubectl and its spellings (`oc`, `kubecolor`, `microk8s.kubectl`; `k3s
+//! kubectl …` arrives here through the `k3s` wrapper).
+
+use super::{
+    Flags, Word, Words, action, any_may_be_option, given, is_follow_word, rebuild, switch,
+    tty_wrap, unknown_option, value_of,
+};
+use crate::invocation::{Arg, Invocation};
+use crate::verdict::{InteractiveCategory, Risk, Verdict};
+
+/// Options every subcommand accepts, before or after it. Not `--profile`,
+/// `--profile-output` or `--log-file`: they write files.
+const GLOBALS: Flags = Flags {
+    short_value: "nsv",
+    short_bool: "h",
+    long_value: &[
+        "--namespace",
+        "--context",
+        "--cluster",
+        "--user",
+        "--kubeconfig",
+        "--server",
+        "--token",
+        "--as",
+        "--as-group",
+        "--as-uid",
+        "--v",
+        "--request-timeout",
+        "--cache-dir",
+        "--certificate-authority",
+        "--client-certificate",
+        "--client-key",
+        "--tls-server-name",
+        "--username",
+        "--password",
+        "--vmodule",
+        "--log-flush-frequency",
+        "--kuberc",
+    ],
+    long_bool: &[
+        "--insecure-skip-tls-verify",
+        "--match-server-version",
+        "--warnings-as-errors",
+        "--disable-compression",
+        "--help",
+    ],
+};
+
+/// Local options people also put before the subcommand.
+const PRE: Flags = Flags {
+    short_value: "l",
+    short_bool: "A",
+    long_value: &["--selector"],
+    long_bool: &["--all-namespaces"],
+};
+
+/// Options of the read-only subcommands (get, describe, logs, top, events,
+/// explain, config view, auth can-i, rollout status, wait, diff, …).
+const READ: Flags = Flags {
+    short_value: "olLfkc",
+    short_bool: "AwRqph",
+    long_value: &[
+        "--output",
+        "--selector",
+        "--label-columns",
+        "--filename",
+        "--kustomize",
+        "--container",
+        "--field-selector",
+        "--sort-by",
+        "--template",
+        "--chunk-size",
+        "--subresource",
+        "--since",
+        "--since-time",
+        "--tail",
+        "--limit-bytes",
+        "--max-log-requests",
+        "--pod-running-timeout",
+        "--api-group",
+        "--api-version",
+        "--categories",
+        "--verbs",
+        "--namespaced",
+        "--for",
+        "--types",
+        "--revision",
+        "--timeout",
+        "--output-version",
+        "--field-manager",
+        "--prune-allowlist",
+        "--concurrency",
+        "--namespaces",
+        "--output-directory",
+        "--sort",
+        "--columns",
+    ],
+    long_bool: &[
+        "--all-namespaces",
+        "--watch",
+        "--watch-only",
+        "--output-watch-events",
+        "--ignore-not-found",
+        "--no-headers",
+        "--show-kind",
+        "--show-labels",
+        "--show-managed-fields",
+        "--server-print",
+        "--recursive",
+        "--allow-missing-template-keys",
+        "--show-events",
+        "--all-containers",
+        "--all-pods",
+        "--follow",
+        "--ignore-errors",
+        "--insecure-skip-tls-verify-backend",
+        "--prefix",
+        "--previous",
+        "--timestamps",
+        "--containers",
+        "--use-protocol-buffers",
+        "--sum",
+        "--show-capacity",
+        "--cached",
+        "--client",
+        "--short",
+        "--server-side",
+        "--force-conflicts",
+        "--prune",
+        "--flatten",
+        "--minify",
+        "--raw",
+        "--merge",
+        "--list",
+        "--quiet",
+        "--local",
+        "--all",
+        "--validate",
+        "--name-only",
+        "--help",
+        "--show-server",
+        "--show-token",
+        "--show-context",
+        "--show-console",
+    ],
+};
+
+/// `logs` options: here `-f` is `--follow`, not `--filename`.
+const LOGS: Flags = Flags {
+    short_value: "cl",
+    short_bool: "fph",
+    long_value: &[
+        "--container",
+        "--selector",
+        "--since",
+        "--since-time",
+        "--tail",
+        "--limit-bytes",
+        "--max-log-requests",
+        "--pod-running-timeout",
+    ],
+    long_bool: &[
+        "--all-containers",
+        "--all-pods",
+        "--follow",
+        "--ignore-errors",
+        "--insecure-skip-tls-verify-backend",
+        "--prefix",
+        "--previous",
+        "--timestamps",
+        "--help",
+    ],
+};
+
+/// Read-only subcommands whose options come from [`READ`].
+const READ_SUBCOMMANDS: &[&str] = &[
+    "describe",
+    "explain",
+    "api-resources",
+    "api-versions",
+    "version",
+    "completion",
+    "options",
+    "top",
+    "diff",
+    "convert",
+];
+
+use Risk::{HighWrite, LowWrite, MediumWrite};
+
+/// Mutating subcommands with `--dry-run`.
+const WRITES: &[(&[&str], Risk, &str)] = &[
+    (&["create"], LowWrite, "creates resources"),
+    (
+        &["replace", "patch", "set", "label", "annotate", "taint"],
+        MediumWrite,
+        "changes resources",
+    ),
+    (
+        &["scale", "autoscale"],
+        MediumWrite,
+        "changes the number of replicas",
+    ),
+    (&["expose"], MediumWrite, "creates a service"),
+    (&["run"], MediumWrite, "starts a pod"),
+    (
+        &["cordon", "uncordon"],
+        MediumWrite,
+        "changes node scheduling",
+    ),
+    (&["delete"], HighWrite, "deletes resources"),
+    (&["drain"], HighWrite, "evicts the pods of a node"),
+];
+
+pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
+    let (si, sub) = match super::subcommand(inv, &[&GLOBALS, &PRE]) {
+        Ok(Some(found)) => found,
+        Ok(None) if given(inv.args, &[&GLOBALS], "h", &["--help"]) => return Verdict::Read,
+        Ok(None) => return Verdict::unknown("no subcommand"),
+        Err(verdict) => return verdict,
+    };
+    let rest = inv.args.get(si + 1..).unwrap_or(&[]);
+    let known = READ_SUBCOMMANDS.contains(&sub)
+        || WRITES.iter().any(|(subs, ..)| subs.contains(&sub))
+        || SPECIAL.contains(&sub);
+    if known && inv.from(si + 1).has_long("--help") {
+        return Verdict::Read;
+    }
+    if READ_SUBCOMMANDS.contains(&sub) {
+        return read(rest);
+    }
+    match sub {
+        "help" => Verdict::Read,
+        "get" | "events" => watchable(rest),
+        "logs" => logs(inv, si, rest),
+        "cluster-info" => cluster_info(inv, si),
+        "config" => config(inv, si),
+        "auth" => match action(inv, si, &[&GLOBALS, &READ]) {
+            Ok((ai, "can-i" | "whoami")) => read(inv.args.get(ai + 1..).unwrap_or(&[])),
+            Ok((_, "reconcile")) => {
+                write_unless_dry_run(inv, "auth reconcile", MediumWrite, "changes RBAC rules")
+            }
+            Ok((_, other)) => Verdict::unknown(format!("unknown subcommand `auth {other}`")),
+            Err(verdict) => verdict,
+        },
+        "rollout" => match action(inv, si, &[&GLOBALS, &READ]) {
+            // `status` waits for the rollout to finish: bounded by the rollout.
+            // Its `--watch` (on by default) ends with the rollout.
+            Ok((ai, "status" | "history")) => {
+                let rest = inv.args.get(ai + 1..).unwrap_or(&[]);
+                unknown_option(rest, &[&GLOBALS, &READ]).unwrap_or(Verdict::Read)
+            }
+            Ok((_, a @ ("restart" | "undo" | "pause" | "resume"))) => {
+                let what = if a == "undo" {
+                    "rolls back a workload"
+                } else {
+                    "changes a rollout"
+                };
+                write_unless_dry_run(inv, &format!("rollout {a}"), MediumWrite, what)
+            }
+            Ok((_, other)) => Verdict::unknown(format!("unknown subcommand `rollout {other}`")),
+            Err(verdict) => verdict,
+        },
+        "kustomize" => kustomize(rest),
+        "plugin" => match action(inv, si, &[&GLOBALS, &READ]) {
+            Ok((ai, "list")) => read(inv.args.get(ai + 1..).unwrap_or(&[])),
+            Ok((_, other)) => Verdict::unknown(format!("unknown subcommand `plugin {other}`")),
+            Err(verdict) => verdict,
+        },
+        "certificate" => Verdict::write(
+            MediumWrite,
+            "`certificate` approves or denies a signing request",
+        ),
+        "wait" => wait(rest),
+        "proxy" | "port-forward" => Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            format!("`{sub}` serves until interrupted"),
+        ),
+        "attach" => {
+            if given(rest, &[&GLOBALS, &READ], "it", &["--stdin", "--tty"]) {
+                Verdict::interactive_writer(
+                    InteractiveCategory::TtyFlag,
+                    "attaches the terminal to a container",
+                )
+            } else {
+                Verdict::interactive(
+                    InteractiveCategory::UnboundedStream,
+                    "streams a container's output until interrupted",
+                )
+            }
+        }
+        "exec" => exec(inv, si),
+        "edit" => Verdict::interactive_writer(
+            InteractiveCategory::Pager,
+            "`edit` opens an editor to change resources",
+        ),
+        "apply" => apply(inv, si),
+        "cp" => Verdict::write(MediumWrite, "`cp` copies files into or out of a container"),
+        "debug" => Verdict::write(MediumWrite, "`debug` starts a debugging container"),
+        "alpha" => Verdict::unknown("alpha subcommands are not known"),
+        "status" | "projects" | "whoami" if inv.name == "oc" => read(rest),
+        "project" if inv.name == "oc" => {
+            if Words::new(rest, &[&GLOBALS, &READ]).any(|w| matches!(w, Word::Pos { .. })) {
+                Verdict::write(MediumWrite, "`project NAME` switches the current project")
+            } else {
+                read(rest)
+            }
+        }
+        "login" | "logout" if inv.name == "oc" => {
+            Verdict::write(MediumWrite, "changes stored credentials")
+        }
+        "run" if tty_asked(rest) => Verdict::interactive_writer(
+            InteractiveCategory::TtyFlag,
+            "`run` starts a pod attached to a terminal",
+        ),
+        _ => match WRITES.iter().find(|(subs, ..)| subs.contains(&sub)) {
+            Some((_, risk, what)) => write_unless_dry_run(inv, sub, *risk, what),
+            None => Verdict::unknown(format!("unknown subcommand `{sub}`")),
+        },
+    }
+}
+
+/// Subcommands handled one by one below (for `--help`).
+const SPECIAL: &[&str] = &[
+    "get",
+    "events",
+    "logs",
+    "cluster-info",
+    "config",
+    "auth",
+    "rollout",
+    "kustomize",
+    "plugin",
+    "certificate",
+    "wait",
+    "proxy",
+    "port-forward",
+    "attach",
+    "exec",
+    "edit",
+    "apply",
+    "cp",
+    "debug",
+];
+
+/// A read-only subcommand; a `--watch` streams.
+fn read(rest: &[Arg<'_>]) -> Verdict {
+    watchable(rest)
+}
+
+/// `get` and `events`: `-w`/`--watch`/`--watch-only` stream changes.
+fn watchable(rest: &[Arg<'_>]) -> Verdict {
+    if let Some(verdict) = unknown_option(rest, &[&GLOBALS, &READ]) {
+        return verdict;
+    }
+    let sets = &[&GLOBALS, &READ];
+    if switch(rest, sets, Some('w'), "--watch").on || switch(rest, sets, None, "--watch-only").on {
+        return Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            "`--watch` streams changes until interrupted",
+        );
+    }
+    Verdict::Read
+}
+
+/// `logs -f` streams; suggest `--tail=200 --since=10m` instead.
+fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
+    let sets = &[&GLOBALS, &LOGS];
+    if let Some(verdict) = unknown_option(rest, sets) {
+        return verdict;
+    }
+    let follow = switch(rest, sets, Some('f'), "--follow");
+    if !follow.on {
+        return Verdict::Read;
+    }
+    let reason = "`--follow` streams the log until interrupted";
+    if follow.clustered {
+        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
+    }
+    let tail = !given(rest, sets, "", &["--tail"]);
+    let since = !given(rest, sets, "", &["--since", "--since-time"]);
+    let insert: &[&str] = match (tail, since) {
+        (true, true) => &["--tail=200", "--since=10m"],
+        (true, false) => &["--tail=200"],
+        (false, true) => &["--since=10m"],
+        (false, false) => &[],
+    };
+    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+}
+
+/// `cluster-info` reads; `cluster-info dump --output-directory` writes files.
+fn cluster_info(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
+    let rest = inv.args.get(si + 1..).unwrap_or(&[]);
+    match action(inv, si, &[&GLOBALS, &READ]) {
+        Err(_) => read(rest),
+        Ok((_, "dump")) => {
+            if given(rest, &[&GLOBALS, &READ], "", &["--output-directory"]) {
+                Verdict::write(LowWrite, "`--output-directory` writes files")
+            } else if any_may_be_option(rest) {
+                Verdict::unknown("an argument from an expansion could name an output directory")
+            } else {
+                read(rest)
+            }
+        }
+        Ok((_, other)) => Verdict::unknown(format!("unknown subcommand `cluster-info {other}`")),
+    }
+}
+
+const CONFIG_READS: &[&str] = &[
+    "view",
+    "get-contexts",
+    "get-clusters",
+    "get-users",
+    "current-context",
+];
+const CONFIG_WRITES: &[&str] = &[
+    "set",
+    "set-cluster",
+    "set-context",
+    "set-credentials",
+    "unset",
+    "use-context",
+    "use",
+    "delete-cluster",
+    "delete-context",
+    "delete-user",
+    "rename-context",
+];
+
+fn config(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
+    match action(inv, si, &[&GLOBALS, &READ]) {
+        Ok((ai, a)) if CONFIG_READS.contains(&a) => read(inv.args.get(ai + 1..).unwrap_or(&[])),
+        Ok((_, a)) if CONFIG_WRITES.contains(&a) => Verdict::write(
+            MediumWrite,
+            format!("`config {a}` changes the kubeconfig file"),
+        ),
+        Ok((_, other)) => Verdict::unknown(format!("unknown subcommand `config {other}`")),
+        Err(verdict) => verdict,
+    }
+}
+
+/// `kustomize` renders to stdout; `-o` writes, plugins and helm run programs.
+fn kustomize(rest: &[Arg<'_>]) -> Verdict {
+    const FLAGS: Flags = Flags {
+        short_value: "o",
+        short_bool: "",
+        long_value: &[
+            "--output",
+            "--load-restrictor",
+            "--load_restrictor",
+            "--reorder",
+        ],
+        long_bool: &["--enable-managedby-label", "--as-current-user", "--help"],
+    };
+    if given(rest, &[&GLOBALS, &FLAGS], "o", &["--output"]) {
+        return Verdict::write(LowWrite, "`--output` writes the rendered files");
+    }
+    if any_may_be_option(rest) {
+        return Verdict::unknown(
+            "an argument from an expansion could enable plugins or an output file",
+        );
+    }
+    unknown_option(rest, &[&GLOBALS, &FLAGS]).unwrap_or(Verdict::Read)
+}
+
+/// `wait` blocks until its `--timeout` (we do not rely on the default).
+fn wait(rest: &[Arg<'_>]) -> Verdict {
+    let sets = &[&GLOBALS, &READ];
+    if let Some(verdict) = unknown_option(rest, sets) {
+        return verdict;
+    }
+    match value_of(rest, sets, None, "--timeout") {
+        Some(Some(value)) if !value.starts_with('-') => Verdict::Read,
+        _ => Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            "`wait` without `--timeout` can block for long",
+        ),
+    }
+}
+
+/// Asks for a terminal or stdin: `-t`, `-i`, `--tty`, `--stdin`, `--attach`.
+fn tty_asked(rest: &[Arg<'_>]) -> bool {
+    Words::new(rest, &[&GLOBALS, &READ]).any(|w| match w {
+        Word::Short { flag, .. } => flag == 't',
+        Word::Long { name, value, .. } => name == "--tty" && super::truthy(value),
+        Word::Pos { .. } => false,
+    })
+}
+
+/// Options that make a dry run do something after all.
+const DRY_RUN_SPOILERS: &[&str] = &[
+    "--raw",
+    "--edit",
+    "--stdin",
+    "--tty",
+    "--attach",
+    "--rm",
+    "--interactive",
+    "--force",
+];
+
+/// A mutating subcommand: a client or server dry run only prints.
+fn write_unless_dry_run(inv: &Invocation<'_, '_>, sub: &str, risk: Risk, what: &str) -> Verdict {
+    if super::dry_run(inv.args) {
+        if any_may_be_option(inv.args) {
+            return Verdict::unknown("an argument from an expansion could turn off `--dry-run`");
+        }
+        let spoiled = Words::new(inv.args, &[&GLOBALS, &PRE, &READ]).any(|w| match w {
+            Word::Short { flag, .. } => flag == 'i' || flag == 't',
+            Word::Long { name, .. } => DRY_RUN_SPOILERS.contains(&name),
+            Word::Pos { .. } => false,
+        });
+        if !spoiled {
+            return Verdict::Read;
+        }
+    }
+    let risk = if sub == "apply" && inv.has_long("--prune") {
+        HighWrite
+    } else {
+        risk
+    };
+    Verdict::write(risk, format!("`{sub}` {what}"))
+}
+
+fn apply(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
+    match action(inv, si, &[&GLOBALS, &READ]) {
+        Ok((ai, "view-last-applied")) => read(inv.args.get(ai + 1..).unwrap_or(&[])),
+        Ok((_, "edit-last-applied")) => Verdict::interactive_writer(
+            InteractiveCategory::Pager,
+            "`apply edit-last-applied` opens an editor",
+        ),
+        _ => write_unless_dry_run(inv, "apply", MediumWrite, "changes resources"),
+    }
+}
+
+/// `kubectl exec [opts] POD -- CMD…`: look through to `CMD…`.
+fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
+    const EXEC: Flags = Flags {
+        short_value: "cfp",
+        short_bool: "itq",
+        long_value: &[
+            "--container",
+            "--filename",
+            "--pod-running-timeout",
+            "--pod",
+        ],
+        long_bool: &["--stdin", "--tty", "--quiet"],
+    };
+    let start = si + 1;
+    let Some(dashes) = inv.args.iter().skip(start).position(|a| a.text == "--") else {
+        return Verdict::unknown("no `--` before the command to run");
+    };
+    let dashes = start + dashes;
+    let opts = inv.args.get(start..dashes).unwrap_or(&[]);
+    let sets = &[&GLOBALS, &EXEC];
+    let mut operands = 0;
+    let mut tty = false;
+    for word in Words::new(opts, sets) {
+        let arg = opts.get(word.index());
+        match word {
+            Word::Pos { .. } => {
+                operands += 1;
+                if operands > 1 {
+                    return Verdict::unknown("unexpected arguments before `--`");
+                }
+            }
+            _ if arg.is_some_and(super::may_be_option) => {
+                return Verdict::unknown("an option comes from an expansion");
+            }
+            _ if !sets.iter().any(|s| s.knows(&word)) => {
+                return unknown_option(opts.get(word.index()..=word.index()).unwrap_or(&[]), sets)
+                    .unwrap_or_else(|| Verdict::unknown("unknown option"));
+            }
+            Word::Short { flag: 't', .. } => tty = true,
+            Word::Long {
+                name: "--tty",
+                value,
+                ..
+            } => tty = super::truthy(value),
+            _ => {}
+        }
+    }
+    if inv.args.get(dashes + 1).is_none() {
+        return Verdict::unknown("no command to run");
+    }
+    tty_wrap("kubectl exec", dashes + 1, tty)
+}
+
+#[cfg(test)]
+mod tests;

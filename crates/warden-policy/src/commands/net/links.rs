@@ -1,0 +1,596 @@
+//! Sockets, interfaces, routes, ARP, wireless, NetworkManager, bridges,
+//! WireGuard and the interface monitors.
+
+use super::{Getopt, Tok, resolve};
+use crate::invocation::{Invocation, OptSpec};
+use crate::verdict::{InteractiveCategory, Risk, Verdict};
+
+fn stream(reason: &'static str) -> Verdict {
+    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
+}
+
+pub(super) fn ss(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.has_short('K') || inv.has_long_abbrev("--kill") {
+        return Verdict::write(Risk::HighWrite, "`-K` kills the matching sockets");
+    }
+    if inv.has_short('D') || inv.has_long_abbrev("--diag") {
+        return Verdict::write(Risk::LowWrite, "`-D` dumps socket data into a file");
+    }
+    if inv.has_short('E') || inv.has_long_abbrev("--events") {
+        return stream("`-E` prints socket events until interrupted");
+    }
+    Verdict::Read
+}
+
+pub(super) fn netstat(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.has_short('c') || inv.has_long_abbrev("--continuous") {
+        return stream("`-c` repeats forever");
+    }
+    // `netstat -i 2`: a trailing delay repeats forever.
+    let spec = OptSpec {
+        short_with_value: "A",
+        long_with_value: &["--protocol"],
+    };
+    if inv
+        .positionals(spec)
+        .any(|(_, w)| w.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return stream("a delay argument repeats forever");
+    }
+    Verdict::Read
+}
+
+/// `ifconfig`, `iwconfig`: options, then an interface alone shows it;
+/// anything after the interface sets it.
+fn show_or_set(inv: &Invocation<'_, '_>, options: &[&str]) -> Verdict {
+    let mut iface = false;
+    for arg in inv.args {
+        let text = arg.as_str();
+        if iface {
+            return Verdict::write(Risk::MediumWrite, format!("`{text}` changes the interface"));
+        }
+        if text.starts_with('-') {
+            if !options.contains(&text) {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+        } else {
+            iface = true;
+        }
+    }
+    Verdict::Read
+}
+
+pub(super) fn ifconfig(inv: &Invocation<'_, '_>) -> Verdict {
+    show_or_set(
+        inv,
+        &[
+            "-a", "-s", "-v", "-l", "-u", "-d", "-m", "-L", "-C", "-h", "--help",
+        ],
+    )
+}
+
+pub(super) fn iwconfig(inv: &Invocation<'_, '_>) -> Verdict {
+    show_or_set(inv, &["-v", "--version", "-h", "--help"])
+}
+
+pub(super) fn route(inv: &Invocation<'_, '_>) -> Verdict {
+    let spec = OptSpec {
+        short_with_value: "A",
+        long_with_value: &[],
+    };
+    match inv.first_positional(spec) {
+        None => Verdict::Read,
+        Some((_, "get" | "show")) => Verdict::Read,
+        Some((_, "monitor")) => stream("`monitor` prints routing messages until interrupted"),
+        Some((_, "flush")) => Verdict::write(Risk::HighWrite, "`flush` removes routes"),
+        Some((_, sub @ ("add" | "del" | "delete" | "change"))) => Verdict::write(
+            Risk::MediumWrite,
+            format!("`{sub}` changes the routing table"),
+        ),
+        Some((_, sub)) => Verdict::unknown(format!("unknown subcommand `{sub}`")),
+    }
+}
+
+const ARP: Getopt = Getopt {
+    short_value: "HitA",
+    long_value: &["--hw-type", "--device", "--protocol"],
+    long_flag: &[
+        "--verbose",
+        "--numeric",
+        "--all",
+        "--display",
+        "--set",
+        "--delete",
+        "--file",
+        "--use-device",
+        "--help",
+        "--version",
+    ],
+};
+
+pub(super) fn arp(inv: &Invocation<'_, '_>) -> Verdict {
+    for tok in ARP.walk(inv.args) {
+        match tok {
+            Tok::Short {
+                flag: c @ ('s' | 'd' | 'f' | 'S'),
+                ..
+            } => {
+                return Verdict::write(Risk::MediumWrite, format!("`-{c}` changes the ARP cache"));
+            }
+            Tok::Long {
+                name: name @ ("--set" | "--delete" | "--file"),
+                ..
+            } => {
+                return Verdict::write(
+                    Risk::MediumWrite,
+                    format!("`{name}` changes the ARP cache"),
+                );
+            }
+            Tok::Short { flag, .. } if !"vnHitAaeDhV".contains(flag) => {
+                return Verdict::unknown(format!("unknown option `-{flag}`"));
+            }
+            Tok::Long { name, .. }
+                if !ARP.long_flag.contains(&name) && !ARP.long_value.contains(&name) =>
+            {
+                return Verdict::unknown(format!("unknown option `{name}`"));
+            }
+            _ => {}
+        }
+    }
+    Verdict::Read
+}
+
+pub(super) fn iw(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut words = Vec::with_capacity(inv.args.len());
+    for arg in inv.args {
+        let text = arg.as_str();
+        if words.is_empty() && text.starts_with('-') {
+            if !matches!(text, "--debug" | "--version" | "-h" | "--help") {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+            continue;
+        }
+        words.push(text);
+    }
+    let rest = match words.as_slice() {
+        [] | ["dev" | "phy" | "wdev"] => return Verdict::Read,
+        ["dev" | "phy" | "wdev", _, rest @ ..] => rest,
+        rest => rest,
+    };
+    const TWO_LEVEL: &[&str] = &[
+        "station", "survey", "mpath", "mpp", "reg", "wowlan", "coalesce", "mesh", "ftm",
+    ];
+    match rest {
+        [] => Verdict::Read,
+        [
+            "info" | "link" | "list" | "help" | "commands" | "features" | "channels" | "get",
+            ..,
+        ] => Verdict::Read,
+        ["scan", "abort", ..] => Verdict::write(Risk::LowWrite, "`scan abort` stops a scan"),
+        ["scan", ..] => Verdict::Read,
+        ["event", ..] => stream("`event` prints events until interrupted"),
+        [group, "dump" | "get" | "list" | "show", ..] if TWO_LEVEL.contains(group) => Verdict::Read,
+        [verb, ..] => Verdict::write(
+            Risk::MediumWrite,
+            format!("`{verb}` changes the wireless device"),
+        ),
+    }
+}
+
+/// ethtool modes that only query, by their short and long spellings.
+const ETHTOOL_READS: &[&str] = &[
+    "-a",
+    "--show-pause",
+    "-c",
+    "--show-coalesce",
+    "-g",
+    "--show-ring",
+    "-k",
+    "--show-features",
+    "--show-offload",
+    "-i",
+    "--driver",
+    "-d",
+    "--register-dump",
+    "-e",
+    "--eeprom-dump",
+    "-S",
+    "--statistics",
+    "-T",
+    "--show-time-stamping",
+    "-l",
+    "--show-channels",
+    "-m",
+    "--dump-module-eeprom",
+    "--module-info",
+    "-n",
+    "-u",
+    "--show-nfc",
+    "--show-ntuple",
+    "-x",
+    "--show-rxfh-indir",
+    "--show-rxfh",
+    "-P",
+    "--show-permaddr",
+    "--show-eee",
+    "--show-fec",
+    "--show-priv-flags",
+    "--phy-statistics",
+    "--show-tunnels",
+    "--show-module",
+    "--show-mm",
+    "--show-pse",
+    "--show-plca-cfg",
+    "--get-plca-cfg",
+    "--get-plca-status",
+    "--show-hwtstamp-cfg",
+    "-w",
+    "--get-dump",
+    "-h",
+    "--help",
+    "--version",
+];
+
+pub(super) fn ethtool(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut i = 0;
+    // Global options come before the mode.
+    while let Some(text) = inv.arg(i) {
+        match text {
+            "--json" | "-j" | "-I" | "--include-statistics" => i += 1,
+            "--debug" => i += 2,
+            _ => break,
+        }
+    }
+    let Some(mode) = inv.arg(i) else {
+        return Verdict::Read;
+    };
+    if !mode.starts_with('-') {
+        // `ethtool DEV` shows its settings.
+        return match inv.arg(i + 1) {
+            None => Verdict::Read,
+            Some(extra) => Verdict::unknown(format!("unexpected argument `{extra}`")),
+        };
+    }
+    if ETHTOOL_READS.contains(&mode) {
+        if matches!(mode, "-w" | "--get-dump") && inv.has_word(&["data"]) {
+            return Verdict::write(Risk::LowWrite, "`data` writes the dump into a file");
+        }
+        return Verdict::Read;
+    }
+    let risk = match mode {
+        "-p" | "--identify" => Risk::LowWrite,
+        "-f" | "--flash" | "-E" | "--change-eeprom" | "--reset" => Risk::HighWrite,
+        _ => Risk::MediumWrite,
+    };
+    Verdict::write(risk, format!("`{mode}` changes or tests the interface"))
+}
+
+const MII_TOOL: Getopt = Getopt {
+    short_value: "FAp",
+    long_value: &["--force", "--advertise", "--phy"],
+    long_flag: &[
+        "--verbose",
+        "--version",
+        "--reset",
+        "--restart",
+        "--watch",
+        "--log",
+        "--help",
+    ],
+};
+
+pub(super) fn mii_tool(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut watch = false;
+    for tok in MII_TOOL.walk(inv.args) {
+        match tok {
+            Tok::Short { flag: 'w', .. }
+            | Tok::Long {
+                name: "--watch", ..
+            } => watch = true,
+            Tok::Short {
+                flag: 'v' | 'V' | 'p' | 'l' | 'h',
+                ..
+            }
+            | Tok::Long {
+                name: "--verbose" | "--version" | "--phy" | "--log" | "--help",
+                ..
+            }
+            | Tok::Pos { .. } => {}
+            Tok::Short {
+                flag: c @ ('r' | 'R' | 'F' | 'A'),
+                ..
+            } => {
+                return Verdict::write(Risk::MediumWrite, format!("`-{c}` changes the link"));
+            }
+            Tok::Short { flag, .. } => {
+                return Verdict::unknown(format!("unknown option `-{flag}`"));
+            }
+            Tok::Long { name, .. } => {
+                return Verdict::write(Risk::MediumWrite, format!("`{name}` changes the link"));
+            }
+        }
+    }
+    if watch {
+        return stream("`-w` watches the link until interrupted");
+    }
+    Verdict::Read
+}
+
+/// What an nmcli command does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nm {
+    Read,
+    /// Reads without arguments, sets with them (`general hostname NAME`).
+    ReadBare,
+    Write(Risk),
+    Stream,
+    Editor,
+    /// A nested object (`device wifi`, `device lldp`).
+    Wifi,
+    Lldp,
+    Export,
+}
+
+const NM_GENERAL: &[(&str, Nm)] = &[
+    ("status", Nm::Read),
+    ("hostname", Nm::ReadBare),
+    ("permissions", Nm::Read),
+    ("logging", Nm::ReadBare),
+    ("reload", Nm::Write(Risk::MediumWrite)),
+    ("help", Nm::Read),
+];
+const NM_NETWORKING: &[(&str, Nm)] = &[
+    ("on", Nm::Write(Risk::HighWrite)),
+    ("off", Nm::Write(Risk::HighWrite)),
+    ("connectivity", Nm::Read),
+    ("help", Nm::Read),
+];
+const NM_RADIO: &[(&str, Nm)] = &[
+    ("all", Nm::ReadBare),
+    ("wifi", Nm::ReadBare),
+    ("wwan", Nm::ReadBare),
+    ("help", Nm::Read),
+];
+const NM_CONNECTION: &[(&str, Nm)] = &[
+    ("show", Nm::Read),
+    ("up", Nm::Write(Risk::MediumWrite)),
+    ("down", Nm::Write(Risk::HighWrite)),
+    ("add", Nm::Write(Risk::MediumWrite)),
+    ("edit", Nm::Editor),
+    ("delete", Nm::Write(Risk::HighWrite)),
+    ("reload", Nm::Write(Risk::MediumWrite)),
+    ("load", Nm::Write(Risk::MediumWrite)),
+    ("modify", Nm::Write(Risk::MediumWrite)),
+    ("monitor", Nm::Stream),
+    ("clone", Nm::Write(Risk::MediumWrite)),
+    ("import", Nm::Write(Risk::MediumWrite)),
+    ("export", Nm::Export),
+    ("migrate", Nm::Write(Risk::MediumWrite)),
+    ("help", Nm::Read),
+];
+const NM_DEVICE: &[(&str, Nm)] = &[
+    ("status", Nm::Read),
+    ("show", Nm::Read),
+    ("connect", Nm::Write(Risk::MediumWrite)),
+    ("reapply", Nm::Write(Risk::MediumWrite)),
+    ("modify", Nm::Write(Risk::MediumWrite)),
+    ("disconnect", Nm::Write(Risk::HighWrite)),
+    ("delete", Nm::Write(Risk::HighWrite)),
+    ("set", Nm::Write(Risk::MediumWrite)),
+    ("monitor", Nm::Stream),
+    ("wifi", Nm::Wifi),
+    ("lldp", Nm::Lldp),
+    ("up", Nm::Write(Risk::MediumWrite)),
+    ("down", Nm::Write(Risk::HighWrite)),
+    ("checkpoint", Nm::Write(Risk::MediumWrite)),
+    ("help", Nm::Read),
+];
+const NM_WIFI: &[(&str, Nm)] = &[
+    ("list", Nm::Read),
+    ("connect", Nm::Write(Risk::MediumWrite)),
+    ("hotspot", Nm::Write(Risk::MediumWrite)),
+    ("rescan", Nm::Write(Risk::LowWrite)),
+    ("show-password", Nm::Read),
+    ("help", Nm::Read),
+];
+
+/// `nmcli` options by prefix, in the order nmcli tries them; `true` takes a value.
+const NM_OPTIONS: &[(&str, bool)] = &[
+    ("terse", false),
+    ("pretty", false),
+    ("mode", true),
+    ("colors", true),
+    ("escape", true),
+    ("fields", true),
+    ("get-values", true),
+    ("nocheck", false),
+    ("ask", false),
+    ("show-secrets", false),
+    ("wait", true),
+    ("version", false),
+    ("help", false),
+    ("offline", false),
+];
+
+pub(super) fn nmcli(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut i = 0;
+    while let Some(text) = inv.arg(i) {
+        let Some(opt) = text.strip_prefix("--").or_else(|| text.strip_prefix('-')) else {
+            break;
+        };
+        match resolve(opt, NM_OPTIONS) {
+            Some(true) => i += 2,
+            Some(false) => i += 1,
+            None => return Verdict::unknown(format!("unknown option `{text}`")),
+        }
+    }
+    let Some(object) = inv.arg(i) else {
+        return Verdict::Read;
+    };
+    #[derive(Clone, Copy)]
+    enum Object {
+        Table(&'static [(&'static str, Nm)]),
+        Radio,
+        Monitor,
+        Agent,
+        Help,
+    }
+    const OBJECTS: &[(&str, Object)] = &[
+        ("general", Object::Table(NM_GENERAL)),
+        ("monitor", Object::Monitor),
+        ("networking", Object::Table(NM_NETWORKING)),
+        ("radio", Object::Radio),
+        ("connection", Object::Table(NM_CONNECTION)),
+        ("device", Object::Table(NM_DEVICE)),
+        ("agent", Object::Agent),
+        ("help", Object::Help),
+    ];
+    let table = match resolve(object, OBJECTS) {
+        Some(Object::Table(table)) => table,
+        Some(Object::Radio) => NM_RADIO,
+        Some(Object::Monitor) => return stream("`monitor` prints changes until interrupted"),
+        Some(Object::Agent) => {
+            return Verdict::interactive_writer(
+                InteractiveCategory::InteractiveRepl,
+                "`agent` waits to answer secret requests",
+            );
+        }
+        Some(Object::Help) => return Verdict::Read,
+        None => return Verdict::unknown(format!("unknown object `{object}`")),
+    };
+    nm_command(inv, i + 1, table)
+}
+
+fn nm_command(inv: &Invocation<'_, '_>, at: usize, table: &[(&'static str, Nm)]) -> Verdict {
+    let Some(word) = inv.arg(at) else {
+        return Verdict::Read;
+    };
+    let rest = inv.args.len().saturating_sub(at + 1);
+    match resolve(word, table) {
+        Some(Nm::Read) => {
+            if inv.has_word(&["--rescan"]) && !inv.has_word(&["no", "auto"]) {
+                return Verdict::write(Risk::LowWrite, "`--rescan` starts a scan");
+            }
+            Verdict::Read
+        }
+        Some(Nm::ReadBare) if rest == 0 => Verdict::Read,
+        Some(Nm::ReadBare) => {
+            Verdict::write(Risk::MediumWrite, format!("`{word}` changes a setting"))
+        }
+        Some(Nm::Write(risk)) => {
+            Verdict::write(risk, format!("`{word}` changes the network configuration"))
+        }
+        Some(Nm::Stream) => stream("`monitor` prints changes until interrupted"),
+        Some(Nm::Editor) => Verdict::interactive_writer(
+            InteractiveCategory::InteractiveRepl,
+            "`edit` opens an interactive editor",
+        ),
+        Some(Nm::Wifi) => nm_command(inv, at + 1, NM_WIFI),
+        Some(Nm::Lldp) => match inv.arg(at + 1) {
+            None | Some("list" | "help") => Verdict::Read,
+            Some(other) => Verdict::unknown(format!("unknown command `{other}`")),
+        },
+        // `connection export ID` prints; `export ID FILE` writes the file.
+        Some(Nm::Export) if rest <= 1 => Verdict::Read,
+        Some(Nm::Export) => Verdict::write(Risk::LowWrite, "`export` writes a file"),
+        None => Verdict::unknown(format!("unknown command `{word}`")),
+    }
+}
+
+pub(super) fn nmtui(_: &Invocation<'_, '_>) -> Verdict {
+    Verdict::interactive_writer(
+        InteractiveCategory::InteractiveRepl,
+        "a full-screen program that edits connections",
+    )
+}
+
+pub(super) fn brctl(inv: &Invocation<'_, '_>) -> Verdict {
+    match inv.arg(0) {
+        None | Some("show" | "showmacs" | "showstp" | "-h" | "--help" | "-V" | "--version") => {
+            Verdict::Read
+        }
+        Some(
+            sub @ ("addbr" | "delbr" | "addif" | "delif" | "setageing" | "setgcint" | "setfd"
+            | "sethello" | "setmaxage" | "setpathcost" | "setportprio" | "setbridgeprio"
+            | "stp" | "hairpin"),
+        ) => Verdict::write(Risk::MediumWrite, format!("`{sub}` changes a bridge")),
+        Some(sub) => Verdict::unknown(format!("unknown subcommand `{sub}`")),
+    }
+}
+
+pub(super) fn wg(inv: &Invocation<'_, '_>) -> Verdict {
+    match inv.arg(0) {
+        None
+        | Some(
+            "show" | "showconf" | "genkey" | "genpsk" | "pubkey" | "help" | "--help" | "-h"
+            | "--version",
+        ) => Verdict::Read,
+        Some(sub @ ("set" | "setconf" | "addconf" | "syncconf")) => Verdict::write(
+            Risk::MediumWrite,
+            format!("`{sub}` changes a WireGuard interface"),
+        ),
+        Some(sub) => Verdict::unknown(format!("unknown subcommand `{sub}`")),
+    }
+}
+
+pub(super) fn wg_quick(inv: &Invocation<'_, '_>) -> Verdict {
+    match inv.arg(0) {
+        None | Some("strip" | "-h" | "--help" | "help") => Verdict::Read,
+        Some("down") => Verdict::write(Risk::HighWrite, "`down` takes the tunnel down"),
+        Some(sub @ ("up" | "save")) => Verdict::write(
+            Risk::MediumWrite,
+            format!("`{sub}` changes a WireGuard tunnel"),
+        ),
+        Some(sub) => Verdict::unknown(format!("unknown subcommand `{sub}`")),
+    }
+}
+
+/// `iftop -t -s N` prints N seconds of text and exits; otherwise full screen.
+pub(super) fn iftop(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.has_short('t') && inv.has_short('s') {
+        return Verdict::Read;
+    }
+    stream("a full-screen monitor; `-t -s N` prints N seconds and exits")
+}
+
+/// `nethogs -t -c N` prints N refreshes and exits; otherwise full screen.
+pub(super) fn nethogs(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.has_short('t') && inv.has_short('c') {
+        return Verdict::Read;
+    }
+    stream("a full-screen monitor; `-t -c N` prints N refreshes and exits")
+}
+
+pub(super) fn full_screen(_: &Invocation<'_, '_>) -> Verdict {
+    stream("a full-screen monitor that runs until interrupted")
+}
+
+pub(super) fn vnstat(inv: &Invocation<'_, '_>) -> Verdict {
+    const WRITES: &[&str] = &[
+        "--add",
+        "--remove",
+        "--rename",
+        "--setalias",
+        "--update",
+        "--reset",
+        "--create",
+        "--delete",
+        "--sync",
+        "--enable",
+        "--disable",
+        "--cleartop",
+        "--rebuildtotal",
+        "--importdb",
+        "--force",
+    ];
+    if let Some(w) = WRITES.iter().find(|w| inv.has_long(w)) {
+        return Verdict::write(Risk::MediumWrite, format!("`{w}` changes the database"));
+    }
+    if inv.has_word(&["-u", "-r"]) {
+        return Verdict::write(Risk::MediumWrite, "changes the database");
+    }
+    if inv.has_word(&["-l", "--live"]) {
+        return stream("`--live` runs until interrupted");
+    }
+    Verdict::Read
+}

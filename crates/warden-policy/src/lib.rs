@@ -1,0 +1,19 @@
+//! Warden's command policy: decides, from a shell command's text alone,
+//! whether it is provably read-only and bounded.
+//!
+//! Pure: no IO, no async, no global mutable state. The entry point is
+//! [`classify`]. Unknown means write.
+#![forbid(unsafe_code)]
+
+pub mod catastrophic;
+pub mod commands;
+mod engine;
+pub mod env_vars;
+pub mod inspect;
+pub mod invocation;
+pub mod shell;
+pub mod verdict;
+
+pub use verdict::{Classification, Intent, Interactive, InteractiveCategory, Risk};
+
+pub use engine::classify;

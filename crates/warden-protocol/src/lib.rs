@@ -1,0 +1,33 @@
+//! Types shared across Warden (server, CLI, agents, web UI), serde only, no IO:
+//!
+//! - [`envelope`]: the [`ToolResponse`] envelope every tool call returns
+//!   (DESIGN invariant 6) and its structured [`ToolError`];
+//! - [`codes`]: the [`ErrorCode`]s the model and the router recover from;
+//! - [`resource`]: [`ResourceKind`], canonical [`ResourceId`]s
+//!   (`lxc:pve1:141`, `node:pve1`) and inventory [`Resource`]s;
+//! - [`session`]: [`ToolKind`], [`ControlLevel`] and the FSM's [`FsmState`];
+//! - [`events`]: the stream's [`StreamEvent`]s in their [`EventEnvelope`];
+//! - [`approvals`]: approval requests and audit records, shared by the core
+//!   and the store.
+//!
+//! Everything here is a wire format: every type round-trips through serde,
+//! and the exact JSON is pinned by tests, because the server, the CLI, the
+//! agents and the web UI may be built from different commits.
+#![forbid(unsafe_code)]
+
+pub mod approvals;
+pub mod codes;
+pub mod envelope;
+pub mod events;
+pub mod resource;
+pub mod session;
+mod tool_error;
+
+pub use approvals::{Approval, ApprovalState, AuditRecord};
+pub use codes::{ErrorCode, UnknownErrorCode};
+pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};
+pub use events::{ApprovalDecision, EventEnvelope, StreamEvent};
+pub use resource::{Resource, ResourceId, ResourceIdError, ResourceKind, UnknownResourceKind};
+pub use session::{
+    ControlLevel, FsmState, ToolKind, UnknownControlLevel, UnknownFsmState, UnknownToolKind,
+};
