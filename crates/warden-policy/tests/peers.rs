@@ -117,6 +117,21 @@ const DELIBERATE: &[(&str, &str, &str)] = &[
         "ls -la",
         "kubectl-ai refuses everything that is not kubectl",
     ),
+    // codex confines commands to a workspace, so it refuses `git -C`. Warden
+    // has no workspace to escape: `git -C DIR status` is `cd DIR && git status`,
+    // which is a read wherever it runs. (`--git-dir`/`--work-tree` stay refused:
+    // they make any directory act as a repository, with its configuration.)
+    ("codex", "git -C . status", "`-C DIR` is `cd DIR` for git"),
+    (
+        "codex",
+        "bash -lc 'git -C .project-deps/test-fixtures status'",
+        "`-C DIR` is `cd DIR` for git",
+    ),
+    (
+        "codex",
+        "bash -lc git status",
+        "the script is bare `git` (prints usage); `status` is only `$0`",
+    ),
     // Options that only read more input.
     (
         "codex",

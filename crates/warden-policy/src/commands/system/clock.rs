@@ -252,4 +252,3 @@ pub(super) fn ntpdate(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::write(M, "sets the clock")
 }
-

@@ -292,4 +292,3 @@ pub(super) fn ulimit(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::Read
 }
-

@@ -397,4 +397,3 @@ pub(super) fn networkctl(inv: &Invocation<'_, '_>) -> Verdict {
         },
     )
 }
-
