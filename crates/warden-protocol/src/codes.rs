@@ -41,13 +41,15 @@ pub enum ErrorCode {
     Unavailable,
     /// The token or cost budget is spent.
     BudgetExceeded,
+    /// The user cancelled the request; the call did not run or was stopped.
+    Cancelled,
     /// A defect in Warden itself.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order: for parsing, docs and exhaustive tests.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::StrictResolution,
         ErrorCode::FsmBlocked,
         ErrorCode::RoutingMismatch,
@@ -63,6 +65,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::Unavailable,
         ErrorCode::BudgetExceeded,
+        ErrorCode::Cancelled,
         ErrorCode::Internal,
     ];
 
@@ -84,6 +87,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
+            ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -108,6 +112,7 @@ impl ErrorCode {
             | ErrorCode::ExecutionFailed
             | ErrorCode::Timeout
             | ErrorCode::Unavailable
+            | ErrorCode::Cancelled
             | ErrorCode::Internal => false,
         }
     }
@@ -132,6 +137,7 @@ impl ErrorCode {
             | ErrorCode::NotFound
             | ErrorCode::ExecutionFailed
             | ErrorCode::BudgetExceeded
+            | ErrorCode::Cancelled
             | ErrorCode::Internal => false,
         }
     }

@@ -8,7 +8,8 @@
 //! - [`session`]: [`ToolKind`], [`ControlLevel`] and the FSM's [`FsmState`];
 //! - [`events`]: the stream's [`StreamEvent`]s in their [`EventEnvelope`];
 //! - [`approvals`]: approval requests and audit records, shared by the core
-//!   and the store.
+//!   and the store;
+//! - [`cancel`]: the [`CancelFlag`] one user turn shares with everything it starts.
 //!
 //! Everything here is a wire format: every type round-trips through serde,
 //! and the exact JSON is pinned by tests, because the server, the CLI, the
@@ -16,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod approvals;
+pub mod cancel;
 pub mod codes;
 pub mod envelope;
 pub mod events;
@@ -24,6 +26,7 @@ pub mod session;
 mod tool_error;
 
 pub use approvals::{Approval, ApprovalState, AuditRecord};
+pub use cancel::CancelFlag;
 pub use codes::{ErrorCode, UnknownErrorCode};
 pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};
 pub use events::{ApprovalDecision, EventEnvelope, StreamEvent};

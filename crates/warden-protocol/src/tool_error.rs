@@ -122,6 +122,8 @@ impl ToolError {
         unavailable => Unavailable;
         /// The token or cost budget is spent.
         budget_exceeded => BudgetExceeded;
+        /// The user cancelled the request.
+        cancelled => Cancelled;
         /// A defect in Warden itself.
         internal => Internal;
     }
@@ -192,6 +194,7 @@ mod tests {
             ToolError::timeout("m"),
             ToolError::unavailable("m"),
             ToolError::budget_exceeded("m"),
+            ToolError::cancelled("m"),
             ToolError::internal("m"),
         ];
         assert_eq!(built.len(), ErrorCode::ALL.len());

@@ -39,6 +39,7 @@ pub(super) fn run_calls(
         let index = conversation.next_call_index;
         conversation.next_call_index += 1;
         let kind = crate::tools::classify_call(&proposed.name, &proposed.arguments);
+
         if kind != ToolKind::Read {
             any_ok |= flush(ctx, conversation, &mut batch, turn);
         }
@@ -73,7 +74,7 @@ fn begin(
         tool: proposed.name,
         arguments: proposed.arguments,
     };
-    ctx.events.push(LoopEvent::ToolCall {
+    ctx.events.emit(LoopEvent::ToolCall {
         turn,
         index,
         name: call.tool.clone(),
@@ -84,7 +85,14 @@ fn begin(
         .entry(format!("{}\u{0}{}", call.tool, call.arguments))
         .or_insert(0);
     *seen += 1;
-    let step = if *seen > ctx.limits.max_identical_calls {
+    let step = if ctx.cancel.is_some_and(|c| c.is_cancelled()) {
+        // The user stopped the turn: nothing more is started.
+        Prepared::Done(super::failure(
+            kind,
+            ErrorCode::Cancelled,
+            "cancelled by the user before it ran".to_string(),
+        ))
+    } else if *seen > ctx.limits.max_identical_calls {
         Prepared::Done(loop_detected(kind))
     } else {
         ctx.executor.prepare(ctx.session, &call, (ctx.clock)())
@@ -197,7 +205,7 @@ fn complete(
                 .as_str()
                 .unwrap_or_default()
                 .to_string();
-            ctx.events.push(LoopEvent::AutoRewrite { from, to });
+            ctx.events.emit(LoopEvent::AutoRewrite { from, to });
             crate::telemetry::auto_recovery_attempt(ErrorCode::NonInteractive, &call.tool);
             outcome = ctx.executor.execute(ctx.session, &rewritten, (ctx.clock)());
             record_execs(ctx, &outcome);
@@ -212,7 +220,7 @@ fn complete(
         }
     }
     track_recovery(conversation, &call.tool, &outcome);
-    ctx.events.push(LoopEvent::ToolResult {
+    ctx.events.emit(LoopEvent::ToolResult {
         turn,
         index,
         name: call.tool.clone(),
@@ -220,6 +228,7 @@ fn complete(
         error_code: outcome.response.error_code(),
         cached: outcome.response.meta.as_ref().is_some_and(|m| m.cached),
     });
+    ctx.events.tool_output(index, &outcome.response);
     emit_state_change(ctx, before);
     let content = serde_json::to_string(&outcome.response).unwrap_or_else(|_| "{}".to_string());
     conversation.messages.push(Message::Tool {

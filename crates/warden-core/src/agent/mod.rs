@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use warden_protocol::{ApprovalDecision, ErrorCode, FsmState, ToolKind};
+use warden_protocol::{ApprovalDecision, CancelFlag, ErrorCode, FsmState, ToolKind};
 
 use crate::executor::{Executor, Moment, Outcome, ProposedCall, Session};
 use crate::ports::{Approval, ApprovalState};
@@ -131,6 +131,9 @@ pub struct TurnResult {
     pub final_text: Option<String>,
 }
 
+/// What the user sees when they cancel a turn.
+pub const CANCELLED: &str = "Cancelled. Nothing more runs for this request.";
+
 /// Reminders to stop investigating and answer.
 const WRAP_UP_NUDGES: [(usize, &str); 2] = [
     (
@@ -150,10 +153,28 @@ pub struct TurnContext<'t, 'e> {
     pub provider: &'t mut dyn Provider,
     pub approver: &'t mut dyn Approver,
     pub clock: &'t dyn Fn() -> Moment,
-    pub events: &'t mut Vec<LoopEvent>,
+    pub events: &'t mut dyn EventSink,
     pub limits: LoopLimits,
     /// Receives text and thinking as it streams (the CLI prints it).
     pub on_delta: Option<&'t mut dyn FnMut(provider::Delta<'_>)>,
+    /// Set when the user cancels the turn (Ctrl-C, a closed client).
+    pub cancel: Option<&'t CancelFlag>,
+}
+
+/// Where the loop's events go: a transcript (replay), a terminal (chat) or a
+/// stream (server). Events arrive in the order things happened.
+pub trait EventSink {
+    fn emit(&mut self, event: LoopEvent);
+
+    /// The full response of a tool call, for displays that show results.
+    /// The transcript keeps only the outcome (`tool_result`).
+    fn tool_output(&mut self, _index: usize, _response: &warden_protocol::ToolResponse) {}
+}
+
+impl EventSink for Vec<LoopEvent> {
+    fn emit(&mut self, event: LoopEvent) {
+        self.push(event);
+    }
 }
 
 /// Run the loop for one user message.
@@ -175,19 +196,18 @@ pub fn run_turn(
         now.session,
     );
     emit_state_change(ctx, before);
-    conversation
-        .messages
-        .push(Message::User(user_message.to_string()));
+    conversation.messages.push(Message::user(user_message));
     if !mention_notes.is_empty() {
         conversation
             .messages
-            .push(Message::System(mention_notes.join("\n")));
+            .push(Message::system(mention_notes.join("\n")));
     }
     let mut identical: HashMap<String, usize> = HashMap::new();
     let mut succeeded_this_turn = false;
     let mut failed_replies = 0;
     let mut held_answer: Option<String> = None;
     let mut calls_this_turn = 0usize;
+    let tools = crate::tools::model_tools(ctx.executor.settings().toolset.as_deref());
     for model_call in 0..ctx.limits.max_model_calls {
         let last = model_call + 1 == ctx.limits.max_model_calls;
         // The brake never takes away the read that Gate 2 is waiting for.
@@ -211,9 +231,15 @@ pub fn run_turn(
             compaction::KEEP_RECENT,
             compaction::MAX_TOOL_CHARS,
         );
+        if ctx.cancel.is_some_and(CancelFlag::is_cancelled) {
+            held_answer = Some(CANCELLED.to_string());
+            break;
+        }
         let request = ModelRequest {
             messages: &conversation.messages,
+            tools: &tools,
             offer,
+            cancel: ctx.cancel,
         };
         let mut ignore = |_: provider::Delta<'_>| {};
         let on_delta: &mut dyn FnMut(provider::Delta<'_>) = match ctx.on_delta.as_mut() {
@@ -223,11 +249,15 @@ pub fn run_turn(
         let reply = match ctx.provider.complete(&request, on_delta) {
             Ok(reply) => reply,
             Err(ProviderError::ScriptExhausted) => {
-                ctx.events.push(LoopEvent::ScriptExhausted);
+                ctx.events.emit(LoopEvent::ScriptExhausted);
                 break;
             }
-            Err(ProviderError::Failed(message)) => {
-                held_answer = Some(format!("The model could not be reached: {message}"));
+            Err(ProviderError::Cancelled) => {
+                held_answer = Some(CANCELLED.to_string());
+                break;
+            }
+            Err(error) => {
+                held_answer = Some(format!("The model could not answer: {error}"));
                 break;
             }
         };
@@ -249,7 +279,7 @@ pub fn run_turn(
             // Gate 2: no final answer while a write is unverified.
             if let Err(block) = ctx.session.fsm.can_final_answer() {
                 crate::telemetry::fsm_final_block(block.state);
-                conversation.messages.push(Message::System(format!(
+                conversation.messages.push(Message::system(format!(
                     "{} {}",
                     block.message, block.recovery_hint
                 )));
@@ -265,16 +295,14 @@ pub fn run_turn(
         calls_this_turn += reply_calls;
         for (threshold, nudge) in WRAP_UP_NUDGES {
             if calls_this_turn >= threshold && calls_this_turn - reply_calls < threshold {
-                conversation
-                    .messages
-                    .push(Message::System(nudge.to_string()));
+                conversation.messages.push(Message::system(nudge));
             }
         }
         failed_replies = if any_ok { 0 } else { failed_replies + 1 };
     }
     let final_text = held_answer.map(|answer| finish_answer(ctx, answer, succeeded_this_turn));
     if let Some(text) = &final_text {
-        ctx.events.push(LoopEvent::AssistantText {
+        ctx.events.emit(LoopEvent::AssistantText {
             turn,
             text: text.clone(),
         });
@@ -294,7 +322,7 @@ fn finish_answer(
     if !succeeded_this_turn && phantom::makes_claims(&answer) {
         let (provider, model) = ctx.provider.identity();
         crate::telemetry::phantom_detected(provider, model);
-        ctx.events.push(LoopEvent::PhantomDetected);
+        ctx.events.emit(LoopEvent::PhantomDetected);
         return phantom::PHANTOM_REPLACEMENT.to_string();
     }
     answer
@@ -303,7 +331,7 @@ fn finish_answer(
 fn emit_state_change(ctx: &mut TurnContext<'_, '_>, before: FsmState) {
     let after = ctx.session.fsm.state();
     if after != before {
-        ctx.events.push(LoopEvent::FsmState { state: after });
+        ctx.events.emit(LoopEvent::FsmState { state: after });
     }
 }
 
@@ -324,7 +352,7 @@ fn loop_detected(kind: ToolKind) -> Outcome {
 
 fn record_execs(ctx: &mut TurnContext<'_, '_>, outcome: &Outcome) {
     for exec in &outcome.execs {
-        ctx.events.push(LoopEvent::Exec {
+        ctx.events.emit(LoopEvent::Exec {
             target: exec.target.clone(),
             command: exec.command.clone(),
             exit_code: exec.exit_code,
@@ -350,7 +378,7 @@ fn settle_approval(
     approval: &Approval,
     pending: Outcome,
 ) -> Outcome {
-    ctx.events.push(LoopEvent::ApprovalNeeded {
+    ctx.events.emit(LoopEvent::ApprovalNeeded {
         approval_id: approval.id.clone(),
         tool: approval.tool.clone(),
         target: approval.target.clone(),
@@ -366,7 +394,7 @@ fn settle_approval(
             {
                 return failure(pending.kind, ErrorCode::PolicyBlocked, error.to_string());
             }
-            ctx.events.push(LoopEvent::ApprovalResolved {
+            ctx.events.emit(LoopEvent::ApprovalResolved {
                 approval_id: approval.id.clone(),
                 decision: ApprovalDecision::Approved,
             });
@@ -384,7 +412,7 @@ fn settle_approval(
                 Some(reason.clone()),
                 now.wall_ms,
             );
-            ctx.events.push(LoopEvent::ApprovalResolved {
+            ctx.events.emit(LoopEvent::ApprovalResolved {
                 approval_id: approval.id.clone(),
                 decision: ApprovalDecision::Denied,
             });

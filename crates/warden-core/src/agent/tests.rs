@@ -94,6 +94,7 @@ fn run_script(
         clock: &clock,
         events: &mut events,
         limits,
+        cancel: None,
         // Shorten the sink's lifetime to this turn's.
         on_delta: match on_delta {
             Some(sink) => Some(sink),
@@ -239,7 +240,7 @@ fn wrap_up_nudges_after_12_and_18_calls() {
         .messages
         .iter()
         .filter_map(|m| match m {
-            Message::System(text) if text.contains("tool calls") => Some(text),
+            Message::System { text } if text.contains("tool calls") => Some(text),
             _ => None,
         })
         .collect();

@@ -9,6 +9,9 @@ use serde_json::Value;
 use warden_protocol::ToolKind;
 
 pub mod args;
+mod model_schema;
+
+pub use model_schema::{flatten, model_tools};
 
 use args::*;
 

@@ -209,6 +209,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
             events: &mut events,
             limits: LoopLimits::default(),
             on_delta: None,
+            cancel: None,
         };
         final_text = run_turn(&mut ctx, &mut conversation, &turn.user).final_text;
     }

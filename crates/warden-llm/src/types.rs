@@ -1,0 +1,102 @@
+//! What goes to a model and what comes back, independent of wire format.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use warden_protocol::CancelFlag;
+
+/// One message of the conversation the model sees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions from Warden (the system prompt, gate notices, nudges).
+    System {
+        text: String,
+    },
+    User {
+        text: String,
+    },
+    Assistant {
+        text: Option<String>,
+        tool_calls: Vec<ProposedToolCall>,
+    },
+    /// The result of one tool call, answering the call with `call_id`.
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+    },
+}
+
+impl Message {
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::System { text: text.into() }
+    }
+
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+}
+
+/// A tool call as the model proposed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposedToolCall {
+    /// The provider's id for the call, or one Warden made up when the
+    /// provider sent none (Gemini, some OpenAI-compatible servers).
+    pub id: String,
+    pub name: String,
+    /// Always a JSON value. Arguments that were not valid JSON arrive as
+    /// `{"_malformed_arguments": "<raw text>"}` so the executor refuses the
+    /// call with a clear error instead of the stream failing.
+    pub arguments: Value,
+}
+
+/// The argument key that carries unparseable tool-call arguments.
+pub const MALFORMED_ARGUMENTS: &str = "_malformed_arguments";
+
+/// One tool as offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelReply {
+    pub text: Option<String>,
+    pub tool_calls: Vec<ProposedToolCall>,
+    /// Tokens the provider reported for this call.
+    pub usage: Option<Usage>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A piece of a reply as it streams in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delta<'a> {
+    Text(&'a str),
+    Thinking(&'a str),
+}
+
+/// What the loop offers the model on one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOffer {
+    Tools,
+    /// Text only: the last turn, or a brake after repeated blocked turns.
+    TextOnly,
+}
+
+pub struct ModelRequest<'a> {
+    pub messages: &'a [Message],
+    /// The catalogue; providers send it unless `offer` is `TextOnly`.
+    pub tools: &'a [ToolSpec],
+    pub offer: ToolOffer,
+    /// Set when the user cancels the turn; a provider stops reading and
+    /// returns [`crate::ProviderError::Cancelled`].
+    pub cancel: Option<&'a CancelFlag>,
+}
