@@ -48,6 +48,21 @@ pub struct ProposedToolCall {
     /// `{"_malformed_arguments": "<raw text>"}` so the executor refuses the
     /// call with a clear error instead of the stream failing.
     pub arguments: Value,
+    /// Opaque data the provider needs echoed back with this call in later
+    /// requests (Gemini's `thoughtSignature`); never shown to the executor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<Value>,
+}
+
+impl ProposedToolCall {
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ProposedToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            provider_data: None,
+        }
+    }
 }
 
 /// The argument key that carries unparseable tool-call arguments.

@@ -14,11 +14,7 @@ fn reply(id: &str, name: &str, arguments: serde_json::Value) -> ModelReply {
     ModelReply {
         usage: None,
         text: None,
-        tool_calls: vec![ProposedToolCall {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-        }],
+        tool_calls: vec![ProposedToolCall::new(id, name, arguments)],
     }
 }
 
@@ -31,11 +27,11 @@ fn answer(text: &str) -> ModelReply {
 }
 
 fn read(i: usize) -> ProposedToolCall {
-    ProposedToolCall {
-        id: format!("r{i}"),
-        name: "read".into(),
-        arguments: json!({"action": "exec", "target": "web1", "command": format!("echo {i}")}),
-    }
+    ProposedToolCall::new(
+        format!("r{i}"),
+        "read",
+        json!({"action": "exec", "target": "web1", "command": format!("echo {i}")}),
+    )
 }
 
 /// What one scripted turn produced.
@@ -173,11 +169,7 @@ fn independent_reads_run_side_by_side_and_results_keep_call_order() {
     let mut calls: Vec<ProposedToolCall> = (0..6).map(read).collect();
     calls.insert(
         3,
-        ProposedToolCall {
-            id: "q".into(),
-            name: "query".into(),
-            arguments: json!({"action": "get", "target": "web1"}),
-        },
+        ProposedToolCall::new("q", "query", json!({"action": "get", "target": "web1"})),
     );
     let replies = vec![
         ModelReply {

@@ -170,6 +170,17 @@ impl ToolCall {
             Value::String(_) => return Err(CallError::NotAnObject("a string")),
             Value::Array(_) => return Err(CallError::NotAnObject("an array")),
         };
+        if let Some(raw) = object.get(warden_llm::types::MALFORMED_ARGUMENTS) {
+            let raw = raw.as_str().unwrap_or_default();
+            let excerpt: String = raw.chars().take(200).collect();
+            return Err(CallError::Invalid {
+                tool: tool.to_string(),
+                field: None,
+                message: format!(
+                    "the arguments are not valid JSON (`{excerpt}`); send one JSON object"
+                ),
+            });
+        }
         if let Some(key) = object
             .keys()
             .find(|k| SYSTEM_ONLY_ARGUMENTS.contains(&k.as_str()))
@@ -410,6 +421,17 @@ mod tests {
                 Err(CallError::SystemOnlyArgument(key.to_string()))
             );
         }
+    }
+
+    #[test]
+    fn malformed_model_json_is_invalid_input_with_the_text() {
+        let err = ToolCall::parse(
+            "read",
+            &serde_json::json!({"_malformed_arguments": "{\"action\": \"exec\", \"tar"}),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        assert!(err.to_string().contains("\"tar"), "{err}");
     }
 
     #[test]

@@ -162,10 +162,12 @@ pub fn replies(turn: &TurnEntry, turn_number: usize) -> Vec<ModelReply> {
                 .tool_calls
                 .iter()
                 .enumerate()
-                .map(|(j, call)| ProposedToolCall {
-                    id: format!("t{turn_number}-m{i}-c{j}"),
-                    name: call.name.clone(),
-                    arguments: call.arguments.clone(),
+                .map(|(j, call)| {
+                    ProposedToolCall::new(
+                        format!("t{turn_number}-m{i}-c{j}"),
+                        call.name.clone(),
+                        call.arguments.clone(),
+                    )
                 })
                 .collect(),
         })
