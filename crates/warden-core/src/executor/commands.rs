@@ -99,7 +99,7 @@ pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
                 }
             }
         },
-        ToolCall::Metrics(_) => on_target("cat /proc/loadavg; free -b; df -P -B1 -x tmpfs -x devtmpfs; cat /proc/net/dev".into()),
+        ToolCall::Metrics(args) => on_target(super::host_metrics::command(super::host_metrics::Metric::parse(args.metric.as_deref()))),
         ToolCall::Storage(args) => on_target(
             match args.action {
                 StorageAction::Pools => "zpool list -H 2>/dev/null; pvesm status 2>/dev/null; df -h",

@@ -24,6 +24,7 @@ use crate::tools::{ToolCall, classify_call};
 
 pub mod commands;
 mod gates;
+pub mod host_metrics;
 mod internal;
 mod types;
 
@@ -295,12 +296,15 @@ impl<'a> Executor<'a> {
         let admitted = &ready.admitted;
         let result = match &admitted.plan {
             Plan::Internal => None,
-            Plan::Run(planned) => Some(self.run_command(
-                admitted.target.as_ref(),
-                planned.on_parent,
-                &planned.command,
-                &mut execs,
-            )),
+            Plan::Run(planned) => Some(
+                self.run_command(
+                    admitted.target.as_ref(),
+                    planned.on_parent,
+                    &planned.command,
+                    &mut execs,
+                )
+                .map(|data| shape_result(&admitted.call, data)),
+            ),
             Plan::Replace { path, old, new } => {
                 Some(self.replace(admitted.target.as_ref(), path, old, new, &mut execs))
             }
@@ -746,6 +750,23 @@ impl<'a> Executor<'a> {
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
     }
+}
+
+/// Structured data for results that have a known shape (metrics); the raw
+/// output stays for anything the parser does not cover.
+fn shape_result(call: &ToolCall, mut data: Value) -> Value {
+    if let ToolCall::Metrics(args) = call {
+        let parsed = host_metrics::parse(data["stdout"].as_str().unwrap_or_default());
+        data["metrics"] = parsed;
+        if args.range.is_some() {
+            data["note"] = json!("history is not recorded yet: these are current values");
+        }
+        // The parsed numbers replace the raw text the model would re-read.
+        if let Some(object) = data.as_object_mut() {
+            object.remove("stdout");
+        }
+    }
+    data
 }
 
 enum Gate {
