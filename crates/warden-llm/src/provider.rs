@@ -47,4 +47,12 @@ pub trait Provider {
 
     /// Provider and model names, for metrics and cost accounting.
     fn identity(&self) -> (&str, &str);
+
+    /// Whether the text of the last reply is Warden's own deterministic
+    /// wording (the no-LLM router's templates over tool results or policy
+    /// facts) rather than model prose. Only such text is exempt from
+    /// phantom detection; every real model keeps the default.
+    fn last_text_is_deterministic(&self) -> bool {
+        false
+    }
 }
