@@ -1,2 +1,15 @@
 //! Warden's backends: where inventory comes from and where commands run.
+//!
+//! - [`local_exec`]: [`LocalExecutor`] runs one shell command on this machine,
+//!   bounded in time and output, in a clean environment, killable as a group;
+//! - [`docker`]: [`DockerClient`], a minimal Docker Engine API client over the
+//!   engine's unix socket;
+//! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
+//!   Docker containers) as Warden resources;
+//! - [`routing`]: [`command_for`] turns a command for a resource into the
+//!   command that reaches it from this machine (`docker exec …`).
 #![forbid(unsafe_code)]
+
+pub mod local_exec;
+
+pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
