@@ -10,6 +10,10 @@
 //!   command that reaches it from this machine (`docker exec …`).
 #![forbid(unsafe_code)]
 
+pub mod docker;
 pub mod local_exec;
+pub mod routing;
 
+pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
+pub use routing::{Route, RoutedCommand, RoutingError, command_for};

@@ -1,0 +1,234 @@
+//! The parts of the Docker Engine API's JSON that Warden reads. Fields the
+//! engine may omit or send as `null` (older engines, containers without
+//! ports or labels) default to empty, so one odd container never makes the
+//! whole listing fail.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// `null` and absent both mean "empty".
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// `GET /version`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DockerVersion {
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub os: String,
+    #[serde(default)]
+    pub arch: String,
+    #[serde(default)]
+    pub kernel_version: String,
+}
+
+/// One entry of `GET /containers/json?all=1`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ContainerSummary {
+    /// The full 64-hex id.
+    pub id: String,
+    /// As the engine reports them: with a leading `/` (`/homepage`).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub names: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub image: String,
+    /// `created`, `running`, `paused`, `restarting`, `removing`, `exited`, `dead`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub state: String,
+    /// Human text: `Up 2 hours`, `Exited (0) 3 days ago`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub status: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub ports: Vec<PortBinding>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub mounts: Vec<MountPoint>,
+}
+
+impl ContainerSummary {
+    /// The 12-hex short id `docker ps` shows.
+    pub fn short_id(&self) -> &str {
+        self.id.get(..12).unwrap_or(&self.id)
+    }
+
+    /// The container's own name without the leading `/`. Legacy links add
+    /// names like `/web/db` (the container as seen from `web`); those are
+    /// not its name, so the first name without an inner `/` wins.
+    pub fn name(&self) -> Option<&str> {
+        let trimmed = || self.names.iter().map(|n| n.trim_start_matches('/'));
+        trimmed()
+            .find(|n| !n.contains('/'))
+            .or_else(|| trimmed().next())
+    }
+
+    /// The other names (legacy link aliases), without the leading `/`.
+    pub fn other_names(&self) -> Vec<&str> {
+        let own = self.name();
+        self.names
+            .iter()
+            .map(|n| n.trim_start_matches('/'))
+            .filter(|n| Some(*n) != own)
+            .collect()
+    }
+
+    /// `com.docker.compose.project`, when Compose started it.
+    pub fn compose_project(&self) -> Option<&str> {
+        self.labels
+            .get("com.docker.compose.project")
+            .map(String::as_str)
+    }
+
+    /// `com.docker.compose.service`, when Compose started it.
+    pub fn compose_service(&self) -> Option<&str> {
+        self.labels
+            .get("com.docker.compose.service")
+            .map(String::as_str)
+    }
+}
+
+/// A container port and where it is published, if it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortBinding {
+    #[serde(rename = "IP", default, skip_serializing_if = "Option::is_none")]
+    pub ip: Option<String>,
+    #[serde(rename = "PrivatePort")]
+    pub private_port: u16,
+    #[serde(
+        rename = "PublicPort",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub public_port: Option<u16>,
+    /// `tcp`, `udp`, `sctp`.
+    #[serde(rename = "Type", default)]
+    pub protocol: String,
+}
+
+impl fmt::Display for PortBinding {
+    /// As `docker ps` writes it: `0.0.0.0:8080->80/tcp`, or `80/tcp` when
+    /// the port is not published.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.ip, self.public_port) {
+            (Some(ip), Some(public)) if ip.contains(':') => {
+                write!(f, "[{ip}]:{public}->")?;
+            }
+            (Some(ip), Some(public)) => write!(f, "{ip}:{public}->")?,
+            (None, Some(public)) => write!(f, "{public}->")?,
+            (_, None) => {}
+        }
+        write!(f, "{}/{}", self.private_port, self.protocol)
+    }
+}
+
+/// A volume or bind mount of a container.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct MountPoint {
+    /// `bind`, `volume`, `tmpfs`, `npipe`.
+    #[serde(rename = "Type", default)]
+    pub kind: String,
+    /// The volume's name (volumes only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The path on the host.
+    #[serde(default)]
+    pub source: String,
+    /// The path inside the container.
+    #[serde(default)]
+    pub destination: String,
+    #[serde(rename = "RW", default)]
+    pub read_write: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recorded from `GET /containers/json?all=1` (engine 20.10), trimmed of
+    /// fields Warden does not read; one Compose container, one bare one with
+    /// nulls where old engines put them, one with a legacy link name.
+    const CONTAINERS: &str = r#"[
+      {"Id":"3f4e1c2b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f",
+       "Names":["/homepage"],"Image":"ghcr.io/gethomepage/homepage:latest",
+       "ImageID":"sha256:abc","Command":"docker-entrypoint.sh","Created":1700000000,
+       "Ports":[{"IP":"0.0.0.0","PrivatePort":3000,"PublicPort":3000,"Type":"tcp"},
+                {"IP":"::","PrivatePort":3000,"PublicPort":3000,"Type":"tcp"},
+                {"PrivatePort":8080,"Type":"udp"}],
+       "Labels":{"com.docker.compose.project":"homepage","com.docker.compose.service":"web"},
+       "State":"running","Status":"Up 2 hours",
+       "HostConfig":{"NetworkMode":"homepage_default"},
+       "Mounts":[{"Type":"bind","Source":"/srv/homepage/config","Destination":"/app/config","Mode":"rw","RW":true,"Propagation":"rprivate"},
+                 {"Type":"volume","Name":"homepage_data","Source":"/var/lib/docker/volumes/homepage_data/_data","Destination":"/data","Driver":"local","Mode":"z","RW":false,"Propagation":""}]},
+      {"Id":"0123456789ab","Names":null,"Image":"busybox","State":"exited",
+       "Status":"Exited (0) 3 days ago","Ports":null,"Labels":null,"Mounts":null},
+      {"Id":"feedfacecafebeef00000000000000000000000000000000000000000000000000",
+       "Names":["/web/db","/db"],"Image":"postgres:16","State":"running","Status":"Up 1 second",
+       "Ports":[],"Labels":{},"Mounts":[]}
+    ]"#;
+
+    #[test]
+    fn recorded_container_listing_parses() {
+        let list: Vec<ContainerSummary> = serde_json::from_str(CONTAINERS).unwrap();
+        assert_eq!(list.len(), 3);
+        let homepage = &list[0];
+        assert_eq!(homepage.short_id(), "3f4e1c2b9a8d");
+        assert_eq!(homepage.name(), Some("homepage"));
+        assert!(homepage.other_names().is_empty());
+        assert_eq!(homepage.state, "running");
+        assert_eq!(homepage.status, "Up 2 hours");
+        assert_eq!(homepage.compose_project(), Some("homepage"));
+        assert_eq!(homepage.compose_service(), Some("web"));
+        let ports: Vec<String> = homepage.ports.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            ports,
+            ["0.0.0.0:3000->3000/tcp", "[::]:3000->3000/tcp", "8080/udp"]
+        );
+        assert_eq!(homepage.mounts[0].kind, "bind");
+        assert_eq!(homepage.mounts[0].source, "/srv/homepage/config");
+        assert_eq!(homepage.mounts[0].destination, "/app/config");
+        assert!(homepage.mounts[0].read_write);
+        assert_eq!(homepage.mounts[1].name.as_deref(), Some("homepage_data"));
+        assert!(!homepage.mounts[1].read_write);
+
+        let bare = &list[1];
+        assert_eq!(bare.short_id(), "0123456789ab");
+        assert_eq!(bare.name(), None);
+        assert!(bare.ports.is_empty() && bare.labels.is_empty() && bare.mounts.is_empty());
+        assert_eq!(bare.compose_project(), None);
+
+        let db = &list[2];
+        assert_eq!(db.name(), Some("db"));
+        assert_eq!(db.other_names(), ["web/db"]);
+    }
+
+    #[test]
+    fn short_ids_of_short_strings_do_not_panic() {
+        let c: ContainerSummary = serde_json::from_str(r#"{"Id":"abc"}"#).unwrap();
+        assert_eq!(c.short_id(), "abc");
+    }
+
+    #[test]
+    fn recorded_version_parses() {
+        let v: DockerVersion = serde_json::from_str(
+            r#"{"Platform":{"Name":""},"Version":"20.10.24+dfsg1","ApiVersion":"1.41",
+                "MinAPIVersion":"1.12","Os":"linux","Arch":"amd64","KernelVersion":"6.1.0"}"#,
+        )
+        .unwrap();
+        assert_eq!(v.version, "20.10.24+dfsg1");
+        assert_eq!(v.api_version, "1.41");
+        assert_eq!(v.os, "linux");
+    }
+}
