@@ -30,6 +30,10 @@ pub enum ProviderError {
     /// No data arrived for longer than the idle-read timeout.
     #[error("{provider} sent nothing for {seconds} s")]
     IdleTimeout { provider: String, seconds: u64 },
+    /// The provider reported an error inside a streamed reply (an `error`
+    /// event or chunk), or ended it without an answer (a safety block).
+    #[error("{provider} failed while answering: {message}")]
+    Stream { provider: String, message: String },
     /// The response could not be understood at all.
     #[error("{provider} sent a malformed response: {message}")]
     Malformed { provider: String, message: String },

@@ -1,0 +1,169 @@
+//! Choosing the model. A configured model always wins and costs no network
+//! call. Otherwise the provider's live list is read and the **first chat
+//! model in the server's own order** is taken: no vendor model ids are baked
+//! into Warden, and the server's order is the one stable choice (Ollama
+//! lists the most recently pulled model first, Anthropic the newest).
+//! Models whose names mark them as non-chat (embeddings, speech, images,
+//! moderation, ...) are skipped.
+
+use serde_json::Value;
+
+use crate::config::ProviderKind;
+use crate::http::HttpClient;
+use crate::provider::ProviderError;
+
+/// Name fragments of models that cannot hold a chat (lower case).
+const NON_CHAT_MARKERS: &[&str] = &[
+    "embed",
+    "whisper",
+    "tts",
+    "audio",
+    "transcribe",
+    "speech",
+    "dall-e",
+    "image",
+    "imagen",
+    "moderation",
+    "rerank",
+    "realtime",
+    "davinci",
+    "babbage",
+    "sora",
+    "veo",
+    "aqa",
+];
+
+/// Whether a model id names something that answers chat requests.
+pub fn is_chat_model(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    !NON_CHAT_MARKERS.iter().any(|marker| id.contains(marker))
+}
+
+/// The model to use: the first chat model in `listed`.
+pub fn choose_model(listed: &[String]) -> Option<&str> {
+    listed
+        .iter()
+        .map(String::as_str)
+        .find(|id| is_chat_model(id))
+}
+
+/// The URL a kind's model list lives at.
+pub fn models_url(kind: ProviderKind, base_url: &str) -> String {
+    match kind {
+        ProviderKind::OpenAi => format!("{base_url}/models"),
+        ProviderKind::Anthropic => format!("{base_url}/v1/models"),
+        ProviderKind::Gemini => format!("{base_url}/v1beta/models?pageSize=1000"),
+    }
+}
+
+/// Model ids from a list response, in the server's order. Gemini entries
+/// that cannot `generateContent` are left out here.
+pub fn parse_model_list(kind: ProviderKind, body: &Value) -> Vec<String> {
+    match kind {
+        ProviderKind::OpenAi | ProviderKind::Anthropic => body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["id"].as_str().map(str::to_string))
+            .collect(),
+        ProviderKind::Gemini => body["models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| {
+                m["supportedGenerationMethods"]
+                    .as_array()
+                    .is_some_and(|methods| methods.iter().any(|x| x == "generateContent"))
+            })
+            .filter_map(|m| m["name"].as_str())
+            .map(|name| name.strip_prefix("models/").unwrap_or(name).to_string())
+            .collect(),
+    }
+}
+
+/// The configured model, or the first usable one the server lists.
+pub fn resolve_model(
+    kind: ProviderKind,
+    configured: Option<&str>,
+    base_url: &str,
+    http: &HttpClient,
+    headers: &[(&'static str, String)],
+) -> Result<String, ProviderError> {
+    if let Some(model) = configured {
+        return Ok(model.trim().to_string());
+    }
+    let url = models_url(kind, base_url);
+    let body = http.get_json(&url, headers, None)?;
+    let listed = parse_model_list(kind, &body);
+    choose_model(&listed)
+        .map(str::to_string)
+        .ok_or_else(|| no_model(&url, &listed))
+}
+
+fn no_model(url: &str, listed: &[String]) -> ProviderError {
+    const SHOWN: usize = 20;
+    let url = url.split('?').next().unwrap_or(url);
+    if listed.is_empty() {
+        return ProviderError::NoModel(format!(
+            "none configured and {url} listed no models; set a model explicitly"
+        ));
+    }
+    let mut names = listed
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if listed.len() > SHOWN {
+        names.push_str(&format!(", … ({} in all)", listed.len()));
+    }
+    ProviderError::NoModel(format!(
+        "none configured and {url} listed only non-chat models ({names}); set a model explicitly"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn skips_non_chat_models_and_keeps_server_order() {
+        let listed = ids(&[
+            "text-embedding-3-small",
+            "whisper-1",
+            "tts-1-hd",
+            "dall-e-3",
+            "omni-moderation-latest",
+            "qwen3:8b",
+            "llama3.2:3b",
+        ]);
+        assert_eq!(choose_model(&listed), Some("qwen3:8b"));
+        assert_eq!(choose_model(&ids(&["nomic-embed-text:latest"])), None);
+    }
+
+    #[test]
+    fn gemini_list_needs_generate_content_and_loses_prefix() {
+        let body = json!({"models": [
+            {"name": "models/embedding-001", "supportedGenerationMethods": ["embedContent"]},
+            {"name": "models/gemini-x-flash", "supportedGenerationMethods": ["generateContent", "countTokens"]},
+        ]});
+        assert_eq!(
+            parse_model_list(ProviderKind::Gemini, &body),
+            ids(&["gemini-x-flash"])
+        );
+    }
+
+    #[test]
+    fn no_model_names_url_and_list() {
+        let error = no_model("http://h/v1/models", &ids(&["whisper-1"])).to_string();
+        assert!(
+            error.contains("http://h/v1/models") && error.contains("whisper-1"),
+            "{error}"
+        );
+    }
+}

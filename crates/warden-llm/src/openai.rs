@@ -1,0 +1,286 @@
+//! OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp
+//! server, LM Studio, OpenRouter, DeepSeek, Groq, ...), streamed.
+
+use serde_json::{Map, Value, json};
+
+use crate::assemble::ToolCallAssembler;
+use crate::event_stream::{Flow, for_each_event};
+use crate::http::{HttpClient, message_from_json};
+use crate::provider::{Provider, ProviderError};
+use crate::secret::Secret;
+use crate::sse::SseEvent;
+use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
+
+pub struct OpenAiProvider {
+    http: HttpClient,
+    base_url: String,
+    api_key: Option<Secret>,
+    model: String,
+    max_output_tokens: Option<u32>,
+    /// Cleared for good once the server rejected `stream_options` (older
+    /// compatible servers do); usage is then whatever the server sends.
+    send_stream_options: bool,
+}
+
+/// `Authorization: Bearer`, only when there is a key (local servers need none).
+pub fn auth_headers(api_key: Option<&Secret>) -> Vec<(&'static str, String)> {
+    api_key
+        .map(|key| vec![("authorization", format!("Bearer {}", key.expose()))])
+        .unwrap_or_default()
+}
+
+impl OpenAiProvider {
+    pub fn new(
+        http: HttpClient,
+        base_url: String,
+        api_key: Option<Secret>,
+        model: String,
+        max_output_tokens: Option<u32>,
+    ) -> Self {
+        OpenAiProvider {
+            http,
+            base_url,
+            api_key,
+            model,
+            max_output_tokens,
+            send_stream_options: true,
+        }
+    }
+
+    fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert(
+            "messages".into(),
+            Value::Array(wire_messages(request.messages)),
+        );
+        body.insert("stream".into(), json!(true));
+        if self.send_stream_options {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        match request.offer {
+            ToolOffer::Tools if !request.tools.is_empty() => {
+                body.insert("tools".into(), Value::Array(wire_tools(request.tools)));
+            }
+            // Not sent at all: the model cannot call what it is not shown.
+            ToolOffer::Tools | ToolOffer::TextOnly => {}
+        }
+        if let Some(max) = self.max_output_tokens {
+            body.insert("max_tokens".into(), json!(max));
+        }
+        Value::Object(body)
+    }
+}
+
+fn wire_tools(tools: &[ToolSpec]) -> Vec<Value> {
+    tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                }
+            })
+        })
+        .collect()
+}
+
+fn wire_messages(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|message| match message {
+            Message::System { text } => json!({"role": "system", "content": text}),
+            Message::User { text } => json!({"role": "user", "content": text}),
+            Message::Assistant { text, tool_calls } => {
+                let text = text.as_deref().filter(|t| !t.is_empty());
+                let mut wire = Map::new();
+                wire.insert("role".into(), json!("assistant"));
+                // null content is only valid next to tool calls.
+                let content = match text {
+                    Some(text) => json!(text),
+                    None if tool_calls.is_empty() => json!(""),
+                    None => Value::Null,
+                };
+                wire.insert("content".into(), content);
+                if !tool_calls.is_empty() {
+                    let calls = tool_calls
+                        .iter()
+                        .map(|call| {
+                            json!({
+                                "id": call.id,
+                                "type": "function",
+                                "function": {
+                                    "name": call.name,
+                                    "arguments": call.arguments.to_string(),
+                                }
+                            })
+                        })
+                        .collect();
+                    wire.insert("tool_calls".into(), Value::Array(calls));
+                }
+                Value::Object(wire)
+            }
+            Message::Tool {
+                call_id, content, ..
+            } => json!({"role": "tool", "tool_call_id": call_id, "content": content}),
+        })
+        .collect()
+}
+
+/// What the stream has said so far.
+#[derive(Default)]
+struct StreamState {
+    text: String,
+    calls: ToolCallAssembler,
+    usage: Option<Usage>,
+}
+
+impl StreamState {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        http: &HttpClient,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<Flow, ProviderError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Ok(Flow::Stop);
+        }
+        if data.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| http.malformed(format!("stream chunk is not JSON ({e}): {data}")))?;
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
+            let message = message_from_json(&chunk).unwrap_or_else(|| chunk.to_string());
+            return Err(ProviderError::Stream {
+                provider: http.provider().to_string(),
+                message: http.redact(&crate::http::truncate(&message, 500)),
+            });
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(Usage {
+                input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+                output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+            });
+        }
+        let first_choice = chunk["choices"].as_array().and_then(|choices| {
+            choices
+                .iter()
+                .find(|c| c["index"].as_u64().unwrap_or(0) == 0)
+        });
+        if let Some(delta) = first_choice.map(|choice| &choice["delta"]) {
+            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+                self.text.push_str(text);
+                on_delta(Delta::Text(text));
+            }
+            let thinking = delta["reasoning_content"]
+                .as_str()
+                .or(delta["reasoning"].as_str());
+            if let Some(thinking) = thinking.filter(|t| !t.is_empty()) {
+                on_delta(Delta::Thinking(thinking));
+            }
+            for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
+                self.calls.push_openai(fragment);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn into_reply(self) -> ModelReply {
+        ModelReply {
+            text: (!self.text.is_empty()).then_some(self.text),
+            tool_calls: self.calls.finish(),
+            usage: self.usage,
+        }
+    }
+}
+
+/// A 400/422 that blames `stream_options` (servers that predate it).
+fn rejects_stream_options(error: &ProviderError) -> bool {
+    match error {
+        ProviderError::Http {
+            status, message, ..
+        } => matches!(status, 400 | 422) && message.to_ascii_lowercase().contains("stream_options"),
+        _ => false,
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn complete(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<ModelReply, ProviderError> {
+        let url = format!("{}/chat/completions", self.base_url);
+        let headers = auth_headers(self.api_key.as_ref());
+        let mut opened =
+            self.http
+                .post_stream(&url, &headers, &self.request_body(request), request.cancel);
+        if self.send_stream_options && opened.as_ref().err().is_some_and(rejects_stream_options) {
+            self.send_stream_options = false;
+            opened =
+                self.http
+                    .post_stream(&url, &headers, &self.request_body(request), request.cancel);
+        }
+        let mut stream = opened?;
+        let mut state = StreamState::default();
+        let http = &self.http;
+        for_each_event(&mut stream, request.cancel, |event| {
+            state.on_event(event, http, on_delta)
+        })?;
+        Ok(state.into_reply())
+    }
+
+    fn identity(&self) -> (&str, &str) {
+        ("openai", &self.model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ProposedToolCall;
+
+    #[test]
+    fn assistant_and_tool_messages_map_to_the_wire() {
+        let messages = vec![
+            Message::system("sys"),
+            Message::user("disk on pve1?"),
+            Message::Assistant {
+                text: None,
+                tool_calls: vec![ProposedToolCall::new(
+                    "call_1",
+                    "metrics",
+                    json!({"target": "pve1"}),
+                )],
+            },
+            Message::Tool {
+                call_id: "call_1".into(),
+                name: "metrics".into(),
+                content: "{\"ok\":true}".into(),
+            },
+            Message::Assistant {
+                text: Some("Fine.".into()),
+                tool_calls: vec![],
+            },
+        ];
+        let wire = wire_messages(&messages);
+        assert_eq!(wire[0], json!({"role": "system", "content": "sys"}));
+        assert_eq!(
+            wire[2],
+            json!({"role": "assistant", "content": null, "tool_calls": [{
+                "id": "call_1", "type": "function",
+                "function": {"name": "metrics", "arguments": "{\"target\":\"pve1\"}"}
+            }]})
+        );
+        assert_eq!(
+            wire[3],
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"ok\":true}"})
+        );
+        assert_eq!(wire[4], json!({"role": "assistant", "content": "Fine."}));
+    }
+}
