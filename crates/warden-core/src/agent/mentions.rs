@@ -161,7 +161,7 @@ const STOPWORDS: &[&str] = &[
     "usage",
 ];
 
-fn name_matches(resource: &Resource, word: &str) -> bool {
+pub(crate) fn name_matches(resource: &Resource, word: &str) -> bool {
     let word = word.to_lowercase();
     if STOPWORDS.contains(&word.as_str()) {
         return false;

@@ -319,7 +319,10 @@ fn finish_answer(
     if ctx.session.fsm.can_final_answer().is_err() {
         return "I made a change but could not verify it yet; nothing confirms it worked. Please check it, or ask me to verify.".to_string();
     }
-    if !succeeded_this_turn && phantom::makes_claims(&answer) {
+    if !succeeded_this_turn
+        && !ctx.provider.last_text_is_deterministic()
+        && phantom::makes_claims(&answer)
+    {
         let (provider, model) = ctx.provider.identity();
         crate::telemetry::phantom_detected(provider, model);
         ctx.events.emit(LoopEvent::PhantomDetected);

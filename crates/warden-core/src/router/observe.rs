@@ -1,0 +1,728 @@
+//! Steps of the read-only routes: metrics, status, logs, lists. Every
+//! command here is read-only by Warden's own policy (a test checks), so the
+//! read tool runs it at every control level.
+
+use serde_json::{Value, json};
+use warden_protocol::{Resource, ResourceKind};
+
+use super::intent::{LogsRequest, MAX_LOG_LINES};
+use super::plan::{Call, Step, args};
+use super::render::{self, Res, block, clip_lines, failure, named};
+use super::resolve::{has_systemd, log_files};
+use crate::executor::commands::quote;
+use crate::executor::host_metrics::Metric;
+
+/// How many journal entries a filtered search looks through.
+const FILTER_WINDOW: u32 = 5000;
+const SYSTEM_LOG_FILES: [&str; 2] = ["/var/log/syslog", "/var/log/messages"];
+const PROCESSES_MARKER: &str = "@@warden:processes";
+const FILES_MARKER: &str = "@@warden:files";
+
+pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => {
+            let name = match metric {
+                Metric::All => Value::Null,
+                Metric::Cpu => json!("cpu"),
+                Metric::Memory => json!("memory"),
+                Metric::Disk => json!("disk"),
+                Metric::Load => json!("load"),
+                Metric::Network => json!("network"),
+            };
+            let mut arguments = json!({"target": host.id.to_string()});
+            if !name.is_null() {
+                arguments["metric"] = name;
+            }
+            Step::Calls(vec![Call::new("metrics", arguments)])
+        }
+        (_, [result, ..]) if Res(result).ok() => Step::Answer(render::metrics(host, Res(result))),
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("read the metrics of {}", named(host)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("No metrics came back from {}.", named(host))),
+    }
+}
+
+pub fn host_status(host: &Resource, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => Step::Calls(vec![Call::new(
+            "metrics",
+            json!({"target": host.id.to_string()}),
+        )]),
+        (_, [result, ..]) if Res(result).ok() => Step::Answer(format!(
+            "{} is up and answering.\n{}",
+            named(host),
+            render::metrics(host, Res(result))
+        )),
+        (_, [result, ..]) => Step::Answer(failure(&format!("reach {}", named(host)), Res(result))),
+        (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
+    }
+}
+
+pub fn guest_status(guest: &Resource, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => Step::Calls(vec![Call::new("query", args("get", guest, json!({})))]),
+        (_, [result, ..]) if Res(result).ok() => {
+            let resource = &Res(result).data()["resource"];
+            let status = resource["status"].as_str().unwrap_or("unknown");
+            let parent = resource["parent"]
+                .as_str()
+                .map(|p| format!(" on {p}"))
+                .unwrap_or_default();
+            Step::Answer(format!(
+                "{} ({}{parent}) is {status}, as its inventory source reports it.",
+                named(guest),
+                guest.id.kind.label()
+            ))
+        }
+        (_, [result, ..]) => {
+            Step::Answer(failure(&format!("look up {}", named(guest)), Res(result)))
+        }
+        (_, []) => Step::Answer(format!("Nothing came back about {}.", named(guest))),
+    }
+}
+
+pub fn container_status(container: &Resource, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => Step::Calls(vec![Call::new(
+            "docker",
+            args("inspect", container, json!({})),
+        )]),
+        (_, [result, ..]) if Res(result).ok() => {
+            Step::Answer(container_state(container, Res(result).stdout()))
+        }
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("inspect {}", named(container)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back about {}.", named(container))),
+    }
+}
+
+/// A sentence about a container from `docker inspect` JSON.
+pub fn container_state(container: &Resource, inspect: &str) -> String {
+    let parsed: Value = serde_json::from_str(inspect).unwrap_or(Value::Null);
+    let first = parsed.get(0).unwrap_or(&parsed);
+    let state = &first["State"];
+    let Some(status) = state["Status"].as_str() else {
+        return format!(
+            "docker inspect for {} returned nothing I could read:\n{}",
+            named(container),
+            block(&clip_lines(inspect, 10))
+        );
+    };
+    let mut text = format!("{} is {status}", named(container));
+    match status {
+        "running" => {
+            if let Some(started) = state["StartedAt"].as_str() {
+                text.push_str(&format!(" since {started}"));
+            }
+        }
+        _ => {
+            if let Some(code) = state["ExitCode"].as_i64() {
+                text.push_str(&format!(" (exit code {code}"));
+                if let Some(finished) = state["FinishedAt"].as_str() {
+                    text.push_str(&format!(", at {finished}"));
+                }
+                text.push(')');
+            }
+        }
+    }
+    if let Some(health) = state["Health"]["Status"].as_str() {
+        text.push_str(&format!("; health check: {health}"));
+    }
+    if let Some(restarts) = first["RestartCount"].as_u64().filter(|n| *n > 0) {
+        text.push_str(&format!("; restarted {restarts} times"));
+    }
+    if let Some(image) = first["Config"]["Image"].as_str() {
+        text.push_str(&format!("; image {image}"));
+    }
+    text.push('.');
+    text
+}
+
+/// `systemctl show` of the unit (and `NAMEd` for `ssh`/`sshd`), then the
+/// processes whose name matches, so hosts without systemd still answer.
+pub fn service_status_command(host: &Resource, service: &str) -> String {
+    let mut parts = Vec::new();
+    if has_systemd(host) != Some(false) {
+        let units = unit_candidates(service)
+            .iter()
+            .map(|u| quote(u))
+            .collect::<Vec<_>>()
+            .join(" ");
+        parts.push(format!(
+            "systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null"
+        ));
+    }
+    let process = service.trim_end_matches(".service");
+    parts.push(format!(
+        "echo {PROCESSES_MARKER}; pgrep -a -- {} || true",
+        quote(process)
+    ));
+    parts.join("; ")
+}
+
+fn unit_candidates(service: &str) -> Vec<String> {
+    if service.ends_with(".service") {
+        return vec![service.to_string()];
+    }
+    let mut units = vec![format!("{service}.service")];
+    if !service.ends_with('d') {
+        units.push(format!("{service}d.service"));
+    }
+    units
+}
+
+/// `systemctl show` output: one map per unit (blocks separated by blank lines).
+pub fn unit_blocks(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    text.split("\n\n")
+        .map(|block| {
+            block
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        })
+        .filter(|m| !m.is_empty())
+        .collect()
+}
+
+pub fn service_status(host: &Resource, service: &str, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => Step::Calls(vec![Call::new(
+            "read",
+            args(
+                "exec",
+                host,
+                json!({"command": service_status_command(host, service)}),
+            ),
+        )]),
+        (_, [result, ..]) if Res(result).ran() => {
+            Step::Answer(describe_service(host, service, Res(result).stdout()))
+        }
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("check {service} on {}", named(host)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
+    }
+}
+
+fn describe_service(host: &Resource, service: &str, stdout: &str) -> String {
+    let (units_text, processes) = stdout.split_once(PROCESSES_MARKER).unwrap_or((stdout, ""));
+    let processes: Vec<&str> = processes
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let loaded: Vec<_> = unit_blocks(units_text)
+        .into_iter()
+        .filter(|u| u.get("LoadState").is_some_and(|s| s == "loaded"))
+        .collect();
+    let systemd = has_systemd(host) != Some(false);
+    let mut lines = Vec::new();
+    let active = loaded
+        .iter()
+        .any(|u| u.get("ActiveState").is_some_and(|s| s == "active"));
+    if !loaded.is_empty() {
+        let verdict = if active { "Yes" } else { "No" };
+        lines.push(format!(
+            "{verdict}: {service} is {} on {}.",
+            if active { "running" } else { "not running" },
+            named(host)
+        ));
+        for unit in &loaded {
+            let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("?");
+            let mut line = format!(
+                "  {}: {} ({})",
+                get("Id"),
+                get("ActiveState"),
+                get("SubState")
+            );
+            if get("ActiveState") == "active" {
+                if let Some(since) = unit.get("ActiveEnterTimestamp").filter(|s| !s.is_empty()) {
+                    line.push_str(&format!(" since {since}"));
+                }
+                if let Some(pid) = unit.get("MainPID").filter(|p| p.as_str() != "0") {
+                    line.push_str(&format!(", main PID {pid}"));
+                }
+            }
+            if let Some(description) = unit.get("Description").filter(|d| !d.is_empty()) {
+                line.push_str(&format!(" — {description}"));
+            }
+            lines.push(line);
+        }
+    } else {
+        let running = !processes.is_empty();
+        let why = if systemd {
+            format!("there is no systemd unit called {service}")
+        } else {
+            "this host does not run systemd, so there is no service manager to ask".to_string()
+        };
+        lines.push(format!(
+            "{}: {why}; {}",
+            if running { "Probably" } else { "No" },
+            if running {
+                format!(
+                    "but processes matching `{service}` are running on {}:",
+                    named(host)
+                )
+            } else {
+                format!(
+                    "and no process matching `{service}` is running on {}.",
+                    named(host)
+                )
+            }
+        ));
+    }
+    if !processes.is_empty() {
+        if !loaded.is_empty() {
+            lines.push(format!("  processes matching `{service}`:"));
+        }
+        lines.extend(processes.iter().take(10).map(|p| format!("    {p}")));
+        if processes.len() > 10 {
+            lines.push(format!("    … and {} more", processes.len() - 10));
+        }
+    }
+    lines.join("\n")
+}
+
+/// What the journal says when it has nothing.
+fn is_empty_journal(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || text == "-- No entries --"
+}
+
+fn grep(filter: &str) -> String {
+    format!("grep -i -F -e {}", quote(filter))
+}
+
+fn since_flag(request: &LogsRequest) -> String {
+    request
+        .since
+        .as_ref()
+        .map(|s| format!(" --since {}", quote(s)))
+        .unwrap_or_default()
+}
+
+/// Which file holds the system log, when the host said.
+fn system_log_file(host: &Resource) -> Option<String> {
+    let files = log_files(host)?;
+    SYSTEM_LOG_FILES
+        .iter()
+        .find(|f| files.iter().any(|x| x == *f))
+        .map(|f| f.to_string())
+}
+
+pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[Value]) -> Step {
+    let file = system_log_file(host).filter(|_| request.since.is_none());
+    let source = file.clone().unwrap_or_else(|| "the journal".to_string());
+    match (step, last) {
+        (0, _) => {
+            let call = match (&file, &request.filter) {
+                (Some(path), None) => {
+                    args("tail", host, json!({"path": path, "lines": request.lines}))
+                }
+                (Some(path), Some(filter)) => args(
+                    "exec",
+                    host,
+                    json!({"command": format!("{} -- {} | tail -n {}", grep(filter), quote(path), request.lines)}),
+                ),
+                (None, None) => {
+                    let mut a = args("logs", host, json!({"lines": request.lines}));
+                    if let Some(since) = &request.since {
+                        a["since"] = json!(since);
+                    }
+                    a
+                }
+                (None, Some(filter)) => args(
+                    "exec",
+                    host,
+                    json!({"command": format!(
+                        "journalctl --no-pager -n {FILTER_WINDOW}{} | {} | tail -n {}",
+                        since_flag(request), grep(filter), request.lines
+                    )}),
+                ),
+            };
+            Step::Calls(vec![Call::new("read", call)])
+        }
+        (_, [result, ..]) if Res(result).ran() => {
+            let out = Res(result).stdout();
+            if is_empty_journal(out) {
+                let mut text = match &request.filter {
+                    Some(f) => format!("No lines matching \"{f}\" in {source} on {}", named(host)),
+                    None => format!("{source} on {} has no entries", named(host)),
+                };
+                if let Some(since) = &request.since {
+                    text.push_str(&format!(" since {since}"));
+                }
+                text.push('.');
+                if file.is_none() && log_files(host).is_some_and(|f| f.is_empty()) {
+                    text.push_str(" There is no /var/log/syslog or /var/log/messages either.");
+                }
+                if file.is_none() && has_systemd(host) == Some(false) {
+                    text.push_str(" (This host does not run systemd, so journald may not be collecting anything.)");
+                }
+                let mut chars = text.chars();
+                return Step::Answer(match chars.next() {
+                    Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+                    None => text,
+                });
+            }
+            Step::Answer(log_answer(&source, host, request, out))
+        }
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("read {source} on {}", named(host)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
+    }
+}
+
+fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -> String {
+    let count = out.lines().count();
+    let matching = request
+        .filter
+        .as_ref()
+        .map(|f| format!(" matching \"{f}\""))
+        .unwrap_or_default();
+    let since = request
+        .since
+        .as_ref()
+        .map(|s| format!(" since {s}"))
+        .unwrap_or_default();
+    format!(
+        "Last {count} lines{matching} of {source} on {}{since}:\n{}",
+        named(host),
+        block(out)
+    )
+}
+
+pub fn service_logs(
+    host: &Resource,
+    service: &str,
+    request: &LogsRequest,
+    step: usize,
+    last: &[Value],
+    all: &[Value],
+) -> Step {
+    let journal = format!("the journal of {service}");
+    match step {
+        0 => {
+            let call = match &request.filter {
+                None => {
+                    let mut a = args(
+                        "logs",
+                        host,
+                        json!({"service": service, "lines": request.lines}),
+                    );
+                    if let Some(since) = &request.since {
+                        a["since"] = json!(since);
+                    }
+                    a
+                }
+                Some(filter) => args(
+                    "exec",
+                    host,
+                    json!({"command": format!(
+                        "journalctl -u {} --no-pager -n {FILTER_WINDOW}{} | {} | tail -n {}",
+                        quote(service), since_flag(request), grep(filter), request.lines
+                    )}),
+                ),
+            };
+            Step::Calls(vec![Call::new("read", call)])
+        }
+        1 => match last {
+            [result, ..] if Res(result).ran() && !is_empty_journal(Res(result).stdout()) => {
+                Step::Answer(log_answer(&journal, host, request, Res(result).stdout()))
+            }
+            [result, ..] if Res(result).ran() || Res(result).code() == Some("EXECUTION_FAILED") => {
+                // Nothing in the journal: look for log files named after it.
+                let pattern = format!("*{}*", service.trim_end_matches(".service"));
+                Step::Calls(vec![Call::new(
+                    "read",
+                    args(
+                        "exec",
+                        host,
+                        json!({"command": format!(
+                            "echo {FILES_MARKER}; find /var/log -maxdepth 2 -type f -iname {} -size +0c -printf '%T@ %p\\n' 2>/dev/null | sort -rn | head -n 5",
+                            quote(&pattern)
+                        )}),
+                    ),
+                )])
+            }
+            [result, ..] => Step::Answer(failure(
+                &format!("read {journal} on {}", named(host)),
+                Res(result),
+            )),
+            [] => Step::Answer(format!("Nothing came back from {}.", named(host))),
+        },
+        2 => {
+            let newest = last.first().and_then(|r| {
+                Res(r)
+                    .stdout()
+                    .lines()
+                    .filter(|l| !l.starts_with(FILES_MARKER))
+                    .find_map(|l| l.split_once(' ').map(|(_, path)| path.trim().to_string()))
+            });
+            match newest {
+                Some(path) => {
+                    let call = match &request.filter {
+                        None => args("tail", host, json!({"path": path, "lines": request.lines})),
+                        Some(filter) => args(
+                            "exec",
+                            host,
+                            json!({"command": format!("{} -- {} | tail -n {}", grep(filter), quote(&path), request.lines)}),
+                        ),
+                    };
+                    Step::Calls(vec![Call::new("read", call)])
+                }
+                None => Step::Answer(format!(
+                    "{} has no entries for {service} on {}, and no non-empty log file under /var/log is named like it.{}",
+                    capitalise(&journal),
+                    named(host),
+                    if has_systemd(host) == Some(false) {
+                        " (This host does not run systemd.)"
+                    } else {
+                        ""
+                    }
+                )),
+            }
+        }
+        _ => {
+            let path = all
+                .get(1)
+                .and_then(|r| {
+                    Res(r)
+                        .stdout()
+                        .lines()
+                        .filter(|l| !l.starts_with(FILES_MARKER))
+                        .find_map(|l| l.split_once(' ').map(|(_, p)| p.trim().to_string()))
+                })
+                .unwrap_or_else(|| "the log file".to_string());
+            match last {
+                [result, ..] if Res(result).ran() => Step::Answer(format!(
+                    "{} has no entries for {service}; its newest log file is {path}.\n{}",
+                    capitalise(&journal),
+                    log_answer(&path, host, request, Res(result).stdout())
+                )),
+                [result, ..] => Step::Answer(failure(&format!("read {path}"), Res(result))),
+                [] => Step::Answer(format!("Nothing came back from {}.", named(host))),
+            }
+        }
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+pub fn container_logs(
+    container: &Resource,
+    request: &LogsRequest,
+    step: usize,
+    last: &[Value],
+) -> Step {
+    match (step, last) {
+        (0, _) => {
+            let lines = if request.filter.is_some() {
+                MAX_LOG_LINES
+            } else {
+                request.lines
+            };
+            Step::Calls(vec![Call::new(
+                "docker",
+                args("logs", container, json!({"lines": lines})),
+            )])
+        }
+        (_, [result, ..]) if Res(result).ran() => {
+            let res = Res(result);
+            // docker logs prints the container's stderr on stderr.
+            let combined = format!("{}{}", res.stdout(), res.stderr());
+            let selected: Vec<&str> = match &request.filter {
+                Some(filter) => {
+                    let needle = filter.to_lowercase();
+                    combined
+                        .lines()
+                        .filter(|l| l.to_lowercase().contains(&needle))
+                        .collect()
+                }
+                None => combined.lines().collect(),
+            };
+            let start = selected.len().saturating_sub(request.lines as usize);
+            let text = selected[start..].join("\n");
+            if text.trim().is_empty() {
+                return Step::Answer(match &request.filter {
+                    Some(f) => format!(
+                        "No lines matching \"{f}\" in the last {MAX_LOG_LINES} log lines of {}.",
+                        named(container)
+                    ),
+                    None => format!("{} has logged nothing.", named(container)),
+                });
+            }
+            let mut answer = log_answer("the logs", container, request, &text);
+            if request.since.is_some() {
+                answer.push_str(
+                    "\n(\"since\" is not applied to container logs; these are the latest lines.)",
+                );
+            }
+            Step::Answer(answer)
+        }
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("read the logs of {}", named(container)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back about {}.", named(container))),
+    }
+}
+
+pub fn list_resources(kind: Option<ResourceKind>, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => {
+            let mut a = json!({"action": "list"});
+            if let Some(kind) = kind {
+                a["kind"] = json!(kind.as_str());
+            }
+            Step::Calls(vec![Call::new("query", a)])
+        }
+        (_, [result, ..]) if Res(result).ok() => {
+            let resources = Res(result).data()["resources"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if resources.is_empty() {
+                return Step::Answer("The inventory has no such resources.".to_string());
+            }
+            let mut lines = vec![format!("{} resources:", resources.len())];
+            for r in &resources {
+                let mut line = format!(
+                    "  {}  {}",
+                    r["id"].as_str().unwrap_or("?"),
+                    r["name"].as_str().unwrap_or("?")
+                );
+                if let Some(status) = r["status"].as_str() {
+                    line.push_str(&format!("  [{status}]"));
+                }
+                if let Some(parent) = r["parent"].as_str() {
+                    line.push_str(&format!("  on {parent}"));
+                }
+                lines.push(line);
+            }
+            Step::Answer(lines.join("\n"))
+        }
+        (_, [result, ..]) => Step::Answer(failure("list the inventory", Res(result))),
+        (_, []) => Step::Answer("Nothing came back from the inventory.".to_string()),
+    }
+}
+
+pub fn list_containers(host: &Resource, step: usize, last: &[Value]) -> Step {
+    match (step, last) {
+        (0, _) => Step::Calls(vec![Call::new("docker", args("list", host, json!({})))]),
+        (_, [result, ..]) if Res(result).ok() => {
+            let rows: Vec<Value> = Res(result)
+                .stdout()
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect();
+            if rows.is_empty() {
+                return Step::Answer(format!("There are no containers on {}.", named(host)));
+            }
+            let mut lines = vec![format!("{} containers on {}:", rows.len(), named(host))];
+            for c in &rows {
+                lines.push(format!(
+                    "  {}  {}  {}  ({})",
+                    c["Names"].as_str().unwrap_or("?"),
+                    c["State"].as_str().unwrap_or("?"),
+                    c["Status"].as_str().unwrap_or(""),
+                    c["Image"].as_str().unwrap_or("?"),
+                ));
+            }
+            Step::Answer(lines.join("\n"))
+        }
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!(
+                "list the containers on {} (is Docker installed and running?)",
+                named(host)
+            ),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
+    }
+}
+
+pub fn list_services(host: &Resource, step: usize, last: &[Value]) -> Step {
+    let reported = !super::resolve::known_services(host).is_empty();
+    match (step, last) {
+        (0, _) if reported => {
+            Step::Calls(vec![Call::new("discovery", args("get", host, json!({})))])
+        }
+        (0, _) => {
+            let command = if has_systemd(host) == Some(false) {
+                "ps -eo comm= | sort | uniq -c | sort -rn | head -n 60".to_string()
+            } else {
+                "systemctl list-units --type=service --no-pager --plain --no-legend".to_string()
+            };
+            Step::Calls(vec![Call::new(
+                "read",
+                args("exec", host, json!({"command": command})),
+            )])
+        }
+        (_, [result, ..]) if Res(result).ok() && reported => {
+            let services = Res(result).data()["resource"]["attributes"]["services"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            Step::Answer(services_table(host, &services))
+        }
+        (_, [result, ..]) if Res(result).ok() => Step::Answer(format!(
+            "Services on {}:\n{}",
+            named(host),
+            block(&clip_lines(Res(result).stdout(), 80))
+        )),
+        (_, [result, ..]) => Step::Answer(failure(
+            &format!("list the services on {}", named(host)),
+            Res(result),
+        )),
+        (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
+    }
+}
+
+fn services_table(host: &Resource, services: &[Value]) -> String {
+    if services.is_empty() {
+        return format!("{} reported no services.", named(host));
+    }
+    let source = host.attributes["services_source"].as_str().unwrap_or("");
+    let header = if source == "processes" {
+        format!(
+            "{} does not run systemd; these daemons are running (from the process list):",
+            named(host)
+        )
+    } else {
+        format!("{} services on {}:", services.len(), named(host))
+    };
+    let mut lines = vec![header];
+    for s in services.iter().take(100) {
+        let name = s["name"].as_str().or_else(|| s.as_str()).unwrap_or("?");
+        let state = match (s["active"].as_str(), s["sub"].as_str()) {
+            (Some(active), Some(sub)) => format!("{active} ({sub})"),
+            (Some(active), None) => active.to_string(),
+            _ => String::new(),
+        };
+        let description = s["description"].as_str().unwrap_or("");
+        lines.push(
+            format!("  {name:<28} {state:<20} {description}")
+                .trim_end()
+                .to_string(),
+        );
+    }
+    if services.len() > 100 {
+        lines.push(format!("  … and {} more", services.len() - 100));
+    }
+    lines.join("\n")
+}

@@ -1,0 +1,272 @@
+//! A recognised intent, resolved against the inventory into a plan: which
+//! resource, which host, which tool calls in which order. The plan advances
+//! one step per model call of the loop; each step sees the results of the
+//! calls the previous step proposed.
+
+use serde_json::{Value, json};
+use warden_protocol::{Resource, ResourceKind};
+
+use super::intent::{ControlOp, Intent, ListWhat, LogsRequest};
+use super::resolve::{self, NameProblem, Subject};
+use crate::executor::host_metrics::Metric;
+use crate::ports::Inventory;
+
+/// One tool call the router proposes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub tool: &'static str,
+    pub arguments: Value,
+}
+
+impl Call {
+    pub fn new(tool: &'static str, arguments: Value) -> Self {
+        Call { tool, arguments }
+    }
+}
+
+/// What the router does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Calls(Vec<Call>),
+    Answer(String),
+}
+
+/// An intent resolved against the inventory.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    Metric {
+        host: Resource,
+        metric: Metric,
+    },
+    HostStatus {
+        host: Resource,
+    },
+    GuestStatus {
+        guest: Resource,
+    },
+    ContainerStatus {
+        container: Resource,
+    },
+    ServiceStatus {
+        host: Resource,
+        service: String,
+    },
+    SystemLogs {
+        host: Resource,
+        request: LogsRequest,
+    },
+    ServiceLogs {
+        host: Resource,
+        service: String,
+        request: LogsRequest,
+    },
+    ContainerLogs {
+        container: Resource,
+        request: LogsRequest,
+    },
+    ListServices {
+        host: Resource,
+    },
+    ListContainers {
+        host: Resource,
+    },
+    ListResources {
+        kind: Option<ResourceKind>,
+    },
+    ServiceControl {
+        host: Resource,
+        service: String,
+        operation: ControlOp,
+    },
+    ContainerControl {
+        container: Resource,
+        operation: ControlOp,
+    },
+    GuestControl {
+        guest: Resource,
+        operation: ControlOp,
+    },
+    Remember {
+        host: Resource,
+        note: String,
+    },
+    Recall {
+        query: String,
+    },
+    RunRead {
+        host: Resource,
+        command: String,
+    },
+    /// Answered without any tool call (help, policy explanations, names
+    /// that resolve to nothing, refusals).
+    Say(String),
+}
+
+impl Plan {
+    /// The canonical target, for `--verbose` and `warden explain`.
+    pub fn target(&self) -> Option<String> {
+        let resource = match self {
+            Plan::Metric { host, .. }
+            | Plan::HostStatus { host }
+            | Plan::ServiceStatus { host, .. }
+            | Plan::SystemLogs { host, .. }
+            | Plan::ServiceLogs { host, .. }
+            | Plan::ListServices { host }
+            | Plan::ListContainers { host }
+            | Plan::ServiceControl { host, .. }
+            | Plan::Remember { host, .. }
+            | Plan::RunRead { host, .. } => host,
+            Plan::GuestStatus { guest } | Plan::GuestControl { guest, .. } => guest,
+            Plan::ContainerStatus { container }
+            | Plan::ContainerLogs { container, .. }
+            | Plan::ContainerControl { container, .. } => container,
+            Plan::ListResources { .. } | Plan::Recall { .. } | Plan::Say(_) => return None,
+        };
+        Some(resource.id.to_string())
+    }
+}
+
+/// Resolve an intent's names. Problems become a plan that says so.
+pub fn plan(inventory: &dyn Inventory, intent: &Intent) -> Plan {
+    build(inventory, intent).unwrap_or_else(|problem| Plan::Say(problem.describe()))
+}
+
+fn build(inventory: &dyn Inventory, intent: &Intent) -> Result<Plan, NameProblem> {
+    Ok(match intent {
+        Intent::Metric { metric, on } => Plan::Metric {
+            host: resolve::host(inventory, on.as_deref())?,
+            metric: *metric,
+        },
+        Intent::Status { subject, on } => {
+            match resolve::subject(inventory, subject, on.as_deref())? {
+                Subject::Service { host, name } => Plan::ServiceStatus {
+                    host,
+                    service: name,
+                },
+                Subject::Resource(r) => match r.id.kind {
+                    ResourceKind::DockerContainer => Plan::ContainerStatus { container: r },
+                    ResourceKind::Host | ResourceKind::Node | ResourceKind::DockerHost => {
+                        Plan::HostStatus { host: r }
+                    }
+                    ResourceKind::Vm
+                    | ResourceKind::Lxc
+                    | ResourceKind::K8sCluster
+                    | ResourceKind::K8sNode
+                    | ResourceKind::K8sPod
+                    | ResourceKind::Storage => Plan::GuestStatus { guest: r },
+                },
+            }
+        }
+        Intent::Logs(request) => match &request.subject {
+            None => Plan::SystemLogs {
+                host: resolve::host(inventory, request.on.as_deref())?,
+                request: request.clone(),
+            },
+            Some(subject) => match resolve::subject(inventory, subject, request.on.as_deref())? {
+                Subject::Service { host, name } => Plan::ServiceLogs {
+                    host,
+                    service: name,
+                    request: request.clone(),
+                },
+                Subject::Resource(r) if r.id.kind == ResourceKind::DockerContainer => {
+                    Plan::ContainerLogs {
+                        container: r,
+                        request: request.clone(),
+                    }
+                }
+                Subject::Resource(r) => Plan::SystemLogs {
+                    host: r,
+                    request: request.clone(),
+                },
+            },
+        },
+        Intent::List { what, on } => match what {
+            ListWhat::Services => Plan::ListServices {
+                host: resolve::host(inventory, on.as_deref())?,
+            },
+            ListWhat::Containers => Plan::ListContainers {
+                host: resolve::host(inventory, on.as_deref())?,
+            },
+            ListWhat::Resources(kind) => Plan::ListResources { kind: *kind },
+        },
+        Intent::Control {
+            operation,
+            subject,
+            on,
+        } => match resolve::subject(inventory, subject, on.as_deref())? {
+            Subject::Service { host, name } => Plan::ServiceControl {
+                host,
+                service: name,
+                operation: *operation,
+            },
+            Subject::Resource(r) => match r.id.kind {
+                ResourceKind::DockerContainer if *operation == ControlOp::Reload => {
+                    Plan::Say(format!(
+                        "A container cannot be reloaded; ask to restart {} instead.",
+                        r.name
+                    ))
+                }
+                ResourceKind::DockerContainer => Plan::ContainerControl {
+                    container: r,
+                    operation: *operation,
+                },
+                ResourceKind::Vm | ResourceKind::Lxc if *operation == ControlOp::Reload => {
+                    Plan::Say(format!(
+                        "A guest cannot be reloaded; ask to restart {} instead.",
+                        r.name
+                    ))
+                }
+                ResourceKind::Vm | ResourceKind::Lxc => Plan::GuestControl {
+                    guest: r,
+                    operation: *operation,
+                },
+                ResourceKind::Host
+                | ResourceKind::Node
+                | ResourceKind::DockerHost
+                | ResourceKind::K8sCluster
+                | ResourceKind::K8sNode
+                | ResourceKind::K8sPod
+                | ResourceKind::Storage => Plan::Say(format!(
+                    "I won't {} {} ({}) from a one-line request: that takes down everything on it. If you mean a service on it, say \"{} <service> on {}\".",
+                    operation.as_str(),
+                    r.name,
+                    r.id.kind.label(),
+                    operation.as_str(),
+                    r.name
+                )),
+            },
+        },
+        Intent::Remember { note } => Plan::Remember {
+            host: resolve::default_host(inventory)?,
+            note: note.clone(),
+        },
+        Intent::Recall { query } => Plan::Recall {
+            query: query.clone(),
+        },
+        Intent::Explain { command } => Plan::Say(super::explain::policy_answer(command)),
+        Intent::Run { command } => {
+            let verdict = warden_policy::classify(command);
+            if verdict.read_allowed() || verdict.interactive.is_some() {
+                Plan::RunRead {
+                    host: resolve::default_host(inventory)?,
+                    command: command.clone(),
+                }
+            } else {
+                Plan::Say(format!(
+                    "`{command}` is not read-only ({}), and without a language model I only run read-only commands directly. For changes, ask for a restart/start/stop of a service or container (those ask for your approval), or configure a model.",
+                    verdict.reason
+                ))
+            }
+        }
+        Intent::Help => Plan::Say(super::explain::HELP.to_string()),
+    })
+}
+
+/// `{"action": …, "target": …}` plus more fields.
+pub fn args(action: &str, target: &Resource, more: Value) -> Value {
+    let mut value = json!({"action": action, "target": target.id.to_string()});
+    if let (Some(object), Value::Object(extra)) = (value.as_object_mut(), more) {
+        object.extend(extra);
+    }
+    value
+}

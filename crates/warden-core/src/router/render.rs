@@ -1,0 +1,290 @@
+//! Answers from tool results, in plain words. Everything said here comes
+//! from a result (or says that there is none): the router never guesses.
+
+use serde_json::Value;
+use warden_protocol::Resource;
+
+/// A tool result (the JSON of a `ToolResponse`) with the accessors the
+/// answers need.
+#[derive(Debug, Clone, Copy)]
+pub struct Res<'v>(pub &'v Value);
+
+impl<'v> Res<'v> {
+    pub fn ok(self) -> bool {
+        self.0["ok"].as_bool() == Some(true)
+    }
+
+    pub fn code(self) -> Option<&'v str> {
+        self.0["error"]["code"].as_str()
+    }
+
+    pub fn message(self) -> &'v str {
+        self.0["error"]["message"].as_str().unwrap_or("no result")
+    }
+
+    pub fn data(self) -> &'v Value {
+        &self.0["data"]
+    }
+
+    /// Command output, also when the command exited non-zero.
+    fn output(self) -> &'v Value {
+        if self.ok() {
+            self.data()
+        } else {
+            &self.0["error"]["details"]["output"]
+        }
+    }
+
+    pub fn stdout(self) -> &'v str {
+        self.output()["stdout"].as_str().unwrap_or_default()
+    }
+
+    pub fn stderr(self) -> &'v str {
+        self.output()["stderr"].as_str().unwrap_or_default()
+    }
+
+    pub fn exit_code(self) -> Option<i64> {
+        self.output()["exit_code"].as_i64()
+    }
+
+    pub fn ran(self) -> bool {
+        self.ok() || self.code() == Some("EXECUTION_FAILED") && self.exit_code().is_some()
+    }
+
+    pub fn cached(self) -> bool {
+        self.0["meta"]["cached"].as_bool() == Some(true)
+    }
+
+    pub fn approval_id(self) -> Option<&'v str> {
+        self.0["error"]["details"]["approval_id"].as_str()
+    }
+
+    pub fn approval_command(self) -> Option<&'v str> {
+        self.0["error"]["details"]["command"].as_str()
+    }
+}
+
+/// "Could not …: <why>" for a failed call, with the command's stderr when
+/// it ran.
+pub fn failure(what: &str, res: Res<'_>) -> String {
+    if res.ran() {
+        let stderr = res.stderr().trim();
+        let detail = if stderr.is_empty() {
+            res.stdout().trim()
+        } else {
+            stderr
+        };
+        let detail = clip_lines(detail, 8);
+        return format!(
+            "Could not {what}: the command exited with status {}{}",
+            res.exit_code().unwrap_or(-1),
+            if detail.is_empty() {
+                ".".to_string()
+            } else {
+                format!(":\n{detail}")
+            }
+        );
+    }
+    match res.code() {
+        Some(code) => format!("Could not {what}: {} ({code}).", res.message()),
+        None => format!("Could not {what}: no result came back."),
+    }
+}
+
+/// The answer for a write that did not run because it waits for a human
+/// or was refused.
+pub fn not_done(action: &str, res: Res<'_>) -> String {
+    match res.code() {
+        Some("APPROVAL_REQUIRED") => format!(
+            "Not done yet: {action} needs approval.\n  command: {}\n  approve: warden approvals approve {id}\n  deny:    warden approvals deny {id} --reason \"…\"",
+            res.approval_command().unwrap_or("?"),
+            id = res.approval_id().unwrap_or("?"),
+        ),
+        Some("APPROVAL_DENIED") => format!("Not done: {action} was denied. {}", res.message()),
+        _ => failure(action, res),
+    }
+}
+
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// At most `max` lines, saying how many were left out.
+pub fn clip_lines(text: &str, max: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= max {
+        return text.to_string();
+    }
+    format!(
+        "{}\n… ({} more lines)",
+        lines[..max].join("\n"),
+        lines.len() - max
+    )
+}
+
+/// A block of output, indented, or "(no output)".
+pub fn block(text: &str) -> String {
+    let text = text.trim_end();
+    if text.trim().is_empty() {
+        return "  (no output)".to_string();
+    }
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// "web1 (host:web1)".
+pub fn named(resource: &Resource) -> String {
+    if resource.name == resource.id.to_string() {
+        resource.name.clone()
+    } else {
+        format!("{} ({})", resource.name, resource.id)
+    }
+}
+
+/// The metrics section of a `metrics` result.
+pub fn metrics(host: &Resource, res: Res<'_>) -> String {
+    let m = &res.data()["metrics"];
+    let mut parts = Vec::new();
+    if let Some(disks) = m["disks"].as_array() {
+        let mut lines = vec![format!("Disk usage on {}:", named(host))];
+        if disks.is_empty() {
+            lines.push("  (no local filesystems reported)".into());
+        }
+        let width = disks
+            .iter()
+            .filter_map(|d| d["mount"].as_str())
+            .map(str::len)
+            .max()
+            .unwrap_or(1);
+        for d in disks {
+            let used = d["used_percent"].as_f64().unwrap_or(0.0);
+            let warn = if used >= 90.0 { "  <- nearly full" } else { "" };
+            lines.push(format!(
+                "  {:width$}  {:>5.1}% used  {} of {}, {} free  ({}){warn}",
+                d["mount"].as_str().unwrap_or("?"),
+                used,
+                bytes(d["used_bytes"].as_u64().unwrap_or(0)),
+                bytes(d["size_bytes"].as_u64().unwrap_or(0)),
+                bytes(d["available_bytes"].as_u64().unwrap_or(0)),
+                d["filesystem"].as_str().unwrap_or("?"),
+            ));
+        }
+        parts.push(lines.join("\n"));
+    }
+    if let Some(mem) = m.get("memory").filter(|v| v.is_object()) {
+        let mut line = format!(
+            "Memory on {}: {:.1}% used ({} of {}, {} available)",
+            named(host),
+            mem["used_percent"].as_f64().unwrap_or(0.0),
+            bytes(mem["used_bytes"].as_u64().unwrap_or(0)),
+            bytes(mem["total_bytes"].as_u64().unwrap_or(0)),
+            bytes(mem["available_bytes"].as_u64().unwrap_or(0)),
+        );
+        match mem["swap_total_bytes"].as_u64() {
+            Some(0) | None => line.push_str("; no swap."),
+            Some(total) => line.push_str(&format!(
+                "; swap {:.1}% used ({} of {}).",
+                mem["swap_used_percent"].as_f64().unwrap_or(0.0),
+                bytes(mem["swap_used_bytes"].as_u64().unwrap_or(0)),
+                bytes(total)
+            )),
+        }
+        parts.push(line);
+    }
+    if let Some(cpu) = m.get("cpu").filter(|v| v.is_object()) {
+        parts.push(format!(
+            "CPU on {}: {:.1}% busy ({:.1}% waiting on I/O), sampled over {} ms{}.",
+            named(host),
+            cpu["used_percent"].as_f64().unwrap_or(0.0),
+            cpu["iowait_percent"].as_f64().unwrap_or(0.0),
+            cpu["sampled_ms"].as_u64().unwrap_or(0),
+            cpu["cores"]
+                .as_u64()
+                .map(|c| format!(" on {c} cores"))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(load) = m.get("load").filter(|v| v.is_object()) {
+        parts.push(format!(
+            "Load average on {}: {} (1 min), {} (5 min), {} (15 min){}.",
+            named(host),
+            load["1m"],
+            load["5m"],
+            load["15m"],
+            match (load["cores"].as_u64(), load["per_core_1m"].as_f64()) {
+                (Some(cores), Some(per)) => format!(" on {cores} cores ({per:.2} per core)"),
+                _ => String::new(),
+            }
+        ));
+    }
+    if let Some(interfaces) = m["network"].as_array() {
+        let mut lines = vec![format!("Network on {} (totals since boot):", named(host))];
+        for i in interfaces {
+            lines.push(format!(
+                "  {}: received {}, sent {}, errors {} in / {} out",
+                i["interface"].as_str().unwrap_or("?"),
+                bytes(i["rx_bytes"].as_u64().unwrap_or(0)),
+                bytes(i["tx_bytes"].as_u64().unwrap_or(0)),
+                i["rx_errors"],
+                i["tx_errors"],
+            ));
+        }
+        if interfaces.is_empty() {
+            lines.push("  (no interfaces besides loopback)".into());
+        }
+        parts.push(lines.join("\n"));
+    }
+    if parts.is_empty() {
+        return format!(
+            "The metrics command ran on {} but printed nothing I could read:\n{}",
+            named(host),
+            block(&clip_lines(res.stdout(), 10))
+        );
+    }
+    let mut text = parts.join("\n");
+    if res.cached() {
+        text.push_str("\n(from this session's earlier reading; ask for \"now\" to read again)");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn byte_units() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(10 * 1024 * 1024 * 1024), "10.0 GiB");
+    }
+
+    #[test]
+    fn failures_quote_stderr() {
+        let v = json!({"ok": false, "error": {"code": "EXECUTION_FAILED", "message": "exit code 5",
+            "details": {"output": {"exit_code": 5, "stdout": "", "stderr": "Unit nginx.service not found."}}}});
+        let text = failure("restart nginx", Res(&v));
+        assert!(text.contains("status 5"), "{text}");
+        assert!(text.contains("Unit nginx.service not found."), "{text}");
+        let blocked =
+            json!({"ok": false, "error": {"code": "POLICY_BLOCKED", "message": "read_only level"}});
+        assert_eq!(
+            failure("restart nginx", Res(&blocked)),
+            "Could not restart nginx: read_only level (POLICY_BLOCKED)."
+        );
+    }
+}
