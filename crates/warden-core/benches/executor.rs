@@ -71,6 +71,7 @@ fn main() {
     let hosts = SimulatedHosts::default();
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
+    let notes = warden_core::ports::MemoryNotes::default();
     let executor = Executor::new(
         Settings {
             control_level: ControlLevel::Autonomous,
@@ -81,6 +82,7 @@ fn main() {
             hosts: &hosts,
             approvals: &approvals,
             audit: &audit,
+            notes: &notes,
         },
     );
     let calls = calls();
@@ -114,6 +116,7 @@ fn read_exec(bencher: divan::Bencher) {
     let hosts = SimulatedHosts::default();
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
+    let notes = warden_core::ports::MemoryNotes::default();
     let executor = Executor::new(
         Settings::default(),
         Ports {
@@ -121,6 +124,7 @@ fn read_exec(bencher: divan::Bencher) {
             hosts: &hosts,
             approvals: &approvals,
             audit: &audit,
+            notes: &notes,
         },
     );
     let call = &calls()[0];

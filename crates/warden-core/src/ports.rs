@@ -203,6 +203,69 @@ pub fn check_consumable(approval: &Approval, now_ms: u64) -> Result<(), Approval
     }
 }
 
+/// A note from `knowledge remember`: what an operator wants Warden to keep
+/// in mind across sessions ("the NAS backup runs at 02:00").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub target: Option<String>,
+    pub text: String,
+    pub created_at_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("notes store: {0}")]
+pub struct NotesError(pub String);
+
+/// Durable notes (SQLite in the binary; memory in tests and replay).
+pub trait NotesStore: Send + Sync {
+    fn add(&self, note: Note) -> Result<(), NotesError>;
+    /// Every note, newest first.
+    fn all(&self) -> Result<Vec<Note>, NotesError>;
+}
+
+#[derive(Default)]
+pub struct MemoryNotes {
+    notes: Mutex<Vec<Note>>,
+}
+
+impl NotesStore for MemoryNotes {
+    fn add(&self, note: Note) -> Result<(), NotesError> {
+        let mut notes = self
+            .notes
+            .lock()
+            .map_err(|_| NotesError("lock poisoned".into()))?;
+        notes.insert(0, note);
+        Ok(())
+    }
+
+    fn all(&self) -> Result<Vec<Note>, NotesError> {
+        self.notes
+            .lock()
+            .map(|n| n.clone())
+            .map_err(|_| NotesError("lock poisoned".into()))
+    }
+}
+
+/// Notes that share a word with the query (words of three letters or
+/// more, a trailing plural `s` ignored), optionally about one target.
+pub fn notes_matching<'n>(notes: &'n [Note], query: &str, target: Option<&str>) -> Vec<&'n Note> {
+    let stem = |w: &str| w.trim_end_matches('s').to_string();
+    let terms: Vec<String> = query
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3)
+        .map(stem)
+        .collect();
+    notes
+        .iter()
+        .filter(|n| target.is_none_or(|t| n.target.as_deref().is_none_or(|nt| nt == t)))
+        .filter(|n| {
+            let text = n.text.to_lowercase();
+            terms.is_empty() || terms.iter().any(|t| text.contains(t.as_str()))
+        })
+        .collect()
+}
+
 /// Why a record could not be appended. The executor refuses to run a call
 /// it could not audit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -61,6 +61,7 @@ fn run_script(
     }]);
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
+    let notes = crate::ports::MemoryNotes::default();
     let executor = Executor::new(
         Settings {
             control_level: level,
@@ -71,6 +72,7 @@ fn run_script(
             hosts,
             approvals: &approvals,
             audit: &audit,
+            notes: &notes,
         },
     );
     let mut provider = ScriptedProvider::new(replies);

@@ -6,6 +6,7 @@ use warden_protocol::{ErrorCode, Resource, ToolError};
 
 use super::{Executor, Moment, Session};
 use crate::context::Registration;
+use crate::ports::{Note, notes_matching};
 use crate::tools::ToolCall;
 use crate::tools::args::{DiscoveryArgs, KnowledgeArgs, QueryArgs};
 
@@ -70,18 +71,29 @@ impl Executor<'_> {
                 Ok(json!({"resource": resource, "status": resource.status}))
             }
             ToolCall::Knowledge(KnowledgeArgs::Remember { note, target }) => {
-                session.notes.push((target.clone(), note.clone()));
-                Ok(json!({"remembered": note}))
-            }
-            ToolCall::Knowledge(KnowledgeArgs::Recall { query, .. }) => {
-                let lower = query.to_lowercase();
-                let notes: Vec<&String> = session
+                let note = Note {
+                    target: target.clone(),
+                    text: note.clone(),
+                    created_at_ms: at.wall_ms,
+                };
+                self.ports
                     .notes
-                    .iter()
-                    .map(|(_, n)| n)
-                    .filter(|n| n.to_lowercase().contains(&lower))
+                    .add(note.clone())
+                    .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
+                Ok(json!({"remembered": note.text, "target": note.target}))
+            }
+            ToolCall::Knowledge(KnowledgeArgs::Recall { query, target }) => {
+                let all = self
+                    .ports
+                    .notes
+                    .all()
+                    .map_err(|e| ToolError::new(ErrorCode::Unavailable, e.to_string()))?;
+                let found: Vec<&str> = notes_matching(&all, query, target.as_deref())
+                    .into_iter()
+                    .take(50)
+                    .map(|n| n.text.as_str())
                     .collect();
-                Ok(json!({"notes": notes}))
+                Ok(json!({"notes": found}))
             }
             ToolCall::Alerts(_) => Err(ToolError::new(
                 ErrorCode::Unavailable,

@@ -18,6 +18,7 @@ use crate::context::{Lookup, Registration, ResolvedContext};
 use crate::knowledge::KnowledgeCache;
 use crate::ports::{
     Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, HostBackend, Inventory,
+    NotesStore,
 };
 use crate::telemetry;
 use crate::tools::{ToolCall, classify_call};
@@ -40,6 +41,7 @@ pub struct Ports<'a> {
     pub hosts: &'a dyn HostBackend,
     pub approvals: &'a dyn ApprovalStore,
     pub audit: &'a dyn AuditSink,
+    pub notes: &'a dyn NotesStore,
 }
 
 pub struct Executor<'a> {

@@ -21,6 +21,7 @@ struct World {
     hosts: SimulatedHosts,
     approvals: MemoryApprovals,
     audit: MemoryAudit,
+    notes: crate::ports::MemoryNotes,
 }
 
 impl World {
@@ -39,6 +40,7 @@ impl World {
             hosts: SimulatedHosts::default(),
             approvals: MemoryApprovals::default(),
             audit: MemoryAudit::default(),
+            notes: crate::ports::MemoryNotes::default(),
         }
     }
 
@@ -53,6 +55,7 @@ impl World {
                 hosts: &self.hosts,
                 approvals: &self.approvals,
                 audit: &self.audit,
+                notes: &self.notes,
             },
         )
     }
@@ -327,6 +330,7 @@ fn nothing_runs_unaudited() {
             hosts: &world.hosts,
             approvals: &world.approvals,
             audit: &broken,
+            notes: &world.notes,
         },
     );
     let mut session = Session::new("s");

@@ -40,8 +40,6 @@ pub struct Session {
     pub id: String,
     pub fsm: SessionFsm,
     pub context: ResolvedContext,
-    /// Notes from `knowledge remember`, as (target, note).
-    pub notes: Vec<(Option<String>, String)>,
     /// Results of successful reads (the knowledge gate).
     pub knowledge: crate::knowledge::KnowledgeCache,
 }
@@ -52,7 +50,6 @@ impl Session {
             id: id.into(),
             fsm: SessionFsm::new(),
             context: ResolvedContext::new(),
-            notes: Vec::new(),
             knowledge: crate::knowledge::KnowledgeCache::default(),
         }
     }

@@ -269,6 +269,7 @@ fn ask(message: &str, level: ControlLevel, decision: Decision, answers: Vec<Answ
     let hosts = SimulatedHosts::new(answers);
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
+    let notes = crate::ports::MemoryNotes::default();
     let executor = Executor::new(
         Settings {
             control_level: level,
@@ -279,6 +280,7 @@ fn ask(message: &str, level: ControlLevel, decision: Decision, answers: Vec<Answ
             hosts: &hosts,
             approvals: &approvals,
             audit: &audit,
+            notes: &notes,
         },
     );
     let mut router = Router::new(&inventory, None);

@@ -168,6 +168,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
     let hosts = SimulatedHosts::new(answers);
     let approvals = SqliteApprovals(Arc::clone(store));
     let audit = SqliteAudit(Arc::clone(store));
+    let notes = warden_core::ports::MemoryNotes::default();
     let executor = Executor::new(
         Settings {
             control_level: scenario.control_level,
@@ -179,6 +180,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
             hosts: &hosts,
             approvals: &approvals,
             audit: &audit,
+            notes: &notes,
         },
     );
     let mut session = Session::new(format!("replay-{}", scenario.name));
