@@ -12,8 +12,10 @@
 
 pub mod docker;
 pub mod local_exec;
+pub mod local_inventory;
 pub mod routing;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
+pub use local_inventory::{DockerDiscovery, InventoryOptions, LocalInventory};
 pub use routing::{Route, RoutedCommand, RoutingError, command_for};
