@@ -1,5 +1,6 @@
 //! Warden's persistence: one SQLite database (WAL mode) with migrations,
-//! holding durable approvals and the hash-chained audit log. Writes happen
+//! holding durable approvals, the hash-chained audit log, conversation
+//! history, token usage and notes. Writes happen
 //! in transactions, so a process killed mid-write leaves the previous state.
 
 use std::path::Path;
@@ -10,8 +11,14 @@ use rusqlite_migration::{M, Migrations};
 
 mod approvals;
 mod audit;
+mod conversations;
+mod notes;
+mod usage;
 
 pub use audit::{AuditBreak, AuditEntry};
+pub use conversations::SessionSummary;
+pub use notes::StoredNote;
+pub use usage::{UsageRow, UsageTotals};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -28,8 +35,9 @@ pub enum StoreError {
 pub type StoreResult<T> = Result<T, StoreError>;
 
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(
-        "CREATE TABLE approvals (
+    Migrations::new(vec![
+        M::up(
+            "CREATE TABLE approvals (
             id TEXT PRIMARY KEY,
             session_id TEXT NOT NULL,
             tool TEXT NOT NULL,
@@ -52,7 +60,40 @@ fn migrations() -> Migrations<'static> {
             prev_hash TEXT NOT NULL,
             hash TEXT NOT NULL
         );",
-    )])
+        ),
+        M::up(
+            "CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            created_at_ms INTEGER NOT NULL,
+            updated_at_ms INTEGER NOT NULL,
+            title TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE messages (
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            seq INTEGER NOT NULL,
+            at_ms INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+        CREATE TABLE usage (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            input_tokens INTEGER NOT NULL,
+            output_tokens INTEGER NOT NULL,
+            cost_usd REAL,
+            at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX usage_by_session ON usage(session_id);
+        CREATE TABLE notes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            target TEXT,
+            note TEXT NOT NULL,
+            at_ms INTEGER NOT NULL
+        );",
+        ),
+    ])
 }
 
 /// The database. Cheap to share behind an `Arc`.
