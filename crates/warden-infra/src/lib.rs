@@ -19,3 +19,15 @@ pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
 pub use local_inventory::{DockerDiscovery, InventoryOptions, LocalInventory};
 pub use routing::{Route, RoutedCommand, RoutingError, command_for};
+
+#[cfg(test)]
+mod tests {
+    /// The binary shares these between threads (one per request).
+    #[test]
+    fn backends_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<crate::LocalExecutor>();
+        assert_send_sync::<crate::LocalInventory>();
+        assert_send_sync::<crate::DockerClient>();
+    }
+}

@@ -41,6 +41,11 @@ pub enum RoutingError {
 ///   with no `-t` (no terminal) and no `-i` (no stdin), `/bin/sh` because a
 ///   container may have no bash;
 /// - anything else: [`RoutingError::Unreachable`], naming the resource.
+///
+/// Known limit: when the executor stops a routed command (timeout,
+/// cancellation) it kills the local `docker` client, but the engine does not
+/// stop the process that client started inside the container; that process
+/// runs on until it ends by itself.
 pub fn command_for(
     resource: &Resource,
     local_host: &ResourceId,

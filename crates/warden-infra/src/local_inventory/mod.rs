@@ -68,6 +68,7 @@ pub enum ServiceListing {
     Processes(BTreeMap<String, usize>),
 }
 
+#[derive(Debug)]
 struct Snapshot {
     taken: Instant,
     resources: Vec<Resource>,
@@ -75,6 +76,7 @@ struct Snapshot {
 
 /// This machine's inventory, cached: [`LocalInventory::resources`] is called
 /// many times per request, discovery runs at most once per refresh interval.
+#[derive(Debug)]
 pub struct LocalInventory {
     hostname: String,
     host_id: ResourceId,
