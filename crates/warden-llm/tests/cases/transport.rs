@@ -1,0 +1,256 @@
+//! Retries, timeouts, cancellation and error texts, through the
+//! OpenAI-compatible provider (the transport is shared by all three).
+
+use std::time::Duration;
+
+use warden_llm::{ProviderError, ProviderKind, ToolOffer, connect};
+use warden_protocol::CancelFlag;
+
+use crate::support::{FakeServer, Reply, TEST_KEY, complete, config, sse_data, user};
+
+const HELLO: &str = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1741570283,"model":"m","choices":[{"index":0,"delta":{"content":"hello"},"finish_reason":null}]}"#;
+
+fn hello_stream() -> Reply {
+    Reply::sse([sse_data(&[HELLO, "[DONE]"])])
+}
+
+fn provider(
+    server: &FakeServer,
+    tweak: impl FnOnce(&mut warden_llm::ProviderConfig),
+) -> Box<dyn warden_llm::Provider + Send> {
+    let mut config = config(ProviderKind::OpenAi, format!("{}/v1", server.url()));
+    tweak(&mut config);
+    connect(&config).expect("connect")
+}
+
+const RATE_LIMITED: &str = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
+
+#[test]
+fn rate_limit_with_retry_after_zero_then_success() {
+    let server = FakeServer::start(vec![
+        Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+    assert_eq!(server.requests().len(), 2);
+    assert!(outcome.elapsed < Duration::from_secs(1));
+}
+
+#[test]
+fn rate_limit_forever_gives_up_after_max_retries() {
+    let server = FakeServer::start_with_fallback(
+        vec![],
+        Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "0")),
+    );
+    let outcome = complete(
+        &mut *provider(&server, |c| c.max_retries = 2),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    match outcome.error() {
+        ProviderError::Http {
+            provider,
+            status,
+            message,
+        } => {
+            assert_eq!((provider.as_str(), *status), ("openai", 429));
+            assert!(message.contains("Rate limit reached"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.requests().len(), 3, "one try and two retries");
+}
+
+#[test]
+fn server_error_then_success_with_backoff() {
+    let server = FakeServer::start(vec![
+        Reply::json(
+            500,
+            r#"{"error":{"message":"internal","type":"server_error"}}"#,
+        ),
+        Reply::json(503, "<html>upstream unavailable</html>").header("Retry-After", "0"),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+    assert_eq!(server.requests().len(), 3);
+    // One jittered backoff (at most 500 ms), one Retry-After: 0.
+    assert!(
+        outcome.elapsed < Duration::from_millis(1000),
+        "{:?}",
+        outcome.elapsed
+    );
+}
+
+#[test]
+fn client_errors_are_not_retried_and_carry_the_message() {
+    let body = r#"{"error":{"message":"Incorrect API key provided: sk-test-0123456789abcdef. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+    let server = FakeServer::start(vec![Reply::json(401, body)]);
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    let error = outcome.error();
+    let text = format!("{error} {error:?}");
+    assert!(matches!(error, ProviderError::Http { status: 401, .. }));
+    assert!(text.contains("Incorrect API key provided"), "{text}");
+    assert!(
+        !text.contains(TEST_KEY),
+        "the key never appears in errors: {text}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn idle_timeout_when_the_stream_stalls() {
+    let server = FakeServer::start(vec![
+        Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |c| c.idle_timeout = Duration::from_millis(300)),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert!(
+        matches!(outcome.error(), ProviderError::IdleTimeout { .. }),
+        "{:?}",
+        outcome.error()
+    );
+    assert_eq!(
+        outcome.texts,
+        vec!["hello"],
+        "text before the stall was streamed"
+    );
+    assert!(
+        outcome.elapsed < Duration::from_millis(900),
+        "{:?}",
+        outcome.elapsed
+    );
+}
+
+#[test]
+fn idle_timeout_while_waiting_for_the_response_head() {
+    let server = FakeServer::start(vec![hello_stream().delay_head(Duration::from_secs(3))]);
+    let outcome = complete(
+        &mut *provider(&server, |c| c.idle_timeout = Duration::from_millis(300)),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert!(matches!(outcome.error(), ProviderError::IdleTimeout { .. }));
+    assert!(outcome.elapsed < Duration::from_millis(900));
+    assert_eq!(server.requests().len(), 1, "a timeout is not retried");
+}
+
+#[test]
+fn cancellation_mid_stream_returns_promptly() {
+    let server = FakeServer::start(vec![
+        Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
+    ]);
+    let flag = CancelFlag::new();
+    let canceller = flag.clone();
+    let timer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(250));
+        canceller.cancel();
+    });
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        Some(&flag),
+    );
+    timer.join().unwrap();
+    assert_eq!(outcome.error(), &ProviderError::Cancelled);
+    assert_eq!(outcome.texts, vec!["hello"]);
+    assert!(
+        outcome.elapsed < Duration::from_millis(500),
+        "{:?}",
+        outcome.elapsed
+    );
+}
+
+#[test]
+fn cancellation_during_backoff() {
+    let server = FakeServer::start_with_fallback(
+        vec![],
+        Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "30")),
+    );
+    let flag = CancelFlag::new();
+    let canceller = flag.clone();
+    let timer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        canceller.cancel();
+    });
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        Some(&flag),
+    );
+    timer.join().unwrap();
+    assert_eq!(outcome.error(), &ProviderError::Cancelled);
+    assert!(outcome.elapsed < Duration::from_millis(500));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn connection_refused_is_a_transport_error() {
+    // Bind then drop: the port is (almost certainly) closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut config = config(ProviderKind::OpenAi, format!("http://127.0.0.1:{port}/v1"));
+    config.max_retries = 0;
+    let mut provider = connect(&config).unwrap();
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    match outcome.error() {
+        ProviderError::Transport { provider, message } => {
+            assert_eq!(provider, "openai");
+            assert!(!message.contains(TEST_KEY));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn transport_failure_before_the_body_is_retried() {
+    // The first response promises a chunked body and closes at once.
+    let server = FakeServer::start(vec![
+        Reply::sse(Vec::<Vec<u8>>::new()).stall(Duration::ZERO),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+    assert_eq!(server.requests().len(), 2);
+}
