@@ -65,6 +65,8 @@ pub enum HostError {
     Unreachable(String, String),
     #[error("command timed out after {0:?}")]
     Timeout(Duration),
+    #[error("cancelled by the user")]
+    Cancelled,
     #[error("{0}")]
     Failed(String),
 }

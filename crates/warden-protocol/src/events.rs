@@ -95,8 +95,13 @@ pub enum StreamEvent {
         code: Option<ErrorCode>,
         message: String,
     },
-    /// The turn is over; nothing follows for it.
-    Done {},
+    /// The turn is over; nothing follows for it. `final_text` is what the
+    /// user finally sees (after phantom replacement and cleanup), which may
+    /// differ from the concatenated `content` pieces.
+    Done {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        final_text: Option<String>,
+    },
 }
 
 impl StreamEvent {
@@ -112,7 +117,7 @@ impl StreamEvent {
             StreamEvent::FsmState { .. } => "fsm_state",
             StreamEvent::Usage { .. } => "usage",
             StreamEvent::Error { .. } => "error",
-            StreamEvent::Done {} => "done",
+            StreamEvent::Done { .. } => "done",
         }
     }
 }
@@ -317,13 +322,22 @@ mod tests {
             },
             json!({"type": "error", "message": "provider closed the stream"}),
         );
-        check(StreamEvent::Done {}, json!({"type": "done"}));
+        check(
+            StreamEvent::Done { final_text: None },
+            json!({"type": "done"}),
+        );
+        check(
+            StreamEvent::Done {
+                final_text: Some("ok".into()),
+            },
+            json!({"type": "done", "final_text": "ok"}),
+        );
     }
 
     #[test]
     fn bare_events_parse_without_an_envelope() {
         let e: StreamEvent = serde_json::from_value(json!({"type": "done"})).unwrap();
-        assert_eq!(e, StreamEvent::Done {});
+        assert_eq!(e, StreamEvent::Done { final_text: None });
         assert!(serde_json::from_value::<StreamEvent>(json!({"type": "nope"})).is_err());
         assert!(
             serde_json::from_value::<EventEnvelope>(json!({"type": "done", "seq": 1})).is_err(),

@@ -74,9 +74,11 @@ fn begin(
         tool: proposed.name,
         arguments: proposed.arguments,
     };
+    let proposed_id = proposed.id;
     ctx.events.emit(LoopEvent::ToolCall {
         turn,
         index,
+        call_id: proposed_id.clone(),
         name: call.tool.clone(),
         arguments: call.arguments.clone(),
         kind,
@@ -99,7 +101,7 @@ fn begin(
     };
     Begun {
         index,
-        id: proposed.id,
+        id: proposed_id,
         call,
         step,
     }
@@ -223,6 +225,7 @@ fn complete(
     ctx.events.emit(LoopEvent::ToolResult {
         turn,
         index,
+        call_id: id.clone(),
         name: call.tool.clone(),
         ok: outcome.response.ok,
         error_code: outcome.response.error_code(),

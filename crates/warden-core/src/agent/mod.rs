@@ -53,6 +53,9 @@ pub enum LoopEvent {
     ToolCall {
         turn: usize,
         index: usize,
+        /// The provider's id for the call (stream events); not in transcripts.
+        #[serde(skip_serializing)]
+        call_id: String,
         name: String,
         arguments: Value,
         kind: ToolKind,
@@ -60,6 +63,8 @@ pub enum LoopEvent {
     ToolResult {
         turn: usize,
         index: usize,
+        #[serde(skip_serializing)]
+        call_id: String,
         name: String,
         ok: bool,
         error_code: Option<ErrorCode>,
@@ -75,6 +80,10 @@ pub enum LoopEvent {
         tool: String,
         target: String,
         command: String,
+        #[serde(skip_serializing)]
+        risk: String,
+        #[serde(skip_serializing)]
+        description: String,
     },
     ApprovalResolved {
         approval_id: String,
@@ -86,6 +95,14 @@ pub enum LoopEvent {
     },
     PhantomDetected,
     ScriptExhausted,
+    /// Tokens of one model call (real providers only).
+    Usage {
+        provider: String,
+        model: String,
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: Option<f64>,
+    },
     AssistantText {
         turn: usize,
         text: String,
@@ -268,7 +285,15 @@ pub fn run_turn(
         } = reply;
         if let Some(usage) = usage {
             let (provider, model) = ctx.provider.identity();
+            let cost_usd = conversation.usage.prices.cost(provider, model, usage);
             conversation.usage.record(provider, model, usage);
+            ctx.events.emit(LoopEvent::Usage {
+                provider: provider.to_string(),
+                model: model.to_string(),
+                input_tokens: usage.input_tokens,
+                output_tokens: usage.output_tokens,
+                cost_usd,
+            });
         }
         conversation.messages.push(Message::Assistant {
             text: text.clone(),
@@ -386,6 +411,8 @@ fn settle_approval(
         tool: approval.tool.clone(),
         target: approval.target.clone(),
         command: approval.command.clone(),
+        risk: approval.risk.clone(),
+        description: approval.description.clone(),
     });
     let now = (ctx.clock)();
     match ctx.approver.decide(approval) {

@@ -639,6 +639,9 @@ impl<'a> Executor<'a> {
             crate::ports::HostError::Timeout(_) => {
                 ToolError::new(ErrorCode::Timeout, e.to_string())
             }
+            crate::ports::HostError::Cancelled => {
+                ToolError::new(ErrorCode::Cancelled, e.to_string())
+            }
             crate::ports::HostError::Failed(_) => {
                 ToolError::new(ErrorCode::ExecutionFailed, e.to_string())
             }
