@@ -81,7 +81,8 @@ pub struct ProviderConfig {
     pub max_retries: u32,
     /// Upper bound on the reply's tokens. Anthropic requires one and uses
     /// [`DEFAULT_ANTHROPIC_MAX_TOKENS`] when unset; the others send it only
-    /// when set (OpenAI-compatible: `max_tokens`; Gemini: `maxOutputTokens`).
+    /// when set (OpenAI-compatible: `max_tokens`, api.openai.com:
+    /// `max_completion_tokens`; Gemini: `maxOutputTokens`).
     pub max_output_tokens: Option<u32>,
 }
 

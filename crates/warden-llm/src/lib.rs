@@ -38,7 +38,8 @@
 //! cancellable. Once body bytes were consumed nothing is retried, except an
 //! Anthropic `overloaded_error` event that arrives before any delta went to
 //! the caller. Other error statuses become [`ProviderError::Http`] with the
-//! server's own message.
+//! server's own message; an error reported inside a stream (or a reply the
+//! provider withheld, e.g. a safety stop) is [`ProviderError::Stream`].
 //!
 //! **Keys** travel in headers only (`Authorization`, `x-api-key`,
 //! `x-goog-api-key`), are wrapped in [`Secret`] (prints `***`), and are

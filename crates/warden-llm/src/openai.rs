@@ -11,6 +11,9 @@ use crate::secret::Secret;
 use crate::sse::SseEvent;
 use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
 
+/// OpenAI's own endpoint, which differs from compatible servers in details.
+const OPENAI_API: &str = "https://api.openai.com/";
+
 pub struct OpenAiProvider {
     http: HttpClient,
     base_url: String,
@@ -66,7 +69,14 @@ impl OpenAiProvider {
             ToolOffer::Tools | ToolOffer::TextOnly => {}
         }
         if let Some(max) = self.max_output_tokens {
-            body.insert("max_tokens".into(), json!(max));
+            // OpenAI's own API rejects `max_tokens` for reasoning models;
+            // compatible servers mostly know only `max_tokens`.
+            let key = if self.base_url.starts_with(OPENAI_API) {
+                "max_completion_tokens"
+            } else {
+                "max_tokens"
+            };
+            body.insert(key.into(), json!(max));
         }
         Value::Object(body)
     }
@@ -243,7 +253,34 @@ impl Provider for OpenAiProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::TransportSettings;
     use crate::types::ProposedToolCall;
+    use std::time::Duration;
+
+    fn provider(base_url: &str) -> OpenAiProvider {
+        let settings = TransportSettings {
+            connect_timeout: Duration::from_secs(1),
+            idle_timeout: Duration::from_secs(1),
+            max_retries: 0,
+        };
+        let http = HttpClient::new("openai", settings, None);
+        OpenAiProvider::new(http, base_url.into(), None, "m".into(), Some(100))
+    }
+
+    #[test]
+    fn output_limit_parameter_depends_on_the_server() {
+        let request = ModelRequest {
+            messages: &[],
+            tools: &[],
+            offer: ToolOffer::Tools,
+            cancel: None,
+        };
+        let body = provider("https://api.openai.com/v1").request_body(&request);
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert!(body.get("max_tokens").is_none());
+        let body = provider("http://localhost:8000/v1").request_body(&request);
+        assert_eq!(body["max_tokens"], 100);
+    }
 
     #[test]
     fn assistant_and_tool_messages_map_to_the_wire() {

@@ -130,6 +130,9 @@ impl HttpClient {
     ) -> Result<ByteStream, ProviderError> {
         let mut attempt = 0;
         loop {
+            if cancel.is_some_and(CancelFlag::is_cancelled) {
+                return Err(ProviderError::Cancelled);
+            }
             let retries_left = attempt < self.settings.max_retries;
             let receiver = worker::spawn(Exchange {
                 agent: self.agent.clone(),
@@ -156,7 +159,9 @@ impl HttpClient {
                             return Ok(stream);
                         }
                         // Failed before the first body byte: safe to retry.
-                        WireEvent::Failed { .. } if retries_left => None,
+                        WireEvent::Failed {
+                            retryable: true, ..
+                        } if retries_left => None,
                         other => return Err(stream.unexpected(other)),
                     }
                 }
@@ -175,7 +180,9 @@ impl HttpClient {
                     retry_after
                 }
                 // No response at all (refused, reset, DNS, TLS, connect timeout).
-                WireEvent::Failed { .. } if retries_left => None,
+                WireEvent::Failed {
+                    retryable: true, ..
+                } if retries_left => None,
                 WireEvent::Failed { message, .. } => return Err(self.transport(message)),
                 other => return Err(stream.unexpected(other)),
             };
@@ -227,6 +234,11 @@ pub struct ByteStream {
 }
 
 impl ByteStream {
+    /// The client this stream belongs to (provider name, redaction).
+    pub fn client(&self) -> &HttpClient {
+        &self.client
+    }
+
     /// The next bytes, `None` at the end of the body.
     pub fn next_chunk(
         &mut self,

@@ -35,6 +35,9 @@ pub enum WireEvent {
         message: String,
         /// ureq gave up on a read or connect deadline.
         timed_out: bool,
+        /// Worth another try (connection trouble), as opposed to a
+        /// permanent problem (TLS, bad URL, unknown host).
+        retryable: bool,
     },
 }
 
@@ -118,6 +121,7 @@ fn run(exchange: Exchange, sender: &SyncSender<WireEvent>) {
             Err(error) => WireEvent::Failed {
                 timed_out: error.kind() == std::io::ErrorKind::TimedOut,
                 message: error.to_string(),
+                retryable: true,
             },
         };
         let last = !matches!(event, WireEvent::Chunk(_));
@@ -131,6 +135,14 @@ fn failure(error: &ureq::Error) -> WireEvent {
     WireEvent::Failed {
         timed_out: matches!(error, ureq::Error::Timeout(_)),
         message: error.to_string(),
+        retryable: matches!(
+            error,
+            ureq::Error::Io(_)
+                | ureq::Error::ConnectionFailed
+                | ureq::Error::Timeout(_)
+                | ureq::Error::Protocol(_)
+                | ureq::Error::BodyStalled
+        ),
     }
 }
 

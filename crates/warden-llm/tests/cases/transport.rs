@@ -254,3 +254,72 @@ fn transport_failure_before_the_body_is_retried() {
     assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn redirects_are_reported_not_followed() {
+    let server = FakeServer::start(vec![
+        Reply::json(301, "").header("Location", "https://elsewhere.example/v1/chat/completions"),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    );
+    assert!(
+        matches!(outcome.error(), ProviderError::Http { status: 301, .. }),
+        "{:?}",
+        outcome.error()
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn already_cancelled_sends_nothing() {
+    let server = FakeServer::start(vec![hello_stream()]);
+    let flag = CancelFlag::new();
+    flag.cancel();
+    let outcome = complete(
+        &mut *provider(&server, |_| {}),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        Some(&flag),
+    );
+    assert_eq!(outcome.error(), &ProviderError::Cancelled);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_body_that_is_not_a_stream_is_an_error() {
+    let not_streamed = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#;
+    let error_document = r#"{"error":{"message":"upstream model crashed","type":"server_error"}}"#;
+    let server = FakeServer::start(vec![
+        Reply::json(200, not_streamed),
+        Reply::json(200, error_document),
+        Reply::json(200, ""),
+    ]);
+    let mut provider = provider(&server, |_| {});
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    assert!(
+        matches!(outcome.error(), ProviderError::Malformed { .. }),
+        "{:?}",
+        outcome.error()
+    );
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    match outcome.error() {
+        ProviderError::Stream { message, .. } => {
+            assert!(message.contains("upstream model crashed"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    assert!(
+        outcome.error().to_string().contains("empty"),
+        "{}",
+        outcome.error()
+    );
+}
