@@ -179,7 +179,8 @@ impl HttpClient {
                     }
                     retry_after
                 }
-                // No response at all (refused, reset, DNS, TLS, connect timeout).
+                // No response at all: connection refused or reset, connect
+                // timeout (DNS and TLS failures are not retryable).
                 WireEvent::Failed {
                     retryable: true, ..
                 } if retries_left => None,
