@@ -5,10 +5,20 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod approvals_cmd;
+mod ask_cmd;
 mod audit_cmd;
+mod chat_cmd;
 mod classify_cmd;
+mod common;
+mod config;
+mod conversation;
+mod display;
+mod explain_cmd;
+mod local;
 mod replay;
 mod storage;
+mod usage_cmd;
+mod world;
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +33,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Talk to Warden about your machines (a REPL; works without any model).
+    Chat(chat_cmd::ChatArgs),
+    /// One request, one answer: `warden ask "disk usage"` (`--json` for stream events).
+    Ask(ask_cmd::AskArgs),
+    /// Which route a request takes and what the executor would allow, without running anything.
+    Explain(explain_cmd::ExplainArgs),
+    /// Tokens and estimated cost per provider and model.
+    Usage(usage_cmd::UsageArgs),
+    /// Stored conversations, most recent first.
+    Sessions(usage_cmd::SessionsArgs),
+    /// The effective configuration.
+    Config(usage_cmd::ConfigArgs),
     /// Classify shell commands: read-only or not, interactive or not, catastrophic or not.
     Classify(classify_cmd::ClassifyArgs),
     /// Replay a scripted conversation through the real safety core (see shared/spec/replay.md).
@@ -33,9 +55,41 @@ enum Command {
     Approvals(approvals_cmd::ApprovalsArgs),
 }
 
+/// A reader that closed the pipe (`warden … | head`) is not an error.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Chat(args) => chat_cmd::run(&args),
+        Command::Ask(args) => ask_cmd::run(&args),
+        Command::Explain(args) => explain_cmd::run(&args),
+        Command::Usage(args) => usage_cmd::usage(&args),
+        Command::Sessions(args) => usage_cmd::sessions(&args),
+        Command::Config(args) => usage_cmd::config(&args),
         Command::Classify(args) => classify_cmd::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
@@ -43,6 +97,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("warden: {error:#}");
             ExitCode::from(2)

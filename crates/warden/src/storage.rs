@@ -7,9 +7,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use warden_core::ports::{
     Approval, ApprovalError, ApprovalState, ApprovalStore, AuditError, AuditRecord, AuditSink,
-    check_consumable, check_decidable,
+    Note, NotesError, NotesStore, check_consumable, check_decidable,
 };
-use warden_store::Store;
+use warden_store::{Store, StoredNote};
 
 /// `--db`, else `$WARDEN_DB`, else `$XDG_DATA_HOME/warden/warden.db`, else
 /// `~/.local/share/warden/warden.db`.
@@ -109,5 +109,36 @@ impl AuditSink for SqliteAudit {
             .append_audit(&record, now_ms())
             .map(|_| ())
             .map_err(|e| AuditError(e.to_string()))
+    }
+}
+
+/// Notes that outlive the session.
+pub struct SqliteNotes(pub Arc<Store>);
+
+impl NotesStore for SqliteNotes {
+    fn add(&self, note: Note) -> Result<(), NotesError> {
+        self.0
+            .add_note(&StoredNote {
+                target: note.target,
+                text: note.text,
+                at_ms: note.created_at_ms,
+            })
+            .map_err(|e| NotesError(e.to_string()))
+    }
+
+    fn all(&self) -> Result<Vec<Note>, NotesError> {
+        self.0
+            .notes()
+            .map(|notes| {
+                notes
+                    .into_iter()
+                    .map(|n| Note {
+                        target: n.target,
+                        text: n.text,
+                        created_at_ms: n.at_ms,
+                    })
+                    .collect()
+            })
+            .map_err(|e| NotesError(e.to_string()))
     }
 }

@@ -16,6 +16,7 @@ pub mod cleanup;
 pub mod compaction;
 pub mod mentions;
 pub mod phantom;
+pub mod prompt;
 pub mod provider;
 pub mod usage;
 

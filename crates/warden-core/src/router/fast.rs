@@ -12,7 +12,7 @@ use super::intent::{
 use crate::executor::host_metrics::Metric;
 
 /// A resource or service name as typed (with an optional `@`).
-const NAME: &str = r"@?[\w][\w.\-:]*";
+const NAME: &str = r"@?[a-z0-9_][a-z0-9_.\-:]*";
 
 struct Patterns {
     metric: Regex,
@@ -32,50 +32,50 @@ struct Patterns {
 }
 
 static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
-    let on = format!(r"(?:\s+(?:on|at|in|of|for|from)\s+(?:the\s+)?(?:host\s+|node\s+)?({NAME}))?");
-    let lead = r"(?:(?:show|check|get|give|display|print|tell|what(?:'s|s| is| are)|how(?:'s| is| are| much)?)\s+)?(?:me\s+)?(?:the\s+)?(?:current\s+)?";
-    let filter = r"(?:\s+(?:with|containing|matching|mentioning|about|filtered\s+by|that\s+mention|for)\s+(.+?))?";
-    let since = r"(?:\s+(?:since|from|in|over|for)\s+((?:the\s+)?(?:last|past)\s+\S+(?:\s+\S+)?|\d+\s*\w+|today|yesterday))?";
-    let lines = r"(?:(?:last|latest|recent|final)\s+(?:(\d+)\s+)?(?:lines?|entries|log\s+lines|messages)\s+(?:of|from|in)\s+(?:the\s+)?)?";
+    let on = format!(r"(?:[ \t]+(?:on|at|in|of|for|from)[ \t]+(?:the[ \t]+)?(?:host[ \t]+|node[ \t]+)?({NAME}))?");
+    let lead = r"(?:(?:show|check|get|give|display|print|tell|what(?:'s|s| is| are)|how(?:'s| is| are| much)?)[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?(?:current[ \t]+)?";
+    let filter = r"(?:[ \t]+(?:with|containing|matching|mentioning|about|filtered[ \t]+by|that[ \t]+mention|for)[ \t]+(.+?))?";
+    let since = r"(?:[ \t]+(?:since|from|in|over|for)[ \t]+((?:the[ \t]+)?(?:last|past)[ \t]+[^ \t]+(?:[ \t]+[^ \t]+)?|[0-9]+[ \t]*[a-z]+|today|yesterday))?";
+    let lines = r"(?:(?:last|latest|recent|final)[ \t]+(?:([0-9]+)[ \t]+)?(?:lines?|entries|log[ \t]+lines|messages)[ \t]+(?:of|from|in)[ \t]+(?:the[ \t]+)?)?";
     let build = |pattern: String| Regex::new(&pattern).ok();
     Some(Patterns {
         metric: build(format!(
-            r"^{lead}(disk|disks|disk\s+space|free\s+space|space|storage|filesystems?|memory|mem|ram|swap|cpu|cpus|processor|load|load\s+average|loadavg|network|net|bandwidth)(?:\s+(?:usage|use|space|utili[sz]ation|stats|status|average|left|free|used|consumption|pressure))?{on}$"
+            r"^{lead}(disk|disks|disk[ \t]+space|free[ \t]+space|space|storage|filesystems?|memory|mem|ram|swap|cpu|cpus|processor|load|load[ \t]+average|loadavg|network|net|bandwidth)(?:[ \t]+(?:usage|use|space|utili[sz]ation|stats|status|average|left|free|used|consumption|pressure))?{on}$"
         ))?,
         status_is: build(format!(
-            r"^(?:is|are)\s+(?:the\s+)?({NAME})(?:\s+(?:service|container|daemon|server|vm|lxc|guest|unit))?\s+(?:still\s+)?(?:running|up|active|alive|ok|okay|healthy|working|down|started|dead|stopped|failed|failing)(?:\s+(?:on|at)\s+({NAME}))?$"
+            r"^(?:is|are)[ \t]+(?:the[ \t]+)?({NAME})(?:[ \t]+(?:service|container|daemon|server|vm|lxc|guest|unit))?[ \t]+(?:still[ \t]+)?(?:running|up|active|alive|ok|okay|healthy|working|down|started|dead|stopped|failed|failing)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
         ))?,
         status_of: build(format!(
-            r"^(?:(?:check|show|get|what(?:'s|s| is))\s+)?(?:me\s+)?(?:the\s+)?(?:status|health|state)\s+(?:of\s+|for\s+)?(?:the\s+)?({NAME})(?:\s+(?:service|container))?(?:\s+(?:on|at)\s+({NAME}))?$"
+            r"^(?:(?:check|show|get|what(?:'s|s| is))[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?(?:status|health|state)[ \t]+(?:of[ \t]+|for[ \t]+)?(?:the[ \t]+)?({NAME})(?:[ \t]+(?:service|container))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
         ))?,
         status_suffix: build(format!(
-            r"^(?:(?:check|show|get)\s+)?(?:the\s+)?({NAME})(?:\s+(?:service|container))?\s+(?:status|health|state)(?:\s+(?:on|at)\s+({NAME}))?$"
+            r"^(?:(?:check|show|get)[ \t]+)?(?:the[ \t]+)?({NAME})(?:[ \t]+(?:service|container))?[ \t]+(?:status|health|state)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
         ))?,
         logs_of: build(format!(
-            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)\s+)?(?:me\s+)?(?:the\s+)?{lines}(?:(?:last|latest|recent)\s+)?(?:logs?|log\s+lines|log\s+entries|journal)\s+(?:of|for|from)\s+(?:the\s+)?({NAME})(?:\s+(?:service|container))?(?:\s+(?:on|at)\s+({NAME}))?{since}{filter}$"
+            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?{lines}(?:(?:last|latest|recent)[ \t]+)?(?:logs?|log[ \t]+lines|log[ \t]+entries|journal)[ \t]+(?:of|for|from)[ \t]+(?:the[ \t]+)?({NAME})(?:[ \t]+(?:service|container))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?{since}{filter}$"
         ))?,
         logs_suffix: build(format!(
-            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)\s+)?(?:me\s+)?(?:the\s+)?{lines}(?:(?:last|latest|recent)\s+)?({NAME})(?:\s+(?:service|container))?\s+(?:logs?|log\s+file|journal)(?:\s+(?:on|at)\s+({NAME}))?{since}{filter}$"
+            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?{lines}(?:(?:last|latest|recent)[ \t]+)?({NAME})(?:[ \t]+(?:service|container))?[ \t]+(?:logs?|log[ \t]+file|journal)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?{since}{filter}$"
         ))?,
         system_log: build(format!(
-            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)\s+)?(?:me\s+)?(?:the\s+)?{lines}(?:(?:last|latest|recent)\s+)?(syslog|system\s+logs?|system\s+journal|journal|messages|kernel\s+log|logs?)(?:\s+(?:on|at)\s+({NAME}))?{since}{filter}$"
+            r"^(?:(?:show|get|tail|print|display|read|give|check|fetch|view)[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?{lines}(?:(?:last|latest|recent)[ \t]+)?(syslog|system[ \t]+logs?|system[ \t]+journal|journal|messages|kernel[ \t]+log|logs?)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?{since}{filter}$"
         ))?,
         control: build(format!(
-            r"^(restart|start|stop|reload|bounce)\s+(?:the\s+)?({NAME})(?:\s+(?:service|container|daemon|vm|lxc|guest|unit))?(?:\s+(?:on|at)\s+({NAME}))?$"
+            r"^(restart|start|stop|reload|bounce)[ \t]+(?:the[ \t]+)?({NAME})(?:[ \t]+(?:service|container|daemon|vm|lxc|guest|unit))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
         ))?,
         list: build(format!(
-            r"^(?:(?:list|show|get|display|which|what)\s+)?(?:me\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:running\s+)?(services|units|daemons|docker\s+containers|containers|resources|hosts|machines|servers|vms|virtual\s+machines|lxcs?|lxc\s+containers|guests|nodes|inventory|everything)(?:\s+(?:are\s+there|are\s+running|do\s+you\s+know|exist|do\s+i\s+have))?(?:\s+(?:on|at)\s+({NAME}))?$"
+            r"^(?:(?:list|show|get|display|which|what)[ \t]+)?(?:me[ \t]+)?(?:all[ \t]+)?(?:of[ \t]+)?(?:the[ \t]+)?(?:running[ \t]+)?(services|units|daemons|docker[ \t]+containers|containers|resources|hosts|machines|servers|vms|virtual[ \t]+machines|lxcs?|lxc[ \t]+containers|guests|nodes|inventory|everything)(?:[ \t]+(?:are[ \t]+there|are[ \t]+running|do[ \t]+you[ \t]+know|exist|do[ \t]+i[ \t]+have))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
         ))?,
         running_on: build(format!(
-            r"^what(?:'s|s| is)\s+running\s+(?:on|at)\s+({NAME})$"
+            r"^what(?:'s|s| is)[ \t]+running[ \t]+(?:on|at)[ \t]+({NAME})$"
         ))?,
-        remember: Regex::new(r"(?i)^(?:remember|note|keep\s+in\s+mind)(?:\s+that)?[:,]?\s+(.+)$").ok()?,
+        remember: Regex::new(r"(?i)^(?:remember|note|keep[ \t]+in[ \t]+mind)(?:[ \t]+that)?[:,]?[ \t]+(.+)$").ok()?,
         recall: Regex::new(
-            r"(?i)^(?:recall|what\s+do\s+you\s+(?:know|remember)\s+about|what\s+did\s+i\s+tell\s+you\s+about|any\s+notes\s+(?:on|about))[:,]?\s+(.+)$",
+            r"(?i)^(?:recall|what[ \t]+do[ \t]+you[ \t]+(?:know|remember)[ \t]+about|what[ \t]+did[ \t]+i[ \t]+tell[ \t]+you[ \t]+about|any[ \t]+notes[ \t]+(?:on|about))[:,]?[ \t]+(.+)$",
         )
         .ok()?,
-        explain: Regex::new(r"(?i)^explain(?:\s+(?:the\s+)?command)?[:,]?\s+(.+)$").ok()?,
-        help: Regex::new(r"(?i)^(?:help|\?|what\s+can\s+you\s+do|how\s+do\s+i\s+use\s+(?:you|this|warden))$").ok()?,
+        explain: Regex::new(r"(?i)^explain(?:[ \t]+(?:the[ \t]+)?command)?[:,]?[ \t]+(.+)$").ok()?,
+        help: Regex::new(r"(?i)^(?:help|\?|what[ \t]+can[ \t]+you[ \t]+do|how[ \t]+do[ \t]+i[ \t]+use[ \t]+(?:you|this|warden))$").ok()?,
     })
 });
 

@@ -203,6 +203,11 @@ impl<'a> Router<'a> {
         self.fallback.is_some()
     }
 
+    /// Provider and model behind the router, if one is configured.
+    pub fn model_identity(&self) -> Option<(&str, &str)> {
+        self.fallback.as_ref().map(|m| m.identity())
+    }
+
     fn start_turn(&mut self, text: &str) {
         let (info, plan) = route(self.inventory, text, self.fallback.is_some());
         self.state = match plan {

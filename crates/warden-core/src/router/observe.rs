@@ -408,7 +408,7 @@ pub fn service_logs(
     last: &[Value],
     all: &[Value],
 ) -> Step {
-    let journal = format!("the journal of {service}");
+    let journal = "the journal".to_string();
     match step {
         0 => {
             let call = match &request.filter {
@@ -436,7 +436,12 @@ pub fn service_logs(
         }
         1 => match last {
             [result, ..] if Res(result).ran() && !is_empty_journal(Res(result).stdout()) => {
-                Step::Answer(log_answer(&journal, host, request, Res(result).stdout()))
+                Step::Answer(log_answer(
+                    &format!("the journal of {service}"),
+                    host,
+                    request,
+                    Res(result).stdout(),
+                ))
             }
             [result, ..] if Res(result).ran() || Res(result).code() == Some("EXECUTION_FAILED") => {
                 // Nothing in the journal: look for log files named after it.
@@ -480,9 +485,14 @@ pub fn service_logs(
                     Step::Calls(vec![Call::new("read", call)])
                 }
                 None => Step::Answer(format!(
-                    "{} has no entries for {service} on {}, and no non-empty log file under /var/log is named like it.{}",
+                    "{} on {} has no entries for {service}{}, and no non-empty log file under /var/log is named like it.{}",
                     capitalise(&journal),
                     named(host),
+                    request
+                        .filter
+                        .as_ref()
+                        .map(|f| format!(" matching \"{f}\""))
+                        .unwrap_or_default(),
                     if has_systemd(host) == Some(false) {
                         " (This host does not run systemd.)"
                     } else {

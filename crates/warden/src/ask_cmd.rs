@@ -1,0 +1,125 @@
+//! `warden ask "…"`: one request, one answer. `--json` prints the stream
+//! events of DESIGN.md as JSON lines (the answer in `content` events, the
+//! final text in `done`).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+use warden_protocol::StreamEvent;
+
+use crate::common::{CommonArgs, cancel_on_ctrl_c};
+use crate::conversation::Chat;
+use crate::display::{
+    JsonLines, JsonSink, Progress, TerminalApprover, TerminalDisplay, Verbosity, print_delta,
+};
+use crate::world::World;
+
+#[derive(Args)]
+pub struct AskArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Print stream events as JSON lines instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Continue a stored conversation.
+    #[arg(long)]
+    session: Option<String>,
+    /// The request, e.g. "disk usage" or "is ssh running".
+    #[arg(required = true, num_args = 1..)]
+    request: Vec<String>,
+}
+
+pub fn run(args: &AskArgs) -> Result<ExitCode> {
+    let text = args.request.join(" ");
+    let world = World::open(args.common.load()?)?;
+    cancel_on_ctrl_c(&world.cancel)?;
+    let mut approver = TerminalApprover::for_stdin();
+    if args.json {
+        return run_json(&world, args, &text, &mut approver);
+    }
+    let mut chat = Chat::open(&world, args.session.as_deref())?;
+    let verbosity = args.common.verbosity();
+    let mut display = TerminalDisplay::new(verbosity, Progress::Stderr);
+    let mut streamed = String::new();
+    let outcome = chat.turn(&text, &mut display, &mut approver, &mut |delta| {
+        if let warden_core::agent::provider::Delta::Text(t) = delta {
+            streamed.push_str(t);
+        }
+        print_delta(delta, verbosity);
+    })?;
+    finish_text(&streamed, outcome.final_text.as_deref());
+    if verbosity == Verbosity::Verbose {
+        if let Some(route) = &outcome.route {
+            eprintln!(
+                "  · routed by {} ({}{}) in {} µs; turn took {} ms; session {}",
+                route.stage.as_str(),
+                route.route,
+                route.target.as_ref().map(|t| format!(", target {t}")).unwrap_or_default(),
+                route.elapsed.as_micros(),
+                outcome.elapsed.as_millis(),
+                chat.session_id
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The streamed text, then the final text if it differs (a phantom claim
+/// was replaced, or Gate 2 held an earlier answer).
+pub fn finish_text(streamed: &str, final_text: Option<&str>) {
+    match final_text {
+        Some(text) if streamed.trim().ends_with(text.trim()) => {
+            if !streamed.ends_with('\n') {
+                println!();
+            }
+        }
+        Some(text) => {
+            if !streamed.is_empty() && !streamed.ends_with('\n') {
+                println!();
+            }
+            println!("{text}");
+        }
+        None if !streamed.is_empty() && !streamed.ends_with('\n') => println!(),
+        None => println!("(no answer)"),
+    }
+}
+
+fn run_json(
+    world: &World,
+    args: &AskArgs,
+    text: &str,
+    approver: &mut TerminalApprover,
+) -> Result<ExitCode> {
+    let mut chat = match Chat::open(world, args.session.as_deref()) {
+        Ok(chat) => chat,
+        Err(error) => {
+            let out = JsonLines::new(args.session.as_deref().unwrap_or("-"));
+            out.write(StreamEvent::Error {
+                code: None,
+                message: format!("{error:#}"),
+            });
+            out.write(StreamEvent::Done { final_text: None });
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let out = JsonLines::new(&chat.session_id);
+    let mut sink = JsonSink(&out);
+    let result = chat.turn(text, &mut sink, approver, &mut |delta| out.delta(delta));
+    match result {
+        Ok(outcome) => {
+            out.write(StreamEvent::Done {
+                final_text: outcome.final_text,
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            out.write(StreamEvent::Error {
+                code: None,
+                message: format!("{error:#}"),
+            });
+            out.write(StreamEvent::Done { final_text: None });
+            Ok(ExitCode::from(2))
+        }
+    }
+}

@@ -1,0 +1,510 @@
+//! Configuration: built-in defaults, then a TOML file
+//! (`~/.config/warden/config.toml`, `$WARDEN_CONFIG` or `--config`), then
+//! `WARDEN_*` environment variables, then command-line flags. Every value
+//! remembers where it came from, for `warden config show`. Secrets are never
+//! printed.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use warden_llm::{ProviderConfig, ProviderKind, Secret};
+use warden_protocol::ControlLevel;
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    File(PathBuf),
+    Env(&'static str),
+    Flag(&'static str),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::File(path) => write!(f, "file {}", path.display()),
+            Source::Env(name) => write!(f, "env {name}"),
+            Source::Flag(name) => write!(f, "flag {name}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: Source) -> Self {
+        Sourced { value, source }
+    }
+
+    fn set(&mut self, value: T, source: Source) {
+        self.value = value;
+        self.source = source;
+    }
+}
+
+/// The file's shape. Unknown keys are refused with their name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    control_level: Option<String>,
+    db: Option<PathBuf>,
+    #[serde(default)]
+    provider: FileProvider,
+    #[serde(default)]
+    budget: FileBudget,
+    #[serde(default)]
+    exec: FileExec,
+    /// Prices per million tokens, by model name.
+    #[serde(default)]
+    pricing: BTreeMap<String, FilePrice>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProvider {
+    kind: Option<String>,
+    base_url: Option<String>,
+    api_key: Option<String>,
+    /// Read the key from this environment variable instead.
+    api_key_env: Option<String>,
+    model: Option<String>,
+    max_retries: Option<u32>,
+    idle_timeout_secs: Option<u64>,
+    connect_timeout_secs: Option<u64>,
+    max_output_tokens: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileBudget {
+    max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileExec {
+    timeout_secs: Option<u64>,
+    max_output_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilePrice {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub file: Option<PathBuf>,
+    pub control_level: Sourced<ControlLevel>,
+    pub db: Sourced<Option<PathBuf>>,
+    pub provider: Sourced<Option<ProviderKind>>,
+    pub base_url: Sourced<Option<String>>,
+    pub api_key: Sourced<Option<Secret>>,
+    pub model: Sourced<Option<String>>,
+    pub max_retries: Sourced<u32>,
+    pub idle_timeout: Sourced<Duration>,
+    pub connect_timeout: Sourced<Duration>,
+    pub max_output_tokens: Sourced<Option<u32>>,
+    pub budget_tokens: Sourced<Option<u64>>,
+    pub exec_timeout: Sourced<Duration>,
+    pub exec_max_output: Sourced<usize>,
+    pub pricing: BTreeMap<String, FilePrice>,
+}
+
+/// Flags that override everything else.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub level: Option<ControlLevel>,
+}
+
+impl Config {
+    fn defaults() -> Config {
+        let defaults = ProviderConfig::new(ProviderKind::OpenAi);
+        Config {
+            file: None,
+            control_level: Sourced::new(ControlLevel::Controlled, Source::Default),
+            db: Sourced::new(None, Source::Default),
+            provider: Sourced::new(None, Source::Default),
+            base_url: Sourced::new(None, Source::Default),
+            api_key: Sourced::new(None, Source::Default),
+            model: Sourced::new(None, Source::Default),
+            max_retries: Sourced::new(defaults.max_retries, Source::Default),
+            idle_timeout: Sourced::new(defaults.idle_timeout, Source::Default),
+            connect_timeout: Sourced::new(defaults.connect_timeout, Source::Default),
+            max_output_tokens: Sourced::new(defaults.max_output_tokens, Source::Default),
+            budget_tokens: Sourced::new(None, Source::Default),
+            exec_timeout: Sourced::new(Duration::from_secs(30), Source::Default),
+            exec_max_output: Sourced::new(64 * 1024, Source::Default),
+            pricing: BTreeMap::new(),
+        }
+    }
+
+    /// Load with the real environment.
+    pub fn load(overrides: &Overrides) -> Result<Config> {
+        Config::load_with(overrides, &|name| std::env::var(name).ok())
+    }
+
+    /// Load with `env` as the environment (tests pass a map).
+    pub fn load_with(overrides: &Overrides, env: &dyn Fn(&str) -> Option<String>) -> Result<Config> {
+        let mut config = Config::defaults();
+        let (path, explicit) = match (&overrides.config, env("WARDEN_CONFIG")) {
+            (Some(path), _) => (Some(path.clone()), true),
+            (None, Some(path)) => (Some(PathBuf::from(path)), true),
+            (None, None) => (default_config_path(env), false),
+        };
+        if let Some(path) = path {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let file: FileConfig = toml::from_str(&text)
+                        .with_context(|| format!("invalid config file {}", path.display()))?;
+                    config.apply_file(file, &path, env)?;
+                    config.file = Some(path);
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound && !explicit => {}
+                Err(error) => {
+                    return Err(error).with_context(|| format!("reading {}", path.display()));
+                }
+            }
+        }
+        config.apply_env(env)?;
+        if let Some(level) = overrides.level {
+            config.control_level.set(level, Source::Flag("--level"));
+        }
+        if let Some(db) = &overrides.db {
+            config.db.set(Some(db.clone()), Source::Flag("--db"));
+        }
+        Ok(config)
+    }
+
+    fn apply_file(
+        &mut self,
+        file: FileConfig,
+        path: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<()> {
+        let src = || Source::File(path.to_path_buf());
+        if let Some(level) = file.control_level {
+            self.control_level.set(parse_level(&level)?, src());
+        }
+        if let Some(db) = file.db {
+            self.db.set(Some(db), src());
+        }
+        let p = file.provider;
+        if let Some(kind) = p.kind {
+            self.set_provider(&kind, src())?;
+        }
+        if let Some(url) = p.base_url {
+            self.base_url.set(Some(url), src());
+        }
+        if let Some(key) = p.api_key {
+            self.api_key.set(Some(Secret::new(key)), src());
+        }
+        if let Some(var) = p.api_key_env {
+            let key = env(&var).with_context(|| {
+                format!("{}: provider.api_key_env names `{var}`, which is not set", path.display())
+            })?;
+            self.api_key.set(Some(Secret::new(key)), src());
+        }
+        if let Some(model) = p.model {
+            self.model.set(Some(model), src());
+        }
+        if let Some(n) = p.max_retries {
+            self.max_retries.set(n, src());
+        }
+        if let Some(s) = p.idle_timeout_secs {
+            self.idle_timeout.set(Duration::from_secs(s), src());
+        }
+        if let Some(s) = p.connect_timeout_secs {
+            self.connect_timeout.set(Duration::from_secs(s), src());
+        }
+        if let Some(n) = p.max_output_tokens {
+            self.max_output_tokens.set(Some(n), src());
+        }
+        if let Some(n) = file.budget.max_tokens {
+            self.budget_tokens.set(Some(n), src());
+        }
+        if let Some(s) = file.exec.timeout_secs {
+            self.exec_timeout.set(Duration::from_secs(s), src());
+        }
+        if let Some(n) = file.exec.max_output_bytes {
+            self.exec_max_output.set(n, src());
+        }
+        self.pricing = file.pricing;
+        Ok(())
+    }
+
+    fn apply_env(&mut self, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+        let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        if let Some(v) = get("WARDEN_PROVIDER") {
+            self.set_provider(&v, Source::Env("WARDEN_PROVIDER"))?;
+        }
+        if let Some(v) = get("WARDEN_BASE_URL") {
+            self.base_url.set(Some(v), Source::Env("WARDEN_BASE_URL"));
+        }
+        if let Some(v) = get("WARDEN_API_KEY") {
+            self.api_key.set(Some(Secret::new(v)), Source::Env("WARDEN_API_KEY"));
+        }
+        if let Some(v) = get("WARDEN_MODEL") {
+            self.model.set(Some(v), Source::Env("WARDEN_MODEL"));
+        }
+        if let Some(v) = get("WARDEN_CONTROL_LEVEL") {
+            self.control_level
+                .set(parse_level(&v)?, Source::Env("WARDEN_CONTROL_LEVEL"));
+        }
+        if let Some(v) = get("WARDEN_DB") {
+            self.db.set(Some(PathBuf::from(v)), Source::Env("WARDEN_DB"));
+        }
+        if let Some(v) = get("WARDEN_BUDGET_TOKENS") {
+            let n = v
+                .trim()
+                .parse()
+                .with_context(|| format!("WARDEN_BUDGET_TOKENS must be a number, got `{v}`"))?;
+            self.budget_tokens.set(Some(n), Source::Env("WARDEN_BUDGET_TOKENS"));
+        }
+        Ok(())
+    }
+
+    fn set_provider(&mut self, name: &str, source: Source) -> Result<()> {
+        let name = name.trim().to_ascii_lowercase();
+        if matches!(name.as_str(), "none" | "router" | "off") {
+            self.provider.set(None, source);
+            return Ok(());
+        }
+        let kind: ProviderKind = name
+            .parse()
+            .map_err(|e: warden_llm::ProviderError| anyhow::anyhow!("{e} (or `none`)"))?;
+        if name == "ollama" && self.base_url.value.is_none() {
+            self.base_url.set(
+                Some(warden_llm::config::OLLAMA_BASE_URL.to_string()),
+                source.clone(),
+            );
+        }
+        self.provider.set(Some(kind), source);
+        Ok(())
+    }
+
+    /// The provider to connect to, if one is configured.
+    pub fn provider_config(&self) -> Option<ProviderConfig> {
+        let kind = self.provider.value?;
+        let mut config = ProviderConfig::new(kind);
+        config.base_url = self.base_url.value.clone();
+        config.api_key = self.api_key.value.clone();
+        config.model = self.model.value.clone();
+        config.max_retries = self.max_retries.value;
+        config.idle_timeout = self.idle_timeout.value;
+        config.connect_timeout = self.connect_timeout.value;
+        config.max_output_tokens = self.max_output_tokens.value;
+        Some(config)
+    }
+
+    /// `warden config show`: every value, where it came from; keys masked.
+    pub fn show(&self) -> String {
+        let mut rows: Vec<(&str, String, &Source)> = vec![
+            ("control_level", self.control_level.value.to_string(), &self.control_level.source),
+            (
+                "db",
+                self.db
+                    .value
+                    .as_ref()
+                    .map_or("(default location)".into(), |p| p.display().to_string()),
+                &self.db.source,
+            ),
+            (
+                "provider",
+                self.provider
+                    .value
+                    .map_or("none (router only)".into(), |k| k.name().to_string()),
+                &self.provider.source,
+            ),
+            (
+                "base_url",
+                self.base_url.value.clone().unwrap_or_else(|| {
+                    self.provider
+                        .value
+                        .map_or("-".into(), |k| format!("{} (provider default)", k.default_base_url()))
+                }),
+                &self.base_url.source,
+            ),
+            (
+                "api_key",
+                match &self.api_key.value {
+                    Some(key) if !key.is_empty() => "set (hidden)".into(),
+                    _ => "not set".into(),
+                },
+                &self.api_key.source,
+            ),
+            (
+                "model",
+                self.model
+                    .value
+                    .clone()
+                    .unwrap_or_else(|| "chosen from the provider's model list".into()),
+                &self.model.source,
+            ),
+            ("max_retries", self.max_retries.value.to_string(), &self.max_retries.source),
+            (
+                "idle_timeout",
+                format!("{} s", self.idle_timeout.value.as_secs()),
+                &self.idle_timeout.source,
+            ),
+            (
+                "budget_tokens",
+                self.budget_tokens
+                    .value
+                    .map_or("unlimited".into(), |n| n.to_string()),
+                &self.budget_tokens.source,
+            ),
+            (
+                "exec.timeout",
+                format!("{} s", self.exec_timeout.value.as_secs()),
+                &self.exec_timeout.source,
+            ),
+            (
+                "exec.max_output_bytes",
+                self.exec_max_output.value.to_string(),
+                &self.exec_max_output.source,
+            ),
+        ];
+        let file_source = self.file.clone().map(Source::File).unwrap_or(Source::Default);
+        let pricing = if self.pricing.is_empty() {
+            "none".to_string()
+        } else {
+            self.pricing.keys().cloned().collect::<Vec<_>>().join(", ")
+        };
+        rows.push(("pricing", pricing, &file_source));
+        let mut out = format!(
+            "config file: {}\n",
+            self.file
+                .as_ref()
+                .map_or("none found".into(), |p| p.display().to_string())
+        );
+        for (key, value, source) in rows {
+            out.push_str(&format!("{key:<22} {value:<44} ({source})\n"));
+        }
+        out
+    }
+}
+
+fn parse_level(text: &str) -> Result<ControlLevel> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "read_only" | "read-only" | "readonly" => Ok(ControlLevel::ReadOnly),
+        "controlled" => Ok(ControlLevel::Controlled),
+        "autonomous" => Ok(ControlLevel::Autonomous),
+        other => bail!("unknown control level `{other}`: expected read_only, controlled or autonomous"),
+    }
+}
+
+pub fn parse_level_arg(text: &str) -> std::result::Result<ControlLevel, String> {
+    parse_level(text).map_err(|e| e.to_string())
+}
+
+fn default_config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|dir| dir.join("warden").join("config.toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn defaults_need_no_file_and_no_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let config = Config::load_with(&Overrides::default(), &env(&[("HOME", home)])).unwrap();
+        assert!(config.provider_config().is_none());
+        assert_eq!(config.control_level.value, ControlLevel::Controlled);
+        assert_eq!(config.control_level.source, Source::Default);
+    }
+
+    #[test]
+    fn file_then_env_then_flags_with_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "control_level = \"read_only\"\n[provider]\nkind = \"anthropic\"\nmodel = \"from-file\"\napi_key_env = \"MY_KEY\"\n[pricing.from-file]\ninput = 3.0\noutput = 15.0\n",
+        )
+        .unwrap();
+        let overrides = Overrides {
+            config: Some(path.clone()),
+            level: Some(ControlLevel::Autonomous),
+            ..Overrides::default()
+        };
+        let config = Config::load_with(
+            &overrides,
+            &env(&[("MY_KEY", "sk-secret-123\n"), ("WARDEN_MODEL", "from-env")]),
+        )
+        .unwrap();
+        assert_eq!(config.control_level.value, ControlLevel::Autonomous);
+        assert_eq!(config.control_level.source, Source::Flag("--level"));
+        assert_eq!(config.model.value.as_deref(), Some("from-env"));
+        assert_eq!(config.model.source, Source::Env("WARDEN_MODEL"));
+        assert_eq!(config.provider.value, Some(ProviderKind::Anthropic));
+        assert_eq!(config.provider.source, Source::File(path.clone()));
+        let provider = config.provider_config().unwrap();
+        assert_eq!(provider.api_key.as_ref().unwrap().expose(), "sk-secret-123");
+        let shown = config.show();
+        assert!(!shown.contains("sk-secret"), "{shown}");
+        assert!(shown.contains("set (hidden)"), "{shown}");
+        assert!(shown.contains("env WARDEN_MODEL"), "{shown}");
+        assert_eq!(config.pricing["from-file"].output, 15.0);
+    }
+
+    #[test]
+    fn ollama_gets_its_local_url_and_bad_values_are_named() {
+        let config = Config::load_with(
+            &Overrides::default(),
+            &env(&[("WARDEN_PROVIDER", "ollama"), ("WARDEN_MODEL", "llama3.2")]),
+        )
+        .unwrap();
+        assert_eq!(config.base_url.value.as_deref(), Some("http://localhost:11434/v1"));
+        let err = Config::load_with(&Overrides::default(), &env(&[("WARDEN_PROVIDER", "skynet")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("skynet"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[provider]\nkynd = \"openai\"\n").unwrap();
+        let err = Config::load_with(
+            &Overrides {
+                config: Some(path),
+                ..Overrides::default()
+            },
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("kynd"), "{err:#}");
+        let missing = Config::load_with(
+            &Overrides {
+                config: Some(dir.path().join("nope.toml")),
+                ..Overrides::default()
+            },
+            &env(&[]),
+        );
+        assert!(missing.is_err());
+    }
+}

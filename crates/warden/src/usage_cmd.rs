@@ -1,0 +1,172 @@
+//! `warden usage`, `warden sessions` and `warden config show`.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::common::CommonArgs;
+use crate::storage::now_ms;
+
+#[derive(Args)]
+pub struct UsageArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Only this conversation.
+    #[arg(long)]
+    session: Option<String>,
+    /// Only the last period: 24h, 7d, 30d, …
+    #[arg(long)]
+    since: Option<String>,
+    /// One JSON object per provider and model.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_period(text: &str) -> Result<u64> {
+    let text = text.trim();
+    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+    let amount: u64 = digits.parse().unwrap_or(0);
+    let unit = &text[digits.len()..];
+    let seconds = match unit.trim() {
+        "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => bail!("--since takes a period like 24h, 7d or 4w, got `{text}`"),
+    };
+    if amount == 0 {
+        bail!("--since takes a period like 24h, 7d or 4w, got `{text}`");
+    }
+    Ok(amount * seconds * 1000)
+}
+
+pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
+    let config = args.common.load()?;
+    let store = crate::storage::open(config.db.value.clone())?;
+    let since = args
+        .since
+        .as_deref()
+        .map(parse_period)
+        .transpose()?
+        .map(|period| now_ms().saturating_sub(period));
+    let totals = store.usage_totals(args.session.as_deref(), since)?;
+    if args.json {
+        for t in &totals {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "provider": t.provider, "model": t.model, "calls": t.calls,
+                    "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+                    "cost_usd": (t.priced_calls > 0).then_some(t.cost_usd),
+                    "priced_calls": t.priced_calls,
+                })
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if totals.is_empty() {
+        println!("No model calls recorded (the router alone uses no tokens).");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<12} {:<32} {:>7} {:>12} {:>12} {:>10}",
+        "provider", "model", "calls", "tokens in", "tokens out", "cost"
+    );
+    let (mut calls, mut input, mut output, mut cost) = (0, 0, 0, 0.0);
+    for t in &totals {
+        let price = if t.priced_calls == 0 {
+            "unknown".to_string()
+        } else if t.priced_calls < t.calls {
+            format!("≥${:.4}", t.cost_usd)
+        } else {
+            format!("${:.4}", t.cost_usd)
+        };
+        println!(
+            "{:<12} {:<32} {:>7} {:>12} {:>12} {:>10}",
+            t.provider, t.model, t.calls, t.input_tokens, t.output_tokens, price
+        );
+        calls += t.calls;
+        input += t.input_tokens;
+        output += t.output_tokens;
+        cost += t.cost_usd;
+    }
+    println!(
+        "{:<12} {:<32} {:>7} {:>12} {:>12} {:>10}",
+        "total",
+        "",
+        calls,
+        input,
+        output,
+        format!("${cost:.4}")
+    );
+    println!("(cost uses the [pricing] table of the config file; models without a price count as unknown)");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// How many, most recent first.
+    #[arg(short = 'n', long, default_value_t = 20)]
+    limit: usize,
+}
+
+pub fn sessions(args: &SessionsArgs) -> Result<ExitCode> {
+    let config = args.common.load()?;
+    let store = crate::storage::open(config.db.value.clone())?;
+    let sessions = store.sessions(args.limit)?;
+    if sessions.is_empty() {
+        println!("No conversations yet.");
+    }
+    for s in sessions {
+        let age_s = now_ms().saturating_sub(s.updated_at_ms) / 1000;
+        let age = match age_s {
+            0..=59 => format!("{age_s} s ago"),
+            60..=3599 => format!("{} min ago", age_s / 60),
+            3600..=86_399 => format!("{} h ago", age_s / 3600),
+            _ => format!("{} d ago", age_s / 86_400),
+        };
+        println!("{:<26} {:>12}  {:>4} messages  {}", s.id, age, s.messages, s.title);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    command: ConfigCommand,
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// The effective configuration and where each value came from (secrets hidden).
+    Show {
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+}
+
+pub fn config(args: &ConfigArgs) -> Result<ExitCode> {
+    match &args.command {
+        ConfigCommand::Show { common } => {
+            print!("{}", common.load()?.show());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods() {
+        assert_eq!(parse_period("24h").unwrap(), 86_400_000);
+        assert_eq!(parse_period("7d").unwrap(), 7 * 86_400_000);
+        assert!(parse_period("soon").is_err());
+        assert!(parse_period("0d").is_err());
+    }
+}

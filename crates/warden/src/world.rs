@@ -1,0 +1,96 @@
+//! Everything a conversation needs, built once from the configuration: the
+//! store, this machine as inventory and host, approvals, audit, notes, the
+//! executor, and the router with the configured model behind it.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use warden_core::executor::{Executor, Ports, Settings};
+use warden_core::router::Router;
+use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
+use warden_llm::Provider;
+use warden_protocol::CancelFlag;
+use warden_store::Store;
+
+use crate::config::Config;
+use crate::local::{LocalHosts, LocalResources};
+use crate::storage::{SqliteApprovals, SqliteAudit, SqliteNotes};
+
+pub struct World {
+    pub config: Config,
+    pub store: Arc<Store>,
+    pub inventory: LocalResources,
+    pub hosts: LocalHosts,
+    pub approvals: SqliteApprovals,
+    pub audit: SqliteAudit,
+    pub notes: SqliteNotes,
+    /// Set by Ctrl-C; reset at the start of every turn.
+    pub cancel: CancelFlag,
+}
+
+impl World {
+    pub fn open(config: Config) -> Result<World> {
+        let store = crate::storage::open(config.db.value.clone())?;
+        let local = LocalInventory::with_options(InventoryOptions::default());
+        // Discover now, once: the first request should not pay for it.
+        local.resources();
+        let cancel = CancelFlag::new();
+        let mut options = ExecOptions::default()
+            .with_timeout(config.exec_timeout.value)
+            .with_output_limit(config.exec_max_output.value);
+        // Commands for containers go through `docker exec`: keep the socket.
+        options = options.pass_env("DOCKER_HOST");
+        let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local, cancel.clone());
+        Ok(World {
+            approvals: SqliteApprovals(Arc::clone(&store)),
+            audit: SqliteAudit(Arc::clone(&store)),
+            notes: SqliteNotes(Arc::clone(&store)),
+            store,
+            inventory: LocalResources(local),
+            hosts,
+            cancel,
+            config,
+        })
+    }
+
+    pub fn settings(&self) -> Settings {
+        Settings {
+            control_level: self.config.control_level.value,
+            ..Settings::default()
+        }
+    }
+
+    pub fn executor(&self) -> Executor<'_> {
+        Executor::new(
+            self.settings(),
+            Ports {
+                inventory: &self.inventory,
+                hosts: &self.hosts,
+                approvals: &self.approvals,
+                audit: &self.audit,
+                notes: &self.notes,
+            },
+        )
+    }
+
+    /// The configured model, connected (this resolves the model name from
+    /// the provider's list when none is set), or `None` for router only.
+    pub fn model(&self) -> Result<Option<Box<dyn Provider + Send>>> {
+        let Some(provider) = self.config.provider_config() else {
+            return Ok(None);
+        };
+        let connected = warden_llm::connect(&provider).with_context(|| {
+            format!(
+                "cannot use the {} provider at {}",
+                provider.kind,
+                provider.base_url()
+            )
+        })?;
+        Ok(Some(connected))
+    }
+
+    /// The router, with the model (if any) for what it cannot route.
+    pub fn router(&self) -> Result<Router<'_>> {
+        Ok(Router::new(&self.inventory, self.model()?))
+    }
+}
