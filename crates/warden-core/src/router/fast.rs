@@ -32,7 +32,9 @@ struct Patterns {
 }
 
 static PATTERNS: LazyLock<Option<Patterns>> = LazyLock::new(|| {
-    let on = format!(r"(?:[ \t]+(?:on|at|in|of|for|from)[ \t]+(?:the[ \t]+)?(?:host[ \t]+|node[ \t]+)?({NAME}))?");
+    let on = format!(
+        r"(?:[ \t]+(?:on|at|in|of|for|from)[ \t]+(?:the[ \t]+)?(?:host[ \t]+|node[ \t]+)?({NAME}))?"
+    );
     let lead = r"(?:(?:show|check|get|give|display|print|tell|what(?:'s|s| is| are)|how(?:'s| is| are| much)?)[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?(?:current[ \t]+)?";
     let filter = r"(?:[ \t]+(?:with|containing|matching|mentioning|about|filtered[ \t]+by|that[ \t]+mention|for)[ \t]+(.+?))?";
     let since = r"(?:[ \t]+(?:since|from|in|over|for)[ \t]+((?:the[ \t]+)?(?:last|past)[ \t]+[^ \t]+(?:[ \t]+[^ \t]+)?|[0-9]+[ \t]*[a-z]+|today|yesterday))?";
