@@ -55,7 +55,11 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
                 "  · routed by {} ({}{}) in {} µs; turn took {} ms; session {}",
                 route.stage.as_str(),
                 route.route,
-                route.target.as_ref().map(|t| format!(", target {t}")).unwrap_or_default(),
+                route
+                    .target
+                    .as_ref()
+                    .map(|t| format!(", target {t}"))
+                    .unwrap_or_default(),
                 route.elapsed.as_micros(),
                 outcome.elapsed.as_millis(),
                 chat.session_id

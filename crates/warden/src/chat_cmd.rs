@@ -108,7 +108,10 @@ pub fn run(args: &ChatArgs) -> Result<ExitCode> {
         }
         let _ = editor.save_history(path);
     }
-    println!("session {} saved; resume with `warden chat --session {}`", chat.session_id, chat.session_id);
+    println!(
+        "session {} saved; resume with `warden chat --session {}`",
+        chat.session_id, chat.session_id
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -131,7 +134,10 @@ fn slash_command(command: &str, chat: &mut Chat<'_>, verbosity: &mut Verbosity) 
                 println!("control level: {level}");
             }
             Some(Err(error)) => println!("{error}"),
-            None => println!("control level: {} (change with /level read_only|controlled|autonomous)", chat.level()),
+            None => println!(
+                "control level: {} (change with /level read_only|controlled|autonomous)",
+                chat.level()
+            ),
         },
         "verbose" => {
             *verbosity = match verbosity {

@@ -159,7 +159,10 @@ impl Config {
     }
 
     /// Load with `env` as the environment (tests pass a map).
-    pub fn load_with(overrides: &Overrides, env: &dyn Fn(&str) -> Option<String>) -> Result<Config> {
+    pub fn load_with(
+        overrides: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config> {
         let mut config = Config::defaults();
         let (path, explicit) = match (&overrides.config, env("WARDEN_CONFIG")) {
             (Some(path), _) => (Some(path.clone()), true),
@@ -215,7 +218,10 @@ impl Config {
         }
         if let Some(var) = p.api_key_env {
             let key = env(&var).with_context(|| {
-                format!("{}: provider.api_key_env names `{var}`, which is not set", path.display())
+                format!(
+                    "{}: provider.api_key_env names `{var}`, which is not set",
+                    path.display()
+                )
             })?;
             self.api_key.set(Some(Secret::new(key)), src());
         }
@@ -256,7 +262,8 @@ impl Config {
             self.base_url.set(Some(v), Source::Env("WARDEN_BASE_URL"));
         }
         if let Some(v) = get("WARDEN_API_KEY") {
-            self.api_key.set(Some(Secret::new(v)), Source::Env("WARDEN_API_KEY"));
+            self.api_key
+                .set(Some(Secret::new(v)), Source::Env("WARDEN_API_KEY"));
         }
         if let Some(v) = get("WARDEN_MODEL") {
             self.model.set(Some(v), Source::Env("WARDEN_MODEL"));
@@ -266,14 +273,16 @@ impl Config {
                 .set(parse_level(&v)?, Source::Env("WARDEN_CONTROL_LEVEL"));
         }
         if let Some(v) = get("WARDEN_DB") {
-            self.db.set(Some(PathBuf::from(v)), Source::Env("WARDEN_DB"));
+            self.db
+                .set(Some(PathBuf::from(v)), Source::Env("WARDEN_DB"));
         }
         if let Some(v) = get("WARDEN_BUDGET_TOKENS") {
             let n = v
                 .trim()
                 .parse()
                 .with_context(|| format!("WARDEN_BUDGET_TOKENS must be a number, got `{v}`"))?;
-            self.budget_tokens.set(Some(n), Source::Env("WARDEN_BUDGET_TOKENS"));
+            self.budget_tokens
+                .set(Some(n), Source::Env("WARDEN_BUDGET_TOKENS"));
         }
         Ok(())
     }
@@ -314,7 +323,11 @@ impl Config {
     /// `warden config show`: every value, where it came from; keys masked.
     pub fn show(&self) -> String {
         let mut rows: Vec<(&str, String, &Source)> = vec![
-            ("control_level", self.control_level.value.to_string(), &self.control_level.source),
+            (
+                "control_level",
+                self.control_level.value.to_string(),
+                &self.control_level.source,
+            ),
             (
                 "db",
                 self.db
@@ -333,9 +346,9 @@ impl Config {
             (
                 "base_url",
                 self.base_url.value.clone().unwrap_or_else(|| {
-                    self.provider
-                        .value
-                        .map_or("-".into(), |k| format!("{} (provider default)", k.default_base_url()))
+                    self.provider.value.map_or("-".into(), |k| {
+                        format!("{} (provider default)", k.default_base_url())
+                    })
                 }),
                 &self.base_url.source,
             ),
@@ -355,7 +368,11 @@ impl Config {
                     .unwrap_or_else(|| "chosen from the provider's model list".into()),
                 &self.model.source,
             ),
-            ("max_retries", self.max_retries.value.to_string(), &self.max_retries.source),
+            (
+                "max_retries",
+                self.max_retries.value.to_string(),
+                &self.max_retries.source,
+            ),
             (
                 "idle_timeout",
                 format!("{} s", self.idle_timeout.value.as_secs()),
@@ -379,7 +396,11 @@ impl Config {
                 &self.exec_max_output.source,
             ),
         ];
-        let file_source = self.file.clone().map(Source::File).unwrap_or(Source::Default);
+        let file_source = self
+            .file
+            .clone()
+            .map(Source::File)
+            .unwrap_or(Source::Default);
         let pricing = if self.pricing.is_empty() {
             "none".to_string()
         } else {
@@ -404,7 +425,9 @@ fn parse_level(text: &str) -> Result<ControlLevel> {
         "read_only" | "read-only" | "readonly" => Ok(ControlLevel::ReadOnly),
         "controlled" => Ok(ControlLevel::Controlled),
         "autonomous" => Ok(ControlLevel::Autonomous),
-        other => bail!("unknown control level `{other}`: expected read_only, controlled or autonomous"),
+        other => {
+            bail!("unknown control level `{other}`: expected read_only, controlled or autonomous")
+        }
     }
 }
 
@@ -425,8 +448,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         move |name| map.get(name).cloned()
     }
 
@@ -481,10 +506,16 @@ mod tests {
             &env(&[("WARDEN_PROVIDER", "ollama"), ("WARDEN_MODEL", "llama3.2")]),
         )
         .unwrap();
-        assert_eq!(config.base_url.value.as_deref(), Some("http://localhost:11434/v1"));
-        let err = Config::load_with(&Overrides::default(), &env(&[("WARDEN_PROVIDER", "skynet")]))
-            .unwrap_err()
-            .to_string();
+        assert_eq!(
+            config.base_url.value.as_deref(),
+            Some("http://localhost:11434/v1")
+        );
+        let err = Config::load_with(
+            &Overrides::default(),
+            &env(&[("WARDEN_PROVIDER", "skynet")]),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("skynet"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.toml");

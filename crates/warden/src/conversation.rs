@@ -44,7 +44,11 @@ fn new_session_id() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    format!("s-{}-{:04x}", now_ms(), (nanos as u64 ^ u64::from(std::process::id())) & 0xffff)
+    format!(
+        "s-{}-{:04x}",
+        now_ms(),
+        (nanos as u64 ^ u64::from(std::process::id())) & 0xffff
+    )
 }
 
 impl<'w> Chat<'w> {
@@ -58,9 +62,8 @@ impl<'w> Chat<'w> {
                     bail!("no stored session `{id}` (see `warden sessions`)");
                 }
                 for (i, json) in world.store.messages(id)?.iter().enumerate() {
-                    let message: Message = serde_json::from_str(json).with_context(|| {
-                        format!("session {id}: stored message {i} is corrupt")
-                    })?;
+                    let message: Message = serde_json::from_str(json)
+                        .with_context(|| format!("session {id}: stored message {i} is corrupt"))?;
                     conversation.messages.push(message);
                 }
                 id.to_string()

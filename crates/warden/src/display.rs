@@ -65,10 +65,19 @@ impl TerminalDisplay {
 pub fn describe_call(tool: &str, arguments: &Value) -> String {
     let action = arguments["action"].as_str().unwrap_or("");
     let target = arguments["target"].as_str().unwrap_or("");
-    let detail = ["command", "path", "service", "operation", "metric", "note", "query", "text"]
-        .iter()
-        .find_map(|k| arguments[*k].as_str().map(|v| v.to_string()))
-        .unwrap_or_default();
+    let detail = [
+        "command",
+        "path",
+        "service",
+        "operation",
+        "metric",
+        "note",
+        "query",
+        "text",
+    ]
+    .iter()
+    .find_map(|k| arguments[*k].as_str().map(|v| v.to_string()))
+    .unwrap_or_default();
     let mut text = tool.to_string();
     for part in [action, target] {
         if !part.is_empty() {
@@ -109,7 +118,11 @@ impl EventSink for TerminalDisplay {
                     .remove(&index)
                     .map(|t| t.elapsed().as_millis())
                     .unwrap_or(0);
-                let cached = if cached { ", from this session's knowledge" } else { "" };
+                let cached = if cached {
+                    ", from this session's knowledge"
+                } else {
+                    ""
+                };
                 match (ok, error_code) {
                     (true, _) => self.line(&format!("  ✓ {name} ({ms} ms{cached})")),
                     (false, Some(code)) => self.line(&format!("  ✗ {name}: {code} ({ms} ms)")),
@@ -130,9 +143,8 @@ impl EventSink for TerminalDisplay {
             LoopEvent::AutoRewrite { from, to } => self.line(&format!(
                 "  ↻ `{from}` never ends; ran the bounded `{to}` instead"
             )),
-            LoopEvent::PhantomDetected => self.line(
-                "  ! the answer claimed results that no tool call showed; it was replaced",
-            ),
+            LoopEvent::PhantomDetected => self
+                .line("  ! the answer claimed results that no tool call showed; it was replaced"),
             LoopEvent::ScriptExhausted => {}
             LoopEvent::Usage {
                 provider,
@@ -199,7 +211,10 @@ impl TerminalApprover {
 impl Approver for TerminalApprover {
     fn decide(&mut self, approval: &Approval) -> Decision {
         eprintln!();
-        eprintln!("approval needed ({}): {}", approval.risk, approval.description);
+        eprintln!(
+            "approval needed ({}): {}",
+            approval.risk, approval.description
+        );
         eprintln!("  target:  {}", approval.target);
         eprintln!("  command: {}", approval.command);
         if !self.interactive {

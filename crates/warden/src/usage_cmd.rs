@@ -101,7 +101,9 @@ pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
         output,
         format!("${cost:.4}")
     );
-    println!("(cost uses the [pricing] table of the config file; models without a price count as unknown)");
+    println!(
+        "(cost uses the [pricing] table of the config file; models without a price count as unknown)"
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -129,7 +131,10 @@ pub fn sessions(args: &SessionsArgs) -> Result<ExitCode> {
             3600..=86_399 => format!("{} h ago", age_s / 3600),
             _ => format!("{} d ago", age_s / 86_400),
         };
-        println!("{:<26} {:>12}  {:>4} messages  {}", s.id, age, s.messages, s.title);
+        println!(
+            "{:<26} {:>12}  {:>4} messages  {}",
+            s.id, age, s.messages, s.title
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

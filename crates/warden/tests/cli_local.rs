@@ -1,5 +1,6 @@
 //! The README's promise on this machine, with no model: `warden ask`
 //! answers from real data here, through the real executor and store.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a panic is a failed test
 
 use std::process::Command;
 
@@ -81,14 +82,27 @@ fn ask_json_prints_stream_events() {
     let dir = tempfile::tempdir().unwrap();
     let (out, err, code) = warden(&dir.path().join("w.db"), &["ask", "--json", "memory"]);
     assert_eq!(code, 0, "{err}");
-    let events: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["tool_start", "tool_end", "content", "done"], "{out}");
+    assert_eq!(
+        types,
+        ["tool_start", "tool_end", "content", "done"],
+        "{out}"
+    );
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["seq"], i as u64 + 1);
         assert_eq!(e["session_id"], events[0]["session_id"]);
     }
-    assert!(events[2]["text"].as_str().unwrap().starts_with("Memory on "), "{out}");
+    assert!(
+        events[2]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Memory on "),
+        "{out}"
+    );
     assert_eq!(events[3]["final_text"], events[2]["text"]);
 }
 
@@ -100,9 +114,15 @@ fn writes_wait_for_approval_when_nobody_can_answer() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Not done yet"), "{out}\n{err}");
     let (pending, _, _) = warden(&db, &["approvals", "list"]);
-    assert!(pending.contains("systemctl restart 'warden-test-nonexistent'"), "{pending}");
+    assert!(
+        pending.contains("systemctl restart 'warden-test-nonexistent'"),
+        "{pending}"
+    );
     // The read_only level refuses it outright, and nothing is left pending.
-    let (out, _, _) = warden(&db, &["ask", "--level", "read_only", "stop warden-test-other"]);
+    let (out, _, _) = warden(
+        &db,
+        &["ask", "--level", "read_only", "stop warden-test-other"],
+    );
     assert!(out.contains("POLICY_BLOCKED"), "{out}");
 }
 
@@ -151,7 +171,10 @@ fn chat_reads_requests_from_stdin() {
     assert!(stdout.contains("Load average on"), "{stdout}");
     assert!(stdout.contains("control level: read_only"), "{stdout}");
     assert!(stdout.contains("catastrophic"), "{stdout}");
-    assert!(stdout.contains("resume with `warden chat --session"), "{stdout}");
+    assert!(
+        stdout.contains("resume with `warden chat --session"),
+        "{stdout}"
+    );
 }
 
 #[test]

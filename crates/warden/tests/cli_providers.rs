@@ -2,9 +2,9 @@
 //! behind a local fake server speaking each real wire format over HTTP and
 //! SSE: the model proposes a read, Warden's executor runs it on this
 //! machine, the result goes back to the model, and its answer is printed.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a panic is a failed test
 
 #[path = "../../warden-llm/tests/support/mod.rs"]
-#[allow(dead_code, unused_imports)]
 mod fake;
 
 use std::process::Command;
@@ -48,15 +48,28 @@ fn tool_result_in(request: &Recorded) -> String {
 
 fn check_conversation(requests: &[Recorded], out: &str, err: &str) {
     assert_eq!(requests.len(), 2, "{err}");
-    assert!(out.contains("The load is fine."), "stdout: {out}\nstderr: {err}");
-    assert!(err.contains("→ read exec localhost: cat /proc/loadavg"), "{err}");
+    assert!(
+        out.contains("The load is fine."),
+        "stdout: {out}\nstderr: {err}"
+    );
+    assert!(
+        err.contains("→ read exec localhost: cat /proc/loadavg"),
+        "{err}"
+    );
     assert!(err.contains("✓ read"), "{err}");
     // The second request carries the executor's envelope for the call.
     let second = tool_result_in(&requests[1]);
     assert!(second.contains("exit_code"), "{second}");
-    assert!(second.contains("ok\\\":true") || second.contains("\"ok\":true"), "{second}");
+    assert!(
+        second.contains("ok\\\":true") || second.contains("\"ok\":true"),
+        "{second}"
+    );
     // The tools were offered, generated from Warden's catalogue.
-    assert!(requests[0].raw_body.contains("\"read\""), "{}", requests[0].raw_body);
+    assert!(
+        requests[0].raw_body.contains("\"read\""),
+        "{}",
+        requests[0].raw_body
+    );
 }
 
 fn usage_recorded(db: &std::path::Path, provider: &str) {
@@ -90,7 +103,14 @@ fn openai_compatible_full_conversation() {
     };
     let finish = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#;
     let usage = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":812,"completion_tokens":31,"total_tokens":843}}"#;
-    let first = sse_data(&[&call.to_string(), &fragment(head), &fragment(tail), finish, usage, "[DONE]"]);
+    let first = sse_data(&[
+        &call.to_string(),
+        &fragment(head),
+        &fragment(tail),
+        finish,
+        usage,
+        "[DONE]",
+    ]);
     let text = |t: &str| {
         serde_json::json!({"id": "chatcmpl-2", "object": "chat.completion.chunk",
             "choices": [{"index": 0, "delta": {"content": t}, "finish_reason": null}]})
@@ -111,7 +131,10 @@ fn openai_compatible_full_conversation() {
     let requests = server.requests();
     check_conversation(&requests, &out, &err);
     assert_eq!(requests[0].path(), "/v1/chat/completions");
-    assert_eq!(requests[0].header("authorization"), Some("Bearer test-key-123"));
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer test-key-123")
+    );
     let messages = requests[1].body["messages"].as_array().unwrap();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["tool_call_id"], "call_1");
@@ -162,8 +185,18 @@ fn anthropic_full_conversation() {
     check_conversation(&requests, &out, &err);
     assert_eq!(requests[0].path(), "/v1/messages");
     assert_eq!(requests[0].header("x-api-key"), Some("test-key-123"));
-    assert!(requests[0].body["system"].as_str().unwrap().contains("You are Warden"));
-    let last = requests[1].body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert!(
+        requests[0].body["system"]
+            .as_str()
+            .unwrap()
+            .contains("You are Warden")
+    );
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(last["role"], "user");
     assert_eq!(last["content"][0]["type"], "tool_result");
     assert_eq!(last["content"][0]["tool_use_id"], "toolu_1");
@@ -214,7 +247,15 @@ fn gemini_full_conversation() {
 fn an_unreachable_model_is_a_clear_error_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
     // Nothing listens on port 9 of loopback (discard is not served here).
-    let (out, err) = ask("openai", "http://127.0.0.1:9/v1", &dir.path().join("w.db"), &[]);
+    let (out, err) = ask(
+        "openai",
+        "http://127.0.0.1:9/v1",
+        &dir.path().join("w.db"),
+        &[],
+    );
     let text = format!("{out}{err}");
-    assert!(text.contains("model could not answer") || text.contains("cannot reach"), "{text}");
+    assert!(
+        text.contains("model could not answer") || text.contains("cannot reach"),
+        "{text}"
+    );
 }
