@@ -15,7 +15,7 @@ use warden_protocol::{
 };
 
 use crate::context::{Lookup, Registration, ResolvedContext};
-use crate::knowledge::KnowledgeCache;
+use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
     Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, HostBackend, Inventory,
     NotesStore,
@@ -224,7 +224,11 @@ impl<'a> Executor<'a> {
                 let target_id = admitted.target.as_ref().map(|t| t.id.to_string());
                 // Knowledge gate: an identical read already answered this session.
                 let cache_key = (kind == ToolKind::Read).then(|| {
-                    KnowledgeCache::key(&proposed.tool, target_id.as_deref(), &proposed.arguments)
+                    KnowledgeAccumulator::key(
+                        &proposed.tool,
+                        target_id.as_deref(),
+                        &proposed.arguments,
+                    )
                 });
                 if let Some(cached) = cache_key
                     .as_ref()
@@ -279,6 +283,7 @@ impl<'a> Executor<'a> {
                     admitted,
                     kind,
                     tool: proposed.tool.clone(),
+                    arguments: proposed.arguments.clone(),
                     target_id,
                     cache_key,
                     started,
@@ -326,6 +331,7 @@ impl<'a> Executor<'a> {
             admitted,
             kind,
             tool,
+            arguments,
             target_id,
             cache_key,
             started,
@@ -358,6 +364,11 @@ impl<'a> Executor<'a> {
             outcome.response.error_code(),
             Some(ErrorCode::Unavailable | ErrorCode::Timeout | ErrorCode::Internal)
         );
+        session.knowledge.learn(crate::knowledge::extract::extract(
+            &tool,
+            &arguments,
+            &outcome.response,
+        ));
         match (kind, outcome.response.ok, cache_key) {
             (ToolKind::Read, _, Some(key)) if !transient => {
                 session.knowledge.put(key, outcome.response.clone())
@@ -792,6 +803,7 @@ pub struct Ready {
     admitted: Admitted,
     kind: ToolKind,
     tool: String,
+    arguments: Value,
     target_id: Option<String>,
     cache_key: Option<String>,
     started: Instant,

@@ -41,7 +41,7 @@ pub struct Session {
     pub fsm: SessionFsm,
     pub context: ResolvedContext,
     /// Results of successful reads (the knowledge gate).
-    pub knowledge: crate::knowledge::KnowledgeCache,
+    pub knowledge: crate::knowledge::KnowledgeAccumulator,
 }
 
 impl Session {
@@ -50,14 +50,14 @@ impl Session {
             id: id.into(),
             fsm: SessionFsm::new(),
             context: ResolvedContext::new(),
-            knowledge: crate::knowledge::KnowledgeCache::default(),
+            knowledge: crate::knowledge::KnowledgeAccumulator::default(),
         }
     }
 
     /// Reset the FSM and the ResolvedContext together (invariant 7).
     pub fn reset(&mut self) -> Transition {
         self.context.clear();
-        self.knowledge.forget_all();
+        self.knowledge.clear();
         self.fsm.reset()
     }
 }

@@ -1,13 +1,21 @@
-//! The knowledge gate: results of reads (negative ones too, such as "no such
-//! file"), kept for the session so an identical read is answered from what
-//! is already known instead of running again, unless the user asks for fresh
-//! data. Any successful write
-//! forgets everything (the world changed), so a verification read always
-//! runs. Bounded: the oldest entries from earlier turns go first.
+//! The KnowledgeAccumulator: what this session has learned.
+//!
+//! - The knowledge gate: results of reads (negative ones too, such as "no
+//!   such file"), kept so an identical read is answered from what is
+//!   already known instead of running again, unless the user asks for fresh
+//!   data. Any successful write forgets them (the world changed), so a
+//!   verification read always runs. Bounded: the oldest entries from earlier
+//!   turns go first (the current turn's are pinned).
+//! - Facts: [`extract`] turns every result into short deterministic facts,
+//!   per tool; they are what compaction leaves of old results.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use warden_protocol::ToolResponse;
+
+pub mod extract;
+
+pub use extract::Fact;
 
 pub const DEFAULT_CAPACITY: usize = 256;
 
@@ -19,7 +27,7 @@ struct Entry {
 }
 
 #[derive(Debug, Clone)]
-pub struct KnowledgeCache {
+pub struct KnowledgeAccumulator {
     entries: HashMap<String, Entry>,
     capacity: usize,
     clock: u64,
@@ -27,12 +35,18 @@ pub struct KnowledgeCache {
     pub fresh_requested: bool,
     /// The current turn: entries stored in it are evicted last.
     pub turn: usize,
+    /// Facts learned, oldest first, with the turn they were learned in.
+    facts: VecDeque<(usize, Fact)>,
 }
 
-impl Default for KnowledgeCache {
+/// Facts kept at most (the oldest go first).
+pub const MAX_FACTS: usize = 200;
+
+impl Default for KnowledgeAccumulator {
     fn default() -> Self {
-        KnowledgeCache {
+        KnowledgeAccumulator {
             entries: HashMap::new(),
+            facts: VecDeque::new(),
             capacity: DEFAULT_CAPACITY,
             clock: 0,
             fresh_requested: false,
@@ -70,7 +84,7 @@ pub fn asks_for_fresh_data(message: &str) -> bool {
             .any(|p| lower.contains(p))
 }
 
-impl KnowledgeCache {
+impl KnowledgeAccumulator {
     /// The cache key of a read: tool, target and exact arguments.
     pub fn key(tool: &str, target: Option<&str>, arguments: &serde_json::Value) -> String {
         format!("{tool}\u{0}{}\u{0}{arguments}", target.unwrap_or("-"))
@@ -108,9 +122,33 @@ impl KnowledgeCache {
         }
     }
 
-    /// A write succeeded: what we knew may no longer be true.
+    /// Remember the facts of one result.
+    pub fn learn(&mut self, facts: Vec<Fact>) {
+        for fact in facts {
+            // A newer fact about the same thing replaces the older one.
+            self.facts.retain(|(_, f)| f.text != fact.text);
+            self.facts.push_back((self.turn, fact));
+        }
+        while self.facts.len() > MAX_FACTS {
+            self.facts.pop_front();
+        }
+    }
+
+    /// Facts learned, oldest first, with their turn.
+    pub fn facts(&self) -> impl Iterator<Item = (usize, &Fact)> {
+        self.facts.iter().map(|(turn, fact)| (*turn, fact))
+    }
+
+    /// A write succeeded: cached results may no longer be true. The facts
+    /// stay, as the history of what was seen before the change.
     pub fn forget_all(&mut self) {
         self.entries.clear();
+    }
+
+    /// The session was reset: forget everything.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.facts.clear();
     }
 
     pub fn len(&self) -> usize {
@@ -148,9 +186,9 @@ mod tests {
 
     #[test]
     fn bounded_with_the_current_turn_kept() {
-        let mut cache = KnowledgeCache {
+        let mut cache = KnowledgeAccumulator {
             capacity: 2,
-            ..KnowledgeCache::default()
+            ..KnowledgeAccumulator::default()
         };
         cache.turn = 1;
         cache.put("a".into(), ToolResponse::success(json!(1)));
@@ -163,5 +201,33 @@ mod tests {
         assert!(cache.get("b").is_none());
         cache.forget_all();
         assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn facts_are_bounded_newest_kept_and_survive_writes() {
+        let mut k = KnowledgeAccumulator::default();
+        let fact = |t: &str| Fact {
+            subject: "host:web1".into(),
+            text: t.into(),
+            negative: false,
+        };
+        k.turn = 1;
+        k.learn(vec![fact("nginx: active"), fact("disk / 60% used")]);
+        k.turn = 2;
+        k.learn(vec![fact("nginx: active")]);
+        let facts: Vec<(usize, &str)> = k.facts().map(|(t, f)| (t, f.text.as_str())).collect();
+        assert_eq!(facts, [(1, "disk / 60% used"), (2, "nginx: active")]);
+        for i in 0..(MAX_FACTS + 10) {
+            k.learn(vec![fact(&format!("fact {i}"))]);
+        }
+        assert_eq!(k.facts().count(), MAX_FACTS);
+        assert_eq!(
+            k.facts().last().map(|(_, f)| f.text.clone()),
+            Some(format!("fact {}", MAX_FACTS + 9))
+        );
+        k.forget_all();
+        assert_eq!(k.facts().count(), MAX_FACTS);
+        k.clear();
+        assert_eq!(k.facts().count(), 0);
     }
 }
