@@ -77,6 +77,10 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         cause
             .downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|e| e.io_error_kind())
+                == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 
