@@ -178,14 +178,17 @@ fn check(transcript: &Value, expect: &Value) -> Vec<String> {
                 }
             }
             "events_include" => {
-                for want in value
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                {
-                    if !events.iter().any(|e| e["type"] == want) {
-                        failures.push(format!("no `{want}` event"));
+                // A type name, or an object whose every field an event has.
+                for want in value.as_array().into_iter().flatten() {
+                    let found = match want {
+                        Value::String(kind) => events.iter().any(|e| e["type"] == *kind),
+                        Value::Object(fields) => events
+                            .iter()
+                            .any(|e| fields.iter().all(|(k, v)| &e[k.as_str()] == v)),
+                        _ => false,
+                    };
+                    if !found {
+                        failures.push(format!("no event like {want}"));
                     }
                 }
             }
