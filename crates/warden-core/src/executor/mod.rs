@@ -7,14 +7,11 @@
 //! dispatch.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
-use warden_protocol::{
-    ControlLevel, ErrorCode, Resource, ResourceKind, ToolError, ToolKind, ToolResponse,
-};
+use warden_protocol::{ControlLevel, ErrorCode, Resource, ToolError, ToolKind, ToolResponse};
 
-use crate::context::{Lookup, Registration, ResolvedContext};
 use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
     Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, HostBackend, Inventory,
@@ -24,14 +21,17 @@ use crate::telemetry;
 use crate::tools::{ToolCall, classify_call};
 
 pub mod commands;
+mod dispatch;
 mod gates;
 pub mod host_metrics;
 mod internal;
+mod resolution;
 mod types;
 
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
-use commands::{Plan, write_file_command};
+use commands::Plan;
+use dispatch::shape_result;
 pub use gates::arguments_hash;
 use gates::{check_command_policy, check_routing, invalid_input};
 
@@ -496,82 +496,6 @@ impl<'a> Executor<'a> {
         Ok(Gate::Admitted(Admitted { call, target, plan }))
     }
 
-    fn resolve_target(
-        &self,
-        session: &mut Session,
-        call: &ToolCall,
-        kind: ToolKind,
-        at: Moment,
-    ) -> Result<Option<Resource>, ToolError> {
-        let Some(name) = call.target() else {
-            return match commands::plan(call, None) {
-                Plan::Internal => Ok(None),
-                Plan::Run(_) | Plan::Replace { .. } => self.default_host().map(Some),
-            };
-        };
-        match session.context.resolve(name, at.session) {
-            Lookup::Found(entry) => return Ok(Some(entry.resource.clone())),
-            Lookup::Ambiguous(ids) => {
-                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-                return Err(ToolError::new(
-                    ErrorCode::StrictResolution,
-                    format!("`{name}` matches several resources"),
-                )
-                .with_hint("use the canonical id")
-                .with_detail("candidates", json!(ids)));
-            }
-            Lookup::Missing => {}
-        }
-        if kind == ToolKind::Write && self.settings.strict_resolution {
-            let mut suggestions = session.context.suggestions(name, 5);
-            if suggestions.is_empty() {
-                suggestions = self.inventory_suggestions(name);
-            }
-            return Err(ToolError::new(
-                ErrorCode::StrictResolution,
-                format!("`{name}` has not been discovered in this session"),
-            )
-            .with_hint("find it first with query (action get) or discovery, then retry")
-            .with_detail("suggestions", json!(suggestions)));
-        }
-        let found = self.ports.inventory.find(name);
-        match found.as_slice() {
-            [resource] => Ok(Some(resource.clone())),
-            [] => Err(ToolError::new(
-                ErrorCode::NotFound,
-                format!("no resource is called `{name}`"),
-            )
-            .with_hint("list resources with query (action list or search)")
-            .with_detail("suggestions", json!(self.inventory_suggestions(name)))),
-            many => Err(ToolError::new(
-                ErrorCode::InvalidInput,
-                format!("`{name}` matches several resources"),
-            )
-            .with_hint("use the canonical id")
-            .with_detail(
-                "candidates",
-                json!(many.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()),
-            )),
-        }
-    }
-
-    fn default_host(&self) -> Result<Resource, ToolError> {
-        self.ports
-            .inventory
-            .all()
-            .into_iter()
-            .find(|r| r.id.kind == ResourceKind::Host)
-            .ok_or_else(|| ToolError::new(ErrorCode::InvalidInput, "this call needs a `target`"))
-    }
-
-    fn inventory_suggestions(&self, name: &str) -> Vec<String> {
-        let mut scratch = ResolvedContext::new();
-        for resource in self.ports.inventory.all() {
-            scratch.register(resource, Registration::Bulk, Duration::ZERO);
-        }
-        scratch.suggestions(name, 5)
-    }
-
     fn request_approval(
         &self,
         session: &Session,
@@ -613,103 +537,6 @@ impl<'a> Executor<'a> {
             .create(approval.clone())
             .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
         Ok(approval)
-    }
-
-    fn host_for(&self, target: Option<&Resource>, on_parent: bool) -> Result<Resource, ToolError> {
-        let target = match target {
-            Some(t) => t.clone(),
-            None => self.default_host()?,
-        };
-        if !on_parent {
-            return Ok(target);
-        }
-        target
-            .parent
-            .as_ref()
-            .and_then(|p| self.ports.inventory.get(p))
-            .ok_or_else(|| {
-                ToolError::new(
-                    ErrorCode::Unavailable,
-                    format!("{} has no known parent to run on", target.id),
-                )
-            })
-    }
-
-    fn run_command(
-        &self,
-        target: Option<&Resource>,
-        on_parent: bool,
-        command: &str,
-        execs: &mut Vec<ExecRecord>,
-    ) -> Result<Value, ToolError> {
-        let host = self.host_for(target, on_parent)?;
-        let output = self.ports.hosts.exec(&host, command).map_err(|e| match e {
-            crate::ports::HostError::Unreachable(..) => {
-                ToolError::new(ErrorCode::Unavailable, e.to_string())
-            }
-            crate::ports::HostError::Timeout(_) => {
-                ToolError::new(ErrorCode::Timeout, e.to_string())
-            }
-            crate::ports::HostError::Cancelled => {
-                ToolError::new(ErrorCode::Cancelled, e.to_string())
-            }
-            crate::ports::HostError::Failed(_) => {
-                ToolError::new(ErrorCode::ExecutionFailed, e.to_string())
-            }
-        })?;
-        execs.push(ExecRecord {
-            target: host.id.to_string(),
-            command: command.to_string(),
-            exit_code: output.exit_code,
-        });
-        let data = json!({
-            "target": host.id.to_string(),
-            "exit_code": output.exit_code,
-            "stdout": output.stdout,
-            "stderr": output.stderr,
-            "truncated": output.truncated,
-        });
-        if output.exit_code == 0 {
-            Ok(data)
-        } else {
-            Err(ToolError::new(
-                ErrorCode::ExecutionFailed,
-                format!("exit code {}", output.exit_code),
-            )
-            .with_detail("output", data))
-        }
-    }
-
-    fn replace(
-        &self,
-        target: Option<&Resource>,
-        path: &str,
-        old: &str,
-        new: &str,
-        execs: &mut Vec<ExecRecord>,
-    ) -> Result<Value, ToolError> {
-        let read = self.run_command(
-            target,
-            false,
-            &format!("cat -- {}", commands::quote(path)),
-            execs,
-        )?;
-        let content = read["stdout"].as_str().unwrap_or_default();
-        let count = content.matches(old).count();
-        if count != 1 {
-            return Err(ToolError::new(
-                ErrorCode::ExecutionFailed,
-                format!("`{old}` occurs {count} times in {path}; it must occur exactly once"),
-            )
-            .with_hint("quote more surrounding text so the match is unique"));
-        }
-        let updated = content.replacen(old, new, 1);
-        self.run_command(
-            target,
-            false,
-            &write_file_command(path, updated.trim_end_matches('\n')),
-            execs,
-        )
     }
 
     fn blocked(
@@ -766,23 +593,6 @@ impl<'a> Executor<'a> {
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
     }
-}
-
-/// Structured data for results that have a known shape (metrics); the raw
-/// output stays for anything the parser does not cover.
-fn shape_result(call: &ToolCall, mut data: Value) -> Value {
-    if let ToolCall::Metrics(args) = call {
-        let parsed = host_metrics::parse(data["stdout"].as_str().unwrap_or_default());
-        data["metrics"] = parsed;
-        if args.range.is_some() {
-            data["note"] = json!("history is not recorded yet: these are current values");
-        }
-        // The parsed numbers replace the raw text the model would re-read.
-        if let Some(object) = data.as_object_mut() {
-            object.remove("stdout");
-        }
-    }
-    data
 }
 
 enum Gate {

@@ -1,7 +1,10 @@
 use serde_json::{Map, json};
 use warden_protocol::FsmState;
 
+use std::time::Duration;
+
 use super::*;
+use crate::context::Registration;
 use crate::ports::{MemoryApprovals, MemoryAudit};
 use crate::simulated::{SimulatedHosts, StaticInventory};
 

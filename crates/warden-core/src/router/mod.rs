@@ -24,6 +24,7 @@ pub mod explain;
 mod fast;
 mod heuristics;
 pub mod intent;
+mod logs;
 mod observe;
 pub mod plan;
 pub mod render;
@@ -123,14 +124,14 @@ pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Ste
         Plan::GuestStatus { guest } => observe::guest_status(guest, step, last),
         Plan::ContainerStatus { container } => observe::container_status(container, step, last),
         Plan::ServiceStatus { host, service } => observe::service_status(host, service, step, last),
-        Plan::SystemLogs { host, request } => observe::system_logs(host, request, step, last),
+        Plan::SystemLogs { host, request } => logs::system_logs(host, request, step, last),
         Plan::ServiceLogs {
             host,
             service,
             request,
-        } => observe::service_logs(host, service, request, step, last, all),
+        } => logs::service_logs(host, service, request, step, last, all),
         Plan::ContainerLogs { container, request } => {
-            observe::container_logs(container, request, step, last)
+            logs::container_logs(container, request, step, last)
         }
         Plan::ListServices { host } => observe::list_services(host, step, last),
         Plan::ListContainers { host } => observe::list_containers(host, step, last),

@@ -1,0 +1,130 @@
+//! Dispatch: running an admitted call's plan on its host (or its parent),
+//! the read-modify-write of `file_edit replace`, and shaping known outputs
+//! (metrics) into structured data. Every gate has already passed here.
+
+use serde_json::{Value, json};
+use warden_protocol::{ErrorCode, Resource, ToolError};
+
+use super::commands::{self, write_file_command};
+use super::{ExecRecord, Executor, host_metrics};
+use crate::tools::ToolCall;
+
+impl Executor<'_> {
+    pub(super) fn host_for(
+        &self,
+        target: Option<&Resource>,
+        on_parent: bool,
+    ) -> Result<Resource, ToolError> {
+        let target = match target {
+            Some(t) => t.clone(),
+            None => self.default_host()?,
+        };
+        if !on_parent {
+            return Ok(target);
+        }
+        target
+            .parent
+            .as_ref()
+            .and_then(|p| self.ports.inventory.get(p))
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::Unavailable,
+                    format!("{} has no known parent to run on", target.id),
+                )
+            })
+    }
+
+    pub(super) fn run_command(
+        &self,
+        target: Option<&Resource>,
+        on_parent: bool,
+        command: &str,
+        execs: &mut Vec<ExecRecord>,
+    ) -> Result<Value, ToolError> {
+        let host = self.host_for(target, on_parent)?;
+        let output = self.ports.hosts.exec(&host, command).map_err(|e| match e {
+            crate::ports::HostError::Unreachable(..) => {
+                ToolError::new(ErrorCode::Unavailable, e.to_string())
+            }
+            crate::ports::HostError::Timeout(_) => {
+                ToolError::new(ErrorCode::Timeout, e.to_string())
+            }
+            crate::ports::HostError::Cancelled => {
+                ToolError::new(ErrorCode::Cancelled, e.to_string())
+            }
+            crate::ports::HostError::Failed(_) => {
+                ToolError::new(ErrorCode::ExecutionFailed, e.to_string())
+            }
+        })?;
+        execs.push(ExecRecord {
+            target: host.id.to_string(),
+            command: command.to_string(),
+            exit_code: output.exit_code,
+        });
+        let data = json!({
+            "target": host.id.to_string(),
+            "exit_code": output.exit_code,
+            "stdout": output.stdout,
+            "stderr": output.stderr,
+            "truncated": output.truncated,
+        });
+        if output.exit_code == 0 {
+            Ok(data)
+        } else {
+            Err(ToolError::new(
+                ErrorCode::ExecutionFailed,
+                format!("exit code {}", output.exit_code),
+            )
+            .with_detail("output", data))
+        }
+    }
+
+    pub(super) fn replace(
+        &self,
+        target: Option<&Resource>,
+        path: &str,
+        old: &str,
+        new: &str,
+        execs: &mut Vec<ExecRecord>,
+    ) -> Result<Value, ToolError> {
+        let read = self.run_command(
+            target,
+            false,
+            &format!("cat -- {}", commands::quote(path)),
+            execs,
+        )?;
+        let content = read["stdout"].as_str().unwrap_or_default();
+        let count = content.matches(old).count();
+        if count != 1 {
+            return Err(ToolError::new(
+                ErrorCode::ExecutionFailed,
+                format!("`{old}` occurs {count} times in {path}; it must occur exactly once"),
+            )
+            .with_hint("quote more surrounding text so the match is unique"));
+        }
+        let updated = content.replacen(old, new, 1);
+        self.run_command(
+            target,
+            false,
+            &write_file_command(path, updated.trim_end_matches('\n')),
+            execs,
+        )
+    }
+}
+
+/// Structured data for results that have a known shape (metrics); the raw
+/// output stays for anything the parser does not cover.
+pub(super) fn shape_result(call: &ToolCall, mut data: Value) -> Value {
+    if let ToolCall::Metrics(args) = call {
+        let parsed = host_metrics::parse(data["stdout"].as_str().unwrap_or_default());
+        data["metrics"] = parsed;
+        if args.range.is_some() {
+            data["note"] = json!("history is not recorded yet: these are current values");
+        }
+        // The parsed numbers replace the raw text the model would re-read.
+        if let Some(object) = data.as_object_mut() {
+            object.remove("stdout");
+        }
+    }
+    data
+}

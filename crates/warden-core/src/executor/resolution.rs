@@ -1,0 +1,92 @@
+//! Gate 5, strict resolution: a call's `target` (an id, a name or an
+//! alias) becomes a resource. A write needs a target this session
+//! discovered; otherwise STRICT_RESOLUTION with suggestions of similar
+//! discovered (or known) names. Reads may name anything the inventory knows.
+
+use std::time::Duration;
+
+use serde_json::json;
+use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError, ToolKind};
+
+use super::commands::{self, Plan};
+use super::{Executor, Moment, Session};
+use crate::context::{Lookup, Registration, ResolvedContext};
+use crate::tools::ToolCall;
+
+impl Executor<'_> {
+    pub(super) fn resolve_target(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        kind: ToolKind,
+        at: Moment,
+    ) -> Result<Option<Resource>, ToolError> {
+        let Some(name) = call.target() else {
+            return match commands::plan(call, None) {
+                Plan::Internal => Ok(None),
+                Plan::Run(_) | Plan::Replace { .. } => self.default_host().map(Some),
+            };
+        };
+        match session.context.resolve(name, at.session) {
+            Lookup::Found(entry) => return Ok(Some(entry.resource.clone())),
+            Lookup::Ambiguous(ids) => {
+                let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+                return Err(ToolError::new(
+                    ErrorCode::StrictResolution,
+                    format!("`{name}` matches several resources"),
+                )
+                .with_hint("use the canonical id")
+                .with_detail("candidates", json!(ids)));
+            }
+            Lookup::Missing => {}
+        }
+        if kind == ToolKind::Write && self.settings.strict_resolution {
+            let mut suggestions = session.context.suggestions(name, 5);
+            if suggestions.is_empty() {
+                suggestions = self.inventory_suggestions(name);
+            }
+            return Err(ToolError::new(
+                ErrorCode::StrictResolution,
+                format!("`{name}` has not been discovered in this session"),
+            )
+            .with_hint("find it first with query (action get) or discovery, then retry")
+            .with_detail("suggestions", json!(suggestions)));
+        }
+        let found = self.ports.inventory.find(name);
+        match found.as_slice() {
+            [resource] => Ok(Some(resource.clone())),
+            [] => Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!("no resource is called `{name}`"),
+            )
+            .with_hint("list resources with query (action list or search)")
+            .with_detail("suggestions", json!(self.inventory_suggestions(name)))),
+            many => Err(ToolError::new(
+                ErrorCode::InvalidInput,
+                format!("`{name}` matches several resources"),
+            )
+            .with_hint("use the canonical id")
+            .with_detail(
+                "candidates",
+                json!(many.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()),
+            )),
+        }
+    }
+
+    pub(super) fn default_host(&self) -> Result<Resource, ToolError> {
+        self.ports
+            .inventory
+            .all()
+            .into_iter()
+            .find(|r| r.id.kind == ResourceKind::Host)
+            .ok_or_else(|| ToolError::new(ErrorCode::InvalidInput, "this call needs a `target`"))
+    }
+
+    pub(super) fn inventory_suggestions(&self, name: &str) -> Vec<String> {
+        let mut scratch = ResolvedContext::new();
+        for resource in self.ports.inventory.all() {
+            scratch.register(resource, Registration::Bulk, Duration::ZERO);
+        }
+        scratch.suggestions(name, 5)
+    }
+}
