@@ -259,3 +259,35 @@ fn an_unreachable_model_is_a_clear_error_not_a_hang() {
         "{text}"
     );
 }
+
+#[test]
+fn a_token_budget_stops_the_loop_with_a_clear_message() {
+    let call = serde_json::json!({"id": "c", "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "read", "arguments": arguments()}}]}, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 800, "completion_tokens": 43, "total_tokens": 843}});
+    let server = FakeServer::start(vec![Reply::sse(cut_every(
+        &sse_data(&[&call.to_string(), "[DONE]"]),
+        50,
+    ))]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["ask", "why is the load high?"])
+        .env("WARDEN_DB", &db)
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("WARDEN_PROVIDER", "openai")
+        .env("WARDEN_BASE_URL", format!("{}/v1", server.url()))
+        .env("WARDEN_MODEL", "test-model")
+        .env("WARDEN_BUDGET_TOKENS", "500")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Stopped: this conversation used 843 tokens, its budget is 500"),
+        "{stdout}"
+    );
+    // Only one model call was made; the proposed read still ran through the executor.
+    assert_eq!(server.requests().len(), 1);
+}
