@@ -70,19 +70,26 @@ impl<'w> Chat<'w> {
             }
             None => new_session_id(),
         };
-        let persisted = conversation.messages.len();
-        if !matches!(conversation.messages.first(), Some(Message::System { .. })) {
-            let names: Vec<String> = world
-                .inventory
-                .all()
-                .iter()
-                .take(20)
-                .map(|r| format!("{} ({})", r.name, r.id))
-                .collect();
-            conversation.messages.insert(
-                0,
-                Message::system(system_prompt(world.config.control_level.value, &names)),
-            );
+        let mut persisted = conversation.messages.len();
+        // The system prompt describes this run (level, resources), so a
+        // resumed conversation gets a fresh one in memory.
+        let names: Vec<String> = world
+            .inventory
+            .all()
+            .iter()
+            .take(20)
+            .map(|r| format!("{} ({})", r.name, r.id))
+            .collect();
+        let prompt = Message::system(system_prompt(world.config.control_level.value, &names));
+        match conversation.messages.first_mut() {
+            Some(first @ Message::System { .. }) => *first = prompt,
+            _ => {
+                conversation.messages.insert(0, prompt);
+                if persisted > 0 {
+                    // Not stored: the stored history stays as it was.
+                    persisted += 1;
+                }
+            }
         }
         for (model, price) in &world.config.pricing {
             for provider in ["openai", "anthropic", "gemini"] {
