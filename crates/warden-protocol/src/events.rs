@@ -101,6 +101,9 @@ pub enum StreamEvent {
     Done {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         final_text: Option<String>,
+        /// How the request was routed (CLI and server; absent in replays).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        route: Option<RouteSummary>,
     },
 }
 
@@ -120,6 +123,19 @@ impl StreamEvent {
             StreamEvent::Done { .. } => "done",
         }
     }
+}
+
+/// Which routing stage handled a request and how long routing took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RouteSummary {
+    /// `fast_path`, `parser`, `heuristic`, `llm` or `unmatched`.
+    pub stage: String,
+    /// The intent (`metric`, `logs`, `control`, …), `llm` or `unmatched`.
+    pub route: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Recognising and planning the request, in microseconds.
+    pub routing_us: u64,
 }
 
 /// A stream event with its session and sequence number. `seq` increases by
@@ -323,21 +339,36 @@ mod tests {
             json!({"type": "error", "message": "provider closed the stream"}),
         );
         check(
-            StreamEvent::Done { final_text: None },
+            StreamEvent::Done {
+                final_text: None,
+                route: None,
+            },
             json!({"type": "done"}),
         );
         check(
             StreamEvent::Done {
                 final_text: Some("ok".into()),
+                route: Some(RouteSummary {
+                    stage: "fast_path".into(),
+                    route: "metric".into(),
+                    target: Some("host:web1".into()),
+                    routing_us: 12,
+                }),
             },
-            json!({"type": "done", "final_text": "ok"}),
+            json!({"type": "done", "final_text": "ok", "route": {"stage": "fast_path", "route": "metric", "target": "host:web1", "routing_us": 12}}),
         );
     }
 
     #[test]
     fn bare_events_parse_without_an_envelope() {
         let e: StreamEvent = serde_json::from_value(json!({"type": "done"})).unwrap();
-        assert_eq!(e, StreamEvent::Done { final_text: None });
+        assert_eq!(
+            e,
+            StreamEvent::Done {
+                final_text: None,
+                route: None
+            }
+        );
         assert!(serde_json::from_value::<StreamEvent>(json!({"type": "nope"})).is_err());
         assert!(
             serde_json::from_value::<EventEnvelope>(json!({"type": "done", "seq": 1})).is_err(),

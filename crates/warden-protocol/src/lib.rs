@@ -29,7 +29,7 @@ pub use approvals::{Approval, ApprovalState, AuditRecord};
 pub use cancel::CancelFlag;
 pub use codes::{ErrorCode, UnknownErrorCode};
 pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};
-pub use events::{ApprovalDecision, EventEnvelope, StreamEvent};
+pub use events::{ApprovalDecision, EventEnvelope, RouteSummary, StreamEvent};
 pub use resource::{Resource, ResourceId, ResourceIdError, ResourceKind, UnknownResourceKind};
 pub use session::{
     ControlLevel, FsmState, ToolKind, UnknownControlLevel, UnknownFsmState, UnknownToolKind,

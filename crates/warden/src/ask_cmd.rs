@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use warden_protocol::StreamEvent;
+use warden_protocol::{RouteSummary, StreamEvent};
 
 use crate::common::{CommonArgs, cancel_on_ctrl_c};
 use crate::conversation::Chat;
@@ -103,7 +103,10 @@ fn run_json(
                 code: None,
                 message: format!("{error:#}"),
             });
-            out.write(StreamEvent::Done { final_text: None });
+            out.write(StreamEvent::Done {
+                final_text: None,
+                route: None,
+            });
             return Ok(ExitCode::from(2));
         }
     };
@@ -112,8 +115,15 @@ fn run_json(
     let result = chat.turn(text, &mut sink, approver, &mut |delta| out.delta(delta));
     match result {
         Ok(outcome) => {
+            let route = outcome.route.as_ref().map(|r| RouteSummary {
+                stage: r.stage.as_str().to_string(),
+                route: r.route.to_string(),
+                target: r.target.clone(),
+                routing_us: u64::try_from(r.elapsed.as_micros()).unwrap_or(u64::MAX),
+            });
             out.write(StreamEvent::Done {
                 final_text: outcome.final_text,
+                route,
             });
             Ok(ExitCode::SUCCESS)
         }
@@ -122,7 +132,10 @@ fn run_json(
                 code: None,
                 message: format!("{error:#}"),
             });
-            out.write(StreamEvent::Done { final_text: None });
+            out.write(StreamEvent::Done {
+                final_text: None,
+                route: None,
+            });
             Ok(ExitCode::from(2))
         }
     }
