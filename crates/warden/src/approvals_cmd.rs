@@ -38,7 +38,12 @@ enum ApprovalsCommand {
 }
 
 pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
-    let store = storage::open(args.db)?;
+    // The same database as chat/ask: flag, then WARDEN_DB, then the config file.
+    let config = crate::config::Config::load(&crate::config::Overrides {
+        db: args.db.clone(),
+        ..Default::default()
+    })?;
+    let store = storage::open(config.db.value)?;
     let now = storage::now_ms();
     match args.command {
         ApprovalsCommand::List { json } => {

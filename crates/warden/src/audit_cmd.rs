@@ -33,7 +33,12 @@ enum AuditCommand {
 }
 
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
-    let store = storage::open(args.db)?;
+    // The same database as chat/ask: flag, then WARDEN_DB, then the config file.
+    let config = crate::config::Config::load(&crate::config::Overrides {
+        db: args.db.clone(),
+        ..Default::default()
+    })?;
+    let store = storage::open(config.db.value)?;
     match args.command {
         AuditCommand::Verify => match store.verify_audit()? {
             Ok(count) => {
