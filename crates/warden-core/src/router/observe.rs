@@ -13,6 +13,8 @@ use crate::executor::commands::quote;
 use crate::executor::host_metrics::Metric;
 
 const PROCESSES_MARKER: &str = "@@warden:processes";
+const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
+const NO_PGREP: &str = "@@warden:no-pgrep";
 
 pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> Step {
     match (step, last) {
@@ -149,12 +151,13 @@ pub fn service_status_command(host: &Resource, service: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ");
         parts.push(format!(
-            "systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null"
+            "if command -v systemctl >/dev/null; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null; else echo {NO_SYSTEMCTL}; fi"
         ));
     }
     let process = service.trim_end_matches(".service");
+    // Minimal images (containers) may have no pgrep: say so, don't guess.
     parts.push(format!(
-        "echo {PROCESSES_MARKER}; pgrep -a -- {} || true",
+        "echo {PROCESSES_MARKER}; if command -v pgrep >/dev/null; then pgrep -a -- {} || true; else echo {NO_PGREP}; fi",
         quote(process)
     ));
     parts.join("; ")
@@ -208,16 +211,17 @@ pub fn service_status(host: &Resource, service: &str, step: usize, last: &[Value
 
 fn describe_service(host: &Resource, service: &str, stdout: &str) -> String {
     let (units_text, processes) = stdout.split_once(PROCESSES_MARKER).unwrap_or((stdout, ""));
+    let can_list_processes = !processes.contains(NO_PGREP);
     let processes: Vec<&str> = processes
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.starts_with("@@warden:"))
         .collect();
     let loaded: Vec<_> = unit_blocks(units_text)
         .into_iter()
         .filter(|u| u.get("LoadState").is_some_and(|s| s == "loaded"))
         .collect();
-    let systemd = has_systemd(host) != Some(false);
+    let systemd = has_systemd(host) != Some(false) && !units_text.contains(NO_SYSTEMCTL);
     let mut lines = Vec::new();
     let active = loaded
         .iter()
@@ -255,23 +259,31 @@ fn describe_service(host: &Resource, service: &str, stdout: &str) -> String {
         let why = if systemd {
             format!("there is no systemd unit called {service}")
         } else {
-            "this host does not run systemd, so there is no service manager to ask".to_string()
+            format!(
+                "{} does not run systemd, so there is no service manager to ask",
+                named(host)
+            )
         };
-        lines.push(format!(
-            "{}: {why}; {}",
-            if running { "Probably" } else { "No" },
-            if running {
-                format!(
-                    "but processes matching `{service}` are running on {}:",
-                    named(host)
-                )
-            } else {
-                format!(
-                    "and no process matching `{service}` is running on {}.",
-                    named(host)
-                )
-            }
-        ));
+        let verdict = match (running, can_list_processes) {
+            (true, _) => "Probably",
+            (false, true) => "No",
+            (false, false) => "Unknown",
+        };
+        let processes_said = match (running, can_list_processes) {
+            (true, _) => format!(
+                "but processes matching `{service}` are running on {}:",
+                named(host)
+            ),
+            (false, true) => format!(
+                "and no process matching `{service}` is running on {}.",
+                named(host)
+            ),
+            (false, false) => format!(
+                "and {} has no `pgrep`, so I could not list its processes.",
+                named(host)
+            ),
+        };
+        lines.push(format!("{verdict}: {why}; {processes_said}"));
     }
     if !processes.is_empty() {
         if !loaded.is_empty() {

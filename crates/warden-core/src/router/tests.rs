@@ -342,10 +342,30 @@ fn service_status_on_a_host_without_systemd_checks_processes() {
     assert_eq!(target, "host:bare");
     assert!(!command.contains("systemctl"), "{command}");
     assert!(
-        out.text.starts_with("No: this host does not run systemd"),
+        out.text
+            .starts_with("No: bare (host:bare) does not run systemd"),
         "{}",
         out.text
     );
+    // A minimal container: no systemctl, no pgrep. Nothing is claimed.
+    let minimal = ask(
+        "is nginx running",
+        ControlLevel::ReadOnly,
+        Decision::Pending,
+        vec![answer(
+            "pgrep",
+            "@@warden:no-systemctl\n@@warden:processes\n@@warden:no-pgrep\n",
+            0,
+        )],
+    );
+    assert!(
+        minimal
+            .text
+            .starts_with("Unknown: web1 (host:web1) does not run systemd"),
+        "{}",
+        minimal.text
+    );
+    assert!(minimal.text.contains("has no `pgrep`"), "{}", minimal.text);
     let running = ask(
         "is ssh running",
         ControlLevel::ReadOnly,
