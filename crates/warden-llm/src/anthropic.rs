@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::assemble::{Fragment, ToolCallAssembler};
 use crate::config::DEFAULT_ANTHROPIC_MAX_TOKENS;
 use crate::conversation::{
-    CONTINUATION_NOTE, has_tool_history, notice_as_user_text, split_leading_system,
+    CONTINUATION_NOTE, Side, has_tool_history, merge_turns, notice_as_user_text,
+    split_leading_system,
 };
 use crate::event_stream::{Flow, for_each_event};
 use crate::http::{HttpClient, delay_before_retry, message_from_json, sleep_unless_cancelled};
@@ -92,66 +93,47 @@ fn wire_tools(tools: &[ToolSpec]) -> Value {
         .collect()
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    User,
-    Assistant,
-}
-
 /// The `system` text and the `messages` array: consecutive same-role
 /// messages merged into one message with several blocks, tool results
 /// first in their user message, and a user message first.
 pub fn wire_conversation(messages: &[Message]) -> (Option<String>, Vec<Value>) {
     let (system, rest) = split_leading_system(messages);
-    let mut turns: Vec<(Role, Vec<Value>)> = Vec::new();
-    for message in rest {
-        let (role, blocks) = match message {
-            Message::System { text } => (Role::User, text_block(&notice_as_user_text(text))),
-            Message::User { text } => (Role::User, text_block(text)),
-            Message::Assistant { text, tool_calls } => {
-                let mut blocks = text_block(text.as_deref().unwrap_or(""));
-                blocks.extend(tool_calls.iter().map(|call| {
-                    json!({
-                        "type": "tool_use",
-                        "id": call.id,
-                        "name": call.name,
-                        "input": as_object(&call.arguments),
-                    })
-                }));
-                (Role::Assistant, blocks)
-            }
-            Message::Tool {
-                call_id, content, ..
-            } => {
-                let content = if content.is_empty() {
-                    "(no output)"
-                } else {
-                    content
-                };
-                let block =
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
-                (Role::User, vec![block])
-            }
-        };
-        if blocks.is_empty() {
-            continue;
+    let pieces = rest.iter().map(|message| match message {
+        Message::System { text } => (Side::User, text_block(&notice_as_user_text(text))),
+        Message::User { text } => (Side::User, text_block(text)),
+        Message::Assistant { text, tool_calls } => {
+            let mut blocks = text_block(text.as_deref().unwrap_or(""));
+            blocks.extend(tool_calls.iter().map(|call| {
+                json!({
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.name,
+                    "input": as_object(&call.arguments),
+                })
+            }));
+            (Side::Model, blocks)
         }
-        match turns.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
-            _ => turns.push((role, blocks)),
+        Message::Tool {
+            call_id, content, ..
+        } => {
+            let content = if content.is_empty() {
+                "(no output)"
+            } else {
+                content
+            };
+            let block = json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+            (Side::User, vec![block])
         }
-    }
-    if turns.first().is_none_or(|(role, _)| *role != Role::User) {
-        turns.insert(0, (Role::User, text_block(CONTINUATION_NOTE)));
-    }
+    });
+    let turns = merge_turns(pieces, text_block(CONTINUATION_NOTE));
     let wire = turns
         .into_iter()
         .map(|(role, mut blocks)| {
             // Tool results must open the message that answers the calls.
             blocks.sort_by_key(|b| b["type"] != "tool_result");
             let role = match role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
+                Side::User => "user",
+                Side::Model => "assistant",
             };
             json!({"role": role, "content": blocks})
         })

@@ -1,6 +1,8 @@
 //! Conversation shaping shared by the providers whose APIs have no
 //! mid-conversation system role (Anthropic, Gemini).
 
+use serde_json::Value;
+
 use crate::types::Message;
 
 /// Prefix of Warden's own notices when they must travel as user text.
@@ -27,6 +29,37 @@ pub fn split_leading_system(messages: &[Message]) -> (Option<String>, &[Message]
         .collect();
     let system = (!texts.is_empty()).then(|| texts.join("\n\n"));
     (system, &messages[leading..])
+}
+
+/// Who speaks a wire turn: the user side (user text, Warden's notices,
+/// tool results) or the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    User,
+    Model,
+}
+
+/// Consecutive same-side pieces merged into one turn (the APIs want turns
+/// to alternate), empty pieces dropped, and a user turn first (`opening`
+/// stands in when the history starts with the model).
+pub fn merge_turns(
+    pieces: impl IntoIterator<Item = (Side, Vec<Value>)>,
+    opening: Vec<Value>,
+) -> Vec<(Side, Vec<Value>)> {
+    let mut turns: Vec<(Side, Vec<Value>)> = Vec::new();
+    for (side, parts) in pieces {
+        if parts.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, merged)) if *last == side => merged.extend(parts),
+            _ => turns.push((side, parts)),
+        }
+    }
+    if turns.first().is_none_or(|(side, _)| *side != Side::User) {
+        turns.insert(0, (Side::User, opening));
+    }
+    turns
 }
 
 /// A later system message as user text.

@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 
 use crate::assemble::synthetic_call_id;
 use crate::conversation::{
-    CONTINUATION_NOTE, find_call, has_tool_history, notice_as_user_text, split_leading_system,
+    CONTINUATION_NOTE, Side, find_call, has_tool_history, merge_turns, notice_as_user_text,
+    split_leading_system,
 };
 use crate::event_stream::{Flow, for_each_event};
 use crate::gemini_schema::gemini_parameters;
@@ -103,59 +104,41 @@ fn wire_tools(tools: &[ToolSpec]) -> Value {
     json!([{"functionDeclarations": declarations}])
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    User,
-    Model,
-}
-
 /// `systemInstruction` text and `contents`: roles `user`/`model`,
 /// consecutive same-role turns merged (so all results of one step share a
 /// content), and a user turn first.
 pub fn wire_contents(messages: &[Message]) -> (Option<String>, Vec<Value>) {
     let (system, rest) = split_leading_system(messages);
-    let mut turns: Vec<(Role, Vec<Value>)> = Vec::new();
-    for message in rest {
-        let (role, parts) = match message {
-            Message::System { text } => (Role::User, text_part(&notice_as_user_text(text))),
-            Message::User { text } => (Role::User, text_part(text)),
-            Message::Assistant { text, tool_calls } => {
-                let mut parts = text_part(text.as_deref().unwrap_or(""));
-                parts.extend(tool_calls.iter().map(function_call_part));
-                (Role::Model, parts)
-            }
-            Message::Tool {
-                call_id,
-                name,
-                content,
-            } => {
-                let mut response = json!({"name": name, "response": response_object(content)});
-                let server_id = find_call(messages, call_id)
-                    .and_then(|call| call.provider_data.as_ref())
-                    .and_then(|data| data[FUNCTION_CALL_ID].as_str());
-                if let Some(id) = server_id {
-                    response["id"] = json!(id);
-                }
-                (Role::User, vec![json!({"functionResponse": response})])
-            }
-        };
-        if parts.is_empty() {
-            continue;
+    let pieces = rest.iter().map(|message| match message {
+        Message::System { text } => (Side::User, text_part(&notice_as_user_text(text))),
+        Message::User { text } => (Side::User, text_part(text)),
+        Message::Assistant { text, tool_calls } => {
+            let mut parts = text_part(text.as_deref().unwrap_or(""));
+            parts.extend(tool_calls.iter().map(function_call_part));
+            (Side::Model, parts)
         }
-        match turns.last_mut() {
-            Some((last_role, last_parts)) if *last_role == role => last_parts.extend(parts),
-            _ => turns.push((role, parts)),
+        Message::Tool {
+            call_id,
+            name,
+            content,
+        } => {
+            let mut response = json!({"name": name, "response": response_object(content)});
+            let server_id = find_call(messages, call_id)
+                .and_then(|call| call.provider_data.as_ref())
+                .and_then(|data| data[FUNCTION_CALL_ID].as_str());
+            if let Some(id) = server_id {
+                response["id"] = json!(id);
+            }
+            (Side::User, vec![json!({"functionResponse": response})])
         }
-    }
-    if turns.first().is_none_or(|(role, _)| *role != Role::User) {
-        turns.insert(0, (Role::User, text_part(CONTINUATION_NOTE)));
-    }
+    });
+    let turns = merge_turns(pieces, text_part(CONTINUATION_NOTE));
     let contents = turns
         .into_iter()
         .map(|(role, parts)| {
             let role = match role {
-                Role::User => "user",
-                Role::Model => "model",
+                Side::User => "user",
+                Side::Model => "model",
             };
             json!({"role": role, "parts": parts})
         })
