@@ -5,7 +5,7 @@
 use rusqlite::{OptionalExtension, Row, params};
 use warden_protocol::{Approval, ApprovalState};
 
-use crate::{Store, StoreError, StoreResult};
+use crate::{Store, StoreError, StoreResult, sql_i64};
 
 fn state_str(state: ApprovalState) -> &'static str {
     match state {
@@ -24,10 +24,6 @@ fn parse_state(text: &str) -> StoreResult<ApprovalState> {
         "consumed" => ApprovalState::Consumed,
         other => return Err(StoreError::Corrupt(format!("approval state `{other}`"))),
     })
-}
-
-fn ms(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 const COLUMNS: &str = "id, session_id, tool, target, arguments_hash, arguments, command, risk, description, created_at_ms, expires_at_ms, state, reason";
@@ -81,8 +77,8 @@ impl Store {
                 approval.command,
                 approval.risk,
                 approval.description,
-                ms(approval.created_at_ms),
-                ms(approval.expires_at_ms),
+                sql_i64(approval.created_at_ms),
+                sql_i64(approval.expires_at_ms),
                 state_str(approval.state),
                 approval.reason,
             ],
@@ -108,7 +104,7 @@ impl Store {
         let mut statement = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM approvals WHERE state = 'pending' AND expires_at_ms > ?1 ORDER BY created_at_ms"
         ))?;
-        let rows = statement.query_map(params![ms(now_ms)], from_row)?;
+        let rows = statement.query_map(params![sql_i64(now_ms)], from_row)?;
         rows.map(|r| r.map_err(StoreError::from).and_then(finish))
             .collect()
     }
@@ -124,7 +120,7 @@ impl Store {
     ) -> StoreResult<Option<Approval>> {
         let changed = self.conn()?.execute(
             "UPDATE approvals SET state = ?2, reason = ?3 WHERE id = ?1 AND state = 'pending' AND expires_at_ms > ?4",
-            params![id, state_str(state), reason, ms(now_ms)],
+            params![id, state_str(state), reason, sql_i64(now_ms)],
         )?;
         if changed == 1 {
             self.approval(id)
@@ -137,7 +133,7 @@ impl Store {
     pub fn consume_if_approved(&self, id: &str, now_ms: u64) -> StoreResult<Option<Approval>> {
         let changed = self.conn()?.execute(
             "UPDATE approvals SET state = 'consumed' WHERE id = ?1 AND state = 'approved' AND expires_at_ms > ?2",
-            params![id, ms(now_ms)],
+            params![id, sql_i64(now_ms)],
         )?;
         if changed == 1 {
             self.approval(id)

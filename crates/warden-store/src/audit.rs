@@ -7,7 +7,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use warden_protocol::AuditRecord;
 
-use crate::{Store, StoreError, StoreResult};
+use crate::{Store, StoreError, StoreResult, sql_i64};
 
 /// The hash before the first record.
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -60,7 +60,7 @@ impl Store {
         let hash = chain_hash(&prev, &text);
         tx.execute(
             "INSERT INTO audit (at_ms, record, prev_hash, hash) VALUES (?1, ?2, ?3, ?4)",
-            params![i64::try_from(at_ms).unwrap_or(i64::MAX), text, prev, hash],
+            params![sql_i64(at_ms), text, prev, hash],
         )?;
         let seq = tx.last_insert_rowid();
         tx.commit()?;

@@ -6,11 +6,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreResult};
-
-fn ms(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
+use crate::{Store, StoreResult, sql_i64};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
@@ -28,7 +24,7 @@ impl Store {
         self.conn()?.execute(
             "INSERT INTO sessions (id, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)
              ON CONFLICT(id) DO NOTHING",
-            params![id, ms(now_ms)],
+            params![id, sql_i64(now_ms)],
         )?;
         Ok(())
     }
@@ -57,7 +53,7 @@ impl Store {
         tx.execute(
             "INSERT INTO sessions (id, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)
              ON CONFLICT(id) DO UPDATE SET updated_at_ms = ?2",
-            params![session_id, ms(now_ms)],
+            params![session_id, sql_i64(now_ms)],
         )?;
         if let Some(title) = title {
             let title: String = title.chars().take(80).collect();
@@ -77,7 +73,7 @@ impl Store {
             )?;
             for (offset, message) in messages.iter().enumerate() {
                 let seq = next + i64::try_from(offset).unwrap_or(i64::MAX);
-                insert.execute(params![session_id, seq, ms(now_ms), message])?;
+                insert.execute(params![session_id, seq, sql_i64(now_ms), message])?;
             }
         }
         tx.commit()?;

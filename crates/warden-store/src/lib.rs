@@ -34,6 +34,12 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// SQLite integers are signed: counts and millisecond times past
+/// `i64::MAX` (never in practice) saturate instead of wrapping.
+pub(crate) fn sql_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(

@@ -2,7 +2,7 @@
 
 use rusqlite::params;
 
-use crate::{Store, StoreResult};
+use crate::{Store, StoreResult, sql_i64};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredNote {
@@ -20,11 +20,7 @@ impl Store {
         let tx = conn.transaction()?;
         tx.execute(
             "INSERT INTO notes (target, note, at_ms) VALUES (?1, ?2, ?3)",
-            params![
-                note.target,
-                note.text,
-                i64::try_from(note.at_ms).unwrap_or(i64::MAX)
-            ],
+            params![note.target, note.text, sql_i64(note.at_ms)],
         )?;
         tx.execute(
             "DELETE FROM notes WHERE id NOT IN (SELECT id FROM notes ORDER BY id DESC LIMIT ?1)",

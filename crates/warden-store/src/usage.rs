@@ -3,15 +3,7 @@
 
 use rusqlite::params;
 
-use crate::{Store, StoreResult};
-
-fn ms(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn count(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
+use crate::{Store, StoreResult, sql_i64};
 
 /// One model call's usage.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,10 +40,10 @@ impl Store {
                 row.session_id,
                 row.provider,
                 row.model,
-                count(row.input_tokens),
-                count(row.output_tokens),
+                sql_i64(row.input_tokens),
+                sql_i64(row.output_tokens),
                 row.cost_usd,
-                ms(row.at_ms)
+                sql_i64(row.at_ms)
             ],
         )?;
         Ok(())
@@ -72,20 +64,21 @@ impl Store {
              WHERE (?1 IS NULL OR session_id = ?1) AND at_ms >= ?2
              GROUP BY provider, model ORDER BY provider, model",
         )?;
-        let rows = statement.query_map(params![session_id, ms(since_ms.unwrap_or(0))], |row| {
-            let n = |i: usize| -> rusqlite::Result<u64> {
-                Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
-            };
-            Ok(UsageTotals {
-                provider: row.get(0)?,
-                model: row.get(1)?,
-                calls: n(2)?,
-                input_tokens: n(3)?,
-                output_tokens: n(4)?,
-                cost_usd: row.get(5)?,
-                priced_calls: n(6)?,
-            })
-        })?;
+        let rows =
+            statement.query_map(params![session_id, sql_i64(since_ms.unwrap_or(0))], |row| {
+                let n = |i: usize| -> rusqlite::Result<u64> {
+                    Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
+                };
+                Ok(UsageTotals {
+                    provider: row.get(0)?,
+                    model: row.get(1)?,
+                    calls: n(2)?,
+                    input_tokens: n(3)?,
+                    output_tokens: n(4)?,
+                    cost_usd: row.get(5)?,
+                    priced_calls: n(6)?,
+                })
+            })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use warden_core::agent::provider::Delta;
 use warden_core::agent::{Approver, Decision, EventSink, LoopEvent};
 use warden_core::ports::Approval;
-use warden_protocol::{ApprovalDecision, EventEnvelope, StreamEvent, ToolResponse};
+use warden_protocol::{EventEnvelope, StreamEvent, ToolResponse};
 
 /// Whether to show routing, gates, commands and timings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -353,10 +353,9 @@ impl EventSink for JsonSink<'_> {
             } => out.write(StreamEvent::ApprovalResolved {
                 approval_id,
                 decision,
-                reason: match decision {
-                    ApprovalDecision::Approved => None,
-                    ApprovalDecision::Denied | ApprovalDecision::Expired => None,
-                },
+                // The loop's event has no reason; the denial reaches the
+                // model in the call's result.
+                reason: None,
             }),
             LoopEvent::FsmState { state } => out.write(StreamEvent::FsmState { state }),
             LoopEvent::Usage {

@@ -94,11 +94,7 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                 if file.is_none() && has_systemd(host) == Some(false) {
                     text.push_str(" (This host does not run systemd, so journald may not be collecting anything.)");
                 }
-                let mut chars = text.chars();
-                return Step::Answer(match chars.next() {
-                    Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
-                    None => text,
-                });
+                return Step::Answer(capitalise(&text));
             }
             Step::Answer(log_answer(&source, host, request, out))
         }
