@@ -1,0 +1,1 @@
+//! `warden agent`: the host agent.

@@ -1,0 +1,1 @@
+//! `warden serve`: the control plane.
