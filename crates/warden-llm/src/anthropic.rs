@@ -13,7 +13,7 @@ use crate::conversation::{
 };
 use crate::event_stream::{Flow, for_each_event};
 use crate::http::{HttpClient, delay_before_retry, message_from_json, sleep_unless_cancelled};
-use crate::provider::{Provider, ProviderError};
+use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
 use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
@@ -302,8 +302,8 @@ fn is_empty_object(value: &Value) -> bool {
     value.as_object().is_some_and(Map::is_empty)
 }
 
-impl Provider for AnthropicProvider {
-    fn complete(
+impl AnthropicProvider {
+    fn complete_blocking(
         &mut self,
         request: &ModelRequest<'_>,
         on_delta: &mut dyn FnMut(Delta<'_>),
@@ -339,6 +339,16 @@ impl Provider for AnthropicProvider {
                 Err(error) => return Err(error),
             }
         }
+    }
+}
+
+impl Provider for AnthropicProvider {
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        Box::pin(async move { self.complete_blocking(request, on_delta) })
     }
 
     fn identity(&self) -> (&str, &str) {

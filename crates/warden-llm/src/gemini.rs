@@ -15,7 +15,7 @@ use crate::conversation::{
 use crate::event_stream::{Flow, for_each_event};
 use crate::gemini_schema::gemini_parameters;
 use crate::http::{HttpClient, message_from_json, truncate};
-use crate::provider::{Provider, ProviderError};
+use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
 use crate::types::{
@@ -307,8 +307,8 @@ fn stream_error(http: &HttpClient, message: &str) -> ProviderError {
     }
 }
 
-impl Provider for GeminiProvider {
-    fn complete(
+impl GeminiProvider {
+    fn complete_blocking(
         &mut self,
         request: &ModelRequest<'_>,
         on_delta: &mut dyn FnMut(Delta<'_>),
@@ -328,6 +328,16 @@ impl Provider for GeminiProvider {
             state.on_event(event, http, on_delta)
         })?;
         state.into_reply(http)
+    }
+}
+
+impl Provider for GeminiProvider {
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        Box::pin(async move { self.complete_blocking(request, on_delta) })
     }
 
     fn identity(&self) -> (&str, &str) {

@@ -65,7 +65,7 @@ pub mod types;
 
 pub use config::{ProviderConfig, ProviderKind};
 pub use connect::connect;
-pub use provider::{Provider, ProviderError};
+pub use provider::{BoxFuture, Provider, ProviderError};
 pub use scripted::ScriptedProvider;
 pub use secret::Secret;
 pub use types::{

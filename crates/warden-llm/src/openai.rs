@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::assemble::ToolCallAssembler;
 use crate::event_stream::{Flow, for_each_event};
 use crate::http::{HttpClient, message_from_json};
-use crate::provider::{Provider, ProviderError};
+use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
 use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
@@ -219,8 +219,8 @@ fn rejects_stream_options(error: &ProviderError) -> bool {
     }
 }
 
-impl Provider for OpenAiProvider {
-    fn complete(
+impl OpenAiProvider {
+    fn complete_blocking(
         &mut self,
         request: &ModelRequest<'_>,
         on_delta: &mut dyn FnMut(Delta<'_>),
@@ -243,6 +243,16 @@ impl Provider for OpenAiProvider {
             state.on_event(event, http, on_delta)
         })?;
         Ok(state.into_reply())
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        Box::pin(async move { self.complete_blocking(request, on_delta) })
     }
 
     fn identity(&self) -> (&str, &str) {

@@ -1,7 +1,15 @@
-//! The provider trait: streaming-first, synchronous. Deltas go to
-//! `on_delta` as they arrive; the assembled reply is returned at the end.
+//! The provider trait: streaming-first and asynchronous. Deltas go to
+//! `on_delta` as they arrive; the assembled reply is the future's output.
+//! A waiting model call holds no thread: the server runs a thousand
+//! conversations on a couple of workers.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::types::{Delta, ModelReply, ModelRequest};
+
+/// A boxed future that can move between threads (object-safe async).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
@@ -37,17 +45,38 @@ pub enum ProviderError {
     /// The response could not be understood at all.
     #[error("{provider} sent a malformed response: {message}")]
     Malformed { provider: String, message: String },
+    /// The stream ended without a finish reason (no `[DONE]`, no stop
+    /// event), or in the middle of a tool call, even after one retry: the
+    /// partial answer must not be shown or acted on as complete.
+    #[error("{provider} ended its answer early (truncated): {message}")]
+    Truncated { provider: String, message: String },
+    /// The server asked to wait longer than Warden waits on its own.
+    #[error("{provider} is rate-limiting requests for {retry_after_secs} s")]
+    RateLimited {
+        provider: String,
+        retry_after_secs: u64,
+    },
+    /// The whole call took longer than `request_timeout_secs`, whatever
+    /// keep-alives arrived.
+    #[error("{provider} did not finish answering within {seconds} s")]
+    Deadline { provider: String, seconds: u64 },
+    /// The reply grew past `max_reply_bytes`.
+    #[error("{provider} sent a reply larger than {limit_bytes} bytes")]
+    ReplyTooLarge { provider: String, limit_bytes: usize },
     /// Anything else, already phrased for the user.
     #[error("provider error: {0}")]
     Failed(String),
 }
 
-pub trait Provider {
-    fn complete(
-        &mut self,
-        request: &ModelRequest<'_>,
-        on_delta: &mut dyn FnMut(Delta<'_>),
-    ) -> Result<ModelReply, ProviderError>;
+pub trait Provider: Send {
+    /// One model call. Dropping the future abandons the call (the
+    /// connection is closed); providers also stop when `request.cancel`
+    /// is set, with [`ProviderError::Cancelled`].
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>>;
 
     /// Provider and model names, for metrics and cost accounting.
     fn identity(&self) -> (&str, &str);

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::provider::{Provider, ProviderError};
+use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::types::{Delta, ModelReply, ModelRequest, ToolOffer};
 
 #[derive(Debug, Default)]
@@ -27,8 +27,8 @@ impl ScriptedProvider {
     }
 }
 
-impl Provider for ScriptedProvider {
-    fn complete(
+impl ScriptedProvider {
+    fn complete_blocking(
         &mut self,
         request: &ModelRequest<'_>,
         on_delta: &mut dyn FnMut(Delta<'_>),
@@ -42,6 +42,16 @@ impl Provider for ScriptedProvider {
             on_delta(Delta::Text(text));
         }
         Ok(reply)
+    }
+}
+
+impl Provider for ScriptedProvider {
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        Box::pin(async move { self.complete_blocking(request, on_delta) })
     }
 
     fn identity(&self) -> (&str, &str) {

@@ -96,6 +96,10 @@ pub struct Usage {
 pub enum Delta<'a> {
     Text(&'a str),
     Thinking(&'a str),
+    /// What the transport is doing while nothing streams, for the user
+    /// ("waiting for the model… 40 s", "rate-limited: retrying in 5 s").
+    /// Never part of the answer.
+    Notice(&'a str),
 }
 
 /// What the loop offers the model on one call.
