@@ -5,38 +5,87 @@
 //! implementations, used where nothing must outlive the process.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+pub use warden_llm::BoxFuture;
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
-use warden_protocol::{Resource, ResourceId};
+use warden_protocol::{CancelFlag, Resource, ResourceId};
 
-/// What Warden knows exists (as connectors report it).
+/// What Warden knows exists (as connectors report it). Connectors publish
+/// immutable, indexed snapshots; a tool call takes one (an `Arc` clone) and
+/// borrows from it, so a large inventory costs nothing per call.
 pub trait Inventory: Send + Sync {
-    /// Every resource.
-    fn all(&self) -> Vec<Resource>;
+    fn snapshot(&self) -> Arc<InventorySnapshot>;
+}
 
-    fn get(&self, id: &ResourceId) -> Option<Resource> {
-        self.all().into_iter().find(|r| &r.id == id)
+/// Resources with indexes by id and by lower-cased name and alias.
+#[derive(Debug, Clone, Default)]
+pub struct InventorySnapshot {
+    resources: Vec<Resource>,
+    by_id: HashMap<ResourceId, usize>,
+    /// Lower-cased names and aliases → positions, in inventory order.
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl InventorySnapshot {
+    /// Index `resources`. A later duplicate id replaces nothing: the first
+    /// one reported wins, as connectors list parents before children.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        let mut by_id = HashMap::with_capacity(resources.len());
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::with_capacity(resources.len());
+        for (position, resource) in resources.iter().enumerate() {
+            by_id.entry(resource.id.clone()).or_insert(position);
+            let mut names: Vec<String> = std::iter::once(&resource.name)
+                .chain(resource.aliases.iter())
+                .map(|n| n.to_lowercase())
+                .collect();
+            names.sort();
+            names.dedup();
+            for name in names {
+                by_name.entry(name).or_default().push(position);
+            }
+        }
+        InventorySnapshot {
+            resources,
+            by_id,
+            by_name,
+        }
+    }
+
+    pub fn all(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    pub fn len(&self) -> usize {
+        self.resources.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.resources.is_empty()
+    }
+
+    pub fn get(&self, id: &ResourceId) -> Option<&Resource> {
+        self.by_id.get(id).map(|&i| &self.resources[i])
     }
 
     /// Resources answering to an id, a name or an alias (case-insensitive).
-    fn find(&self, name: &str) -> Vec<Resource> {
-        let lower = name.to_lowercase();
-        self.all()
-            .into_iter()
-            .filter(|r| {
-                r.id.to_string() == name
-                    || r.name.to_lowercase() == lower
-                    || r.aliases.iter().any(|a| a.to_lowercase() == lower)
-            })
-            .collect()
+    pub fn find(&self, name: &str) -> Vec<&Resource> {
+        if let Ok(id) = name.parse::<ResourceId>() {
+            if let Some(resource) = self.get(&id) {
+                return vec![resource];
+            }
+        }
+        self.by_name
+            .get(&name.to_lowercase())
+            .map(|positions| positions.iter().map(|&i| &self.resources[i]).collect())
+            .unwrap_or_default()
     }
 
     /// `id` and its parents, nearest first.
-    fn chain(&self, id: &ResourceId) -> Vec<Resource> {
-        let mut chain: Vec<Resource> = Vec::new();
+    pub fn chain(&self, id: &ResourceId) -> Vec<&Resource> {
+        let mut chain: Vec<&Resource> = Vec::new();
         let mut current = self.get(id);
         while let Some(resource) = current {
             if chain.iter().any(|r| r.id == resource.id) || chain.len() > 16 {
@@ -71,9 +120,33 @@ pub enum HostError {
     Failed(String),
 }
 
-/// Runs a command on a resource, through its routing chain.
+/// Whether a command may change what it runs on. Agents sandbox reads and
+/// demand a signed grant for writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecClass {
+    Read,
+    Write,
+}
+
+/// One command for one resource, as the executor admitted it.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecRequest<'a> {
+    /// Where the command runs (the resource itself, or its parent for
+    /// plans such as `pct` control and `docker logs`).
+    pub target: &'a Resource,
+    pub command: &'a str,
+    pub class: ExecClass,
+    /// The human approval behind a write, when there was one.
+    pub approval: Option<&'a Approval>,
+    /// The turn's cancellation: set, the command's process group dies.
+    pub cancel: &'a CancelFlag,
+}
+
+/// Runs a command on a resource, through its routing chain. Async: a
+/// command waiting on a remote agent holds no thread.
 pub trait HostBackend: Send + Sync {
-    fn exec(&self, target: &Resource, command: &str) -> Result<ExecOutput, HostError>;
+    fn exec<'a>(&'a self, request: ExecRequest<'a>)
+    -> BoxFuture<'a, Result<ExecOutput, HostError>>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,27 +2,31 @@
 //! the hosts answer from a table (first match wins) instead of a machine,
 //! and remember every command that reached them.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use warden_protocol::{Resource, ResourceId};
 
-use crate::ports::{ExecOutput, HostBackend, HostError, Inventory};
+use crate::ports::{
+    BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
+};
 
 /// An inventory that is exactly the resources it was given.
 #[derive(Debug, Clone, Default)]
 pub struct StaticInventory {
-    resources: Vec<Resource>,
+    snapshot: Arc<InventorySnapshot>,
 }
 
 impl StaticInventory {
     pub fn new(resources: Vec<Resource>) -> Self {
-        StaticInventory { resources }
+        StaticInventory {
+            snapshot: Arc::new(InventorySnapshot::new(resources)),
+        }
     }
 }
 
 impl Inventory for StaticInventory {
-    fn all(&self) -> Vec<Resource> {
-        self.resources.clone()
+    fn snapshot(&self) -> Arc<InventorySnapshot> {
+        Arc::clone(&self.snapshot)
     }
 }
 
@@ -56,8 +60,8 @@ impl SimulatedHosts {
     }
 }
 
-impl HostBackend for SimulatedHosts {
-    fn exec(&self, target: &Resource, command: &str) -> Result<ExecOutput, HostError> {
+impl SimulatedHosts {
+    fn answer(&self, target: &Resource, command: &str) -> ExecOutput {
         if let Ok(mut received) = self.received.lock() {
             received.push((target.id.to_string(), command.to_string()));
         }
@@ -65,7 +69,7 @@ impl HostBackend for SimulatedHosts {
             .answers
             .iter()
             .find(|a| a.target.as_ref().is_none_or(|t| t == &target.id) && (a.matches)(command));
-        Ok(answer.map_or_else(
+        answer.map_or_else(
             || ExecOutput {
                 stdout: String::new(),
                 stderr: String::new(),
@@ -73,6 +77,16 @@ impl HostBackend for SimulatedHosts {
                 truncated: false,
             },
             |a| a.output.clone(),
-        ))
+        )
+    }
+}
+
+impl HostBackend for SimulatedHosts {
+    fn exec<'a>(
+        &'a self,
+        request: ExecRequest<'a>,
+    ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
+        let output = self.answer(request.target, request.command);
+        Box::pin(std::future::ready(Ok(output)))
     }
 }

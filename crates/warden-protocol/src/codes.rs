@@ -21,6 +21,8 @@ pub enum ErrorCode {
     ApprovalRequired,
     /// A human refused the call.
     ApprovalDenied,
+    /// Nobody decided on the approval request before it expired; nothing ran.
+    ApprovalExpired,
     /// The control level or the catastrophic-command check refuses it.
     PolicyBlocked,
     /// The read tool was given a command that is not provably read-only.
@@ -49,12 +51,13 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order: for parsing, docs and exhaustive tests.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::StrictResolution,
         ErrorCode::FsmBlocked,
         ErrorCode::RoutingMismatch,
         ErrorCode::ApprovalRequired,
         ErrorCode::ApprovalDenied,
+        ErrorCode::ApprovalExpired,
         ErrorCode::PolicyBlocked,
         ErrorCode::ReadOnlyViolation,
         ErrorCode::NonInteractive,
@@ -77,6 +80,7 @@ impl ErrorCode {
             ErrorCode::RoutingMismatch => "ROUTING_MISMATCH",
             ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
             ErrorCode::ApprovalDenied => "APPROVAL_DENIED",
+            ErrorCode::ApprovalExpired => "APPROVAL_EXPIRED",
             ErrorCode::PolicyBlocked => "POLICY_BLOCKED",
             ErrorCode::ReadOnlyViolation => "READ_ONLY_VIOLATION",
             ErrorCode::NonInteractive => "NON_INTERACTIVE",
@@ -102,6 +106,7 @@ impl ErrorCode {
             | ErrorCode::RoutingMismatch
             | ErrorCode::ApprovalRequired
             | ErrorCode::ApprovalDenied
+            | ErrorCode::ApprovalExpired
             | ErrorCode::PolicyBlocked
             | ErrorCode::ReadOnlyViolation
             | ErrorCode::NonInteractive
@@ -129,6 +134,7 @@ impl ErrorCode {
             | ErrorCode::RoutingMismatch
             | ErrorCode::ApprovalRequired
             | ErrorCode::ApprovalDenied
+            | ErrorCode::ApprovalExpired
             | ErrorCode::PolicyBlocked
             | ErrorCode::ReadOnlyViolation
             | ErrorCode::NonInteractive
@@ -200,6 +206,7 @@ mod tests {
             ErrorCode::RoutingMismatch,
             ErrorCode::ApprovalRequired,
             ErrorCode::ApprovalDenied,
+            ErrorCode::ApprovalExpired,
             ErrorCode::PolicyBlocked,
             ErrorCode::ReadOnlyViolation,
             ErrorCode::NonInteractive,

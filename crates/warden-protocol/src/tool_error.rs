@@ -102,6 +102,8 @@ impl ToolError {
         approval_required => ApprovalRequired;
         /// A human refused the call.
         approval_denied => ApprovalDenied;
+        /// Nobody decided before the approval expired; nothing ran.
+        approval_expired => ApprovalExpired;
         /// The control level or the catastrophic-command check refuses it.
         policy_blocked => PolicyBlocked;
         /// The read tool got a command that is not provably read-only.
@@ -184,6 +186,7 @@ mod tests {
             ToolError::routing_mismatch("m"),
             ToolError::approval_required("m"),
             ToolError::approval_denied("m"),
+            ToolError::approval_expired("m"),
             ToolError::policy_blocked("m"),
             ToolError::read_only_violation("m"),
             ToolError::non_interactive("m"),

@@ -42,12 +42,15 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let verbosity = args.common.verbosity();
     let mut display = TerminalDisplay::new(verbosity, Progress::Stderr);
     let mut streamed = String::new();
-    let outcome = chat.turn(&text, &mut display, &mut approver, &mut |delta| {
-        if let warden_core::agent::provider::Delta::Text(t) = delta {
-            streamed.push_str(t);
-        }
-        print_delta(delta, verbosity);
-    })?;
+    let outcome =
+        world
+            .runtime
+            .block_on(chat.turn(&text, &mut display, &mut approver, &mut |delta| {
+                if let warden_core::agent::provider::Delta::Text(t) = delta {
+                    streamed.push_str(t);
+                }
+                print_delta(delta, verbosity);
+            }))?;
     finish_text(&streamed, outcome.final_text.as_deref());
     if verbosity == Verbosity::Verbose {
         if let Some(route) = &outcome.route {
@@ -112,7 +115,9 @@ fn run_json(
     };
     let out = JsonLines::new(&chat.session_id);
     let mut sink = JsonSink(&out);
-    let result = chat.turn(text, &mut sink, approver, &mut |delta| out.delta(delta));
+    let result = world
+        .runtime
+        .block_on(chat.turn(text, &mut sink, approver, &mut |delta| out.delta(delta)));
     match result {
         Ok(outcome) => {
             let route = outcome.route.as_ref().map(|r| RouteSummary {

@@ -83,7 +83,10 @@ pub fn run(args: &ChatArgs) -> Result<ExitCode> {
             }
             print_delta(delta, verbosity);
         };
-        match chat.turn(line, &mut display, &mut approver, &mut on_delta) {
+        match world
+            .runtime
+            .block_on(chat.turn(line, &mut display, &mut approver, &mut on_delta))
+        {
             Ok(outcome) => {
                 finish_text(&streamed, outcome.final_text.as_deref());
                 if verbosity == Verbosity::Verbose {
@@ -154,7 +157,8 @@ fn slash_command(command: &str, chat: &mut Chat<'_>, verbosity: &mut Verbosity) 
 }
 
 fn banner(world: &World, chat: &Chat<'_>) {
-    let resources = world.inventory.all();
+    let snapshot = world.inventory.snapshot();
+    let resources = snapshot.all();
     let host = resources
         .first()
         .map(|r| r.id.to_string())

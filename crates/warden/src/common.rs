@@ -46,14 +46,28 @@ impl CommonArgs {
 /// Ctrl-C cancels the running turn (the flag); a second Ctrl-C while the
 /// first is still being handled ends the program.
 pub fn cancel_on_ctrl_c(flag: &CancelFlag) -> Result<()> {
-    let atomic = flag.as_atomic();
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        130,
-        atomic.clone(),
-    )
-    .context("installing the Ctrl-C handler")?;
-    signal_hook::flag::register(signal_hook::consts::SIGINT, atomic)
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
         .context("installing the Ctrl-C handler")?;
+    let flag = flag.clone();
+    std::thread::Builder::new()
+        .name("ctrl-c".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                if flag.is_cancelled() {
+                    std::process::exit(130);
+                }
+                flag.cancel();
+            }
+        })
+        .context("starting the Ctrl-C handler")?;
     Ok(())
+}
+
+/// The runtime a CLI command drives its async work on: one thread (the
+/// terminal is the only client), plus the blocking pool for local commands.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }

@@ -75,6 +75,7 @@ impl<'w> Chat<'w> {
         // resumed conversation gets a fresh one in memory.
         let names: Vec<String> = world
             .inventory
+            .snapshot()
             .all()
             .iter()
             .take(20)
@@ -103,7 +104,10 @@ impl<'w> Chat<'w> {
             world,
             executor: world.executor(),
             router,
-            session: Session::new(session_id.clone()),
+            session: Session {
+                cancel: world.cancel.clone(),
+                ..Session::new(session_id.clone())
+            },
             conversation,
             session_id,
             persisted,
@@ -131,12 +135,12 @@ impl<'w> Chat<'w> {
     }
 
     /// Run one user message through the loop.
-    pub fn turn(
+    pub async fn turn(
         &mut self,
         text: &str,
         display: &mut dyn EventSink,
         approver: &mut dyn Approver,
-        on_delta: &mut dyn FnMut(Delta<'_>),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<TurnOutcome> {
         let turn_started = Instant::now();
         self.world.cancel.reset();
@@ -174,9 +178,8 @@ impl<'w> Chat<'w> {
                 events: &mut sink,
                 limits,
                 on_delta: Some(on_delta),
-                cancel: Some(&self.world.cancel),
             };
-            run_turn(&mut ctx, &mut self.conversation, text)
+            run_turn(&mut ctx, &mut self.conversation, text).await
         };
         let record_error = sink.error.take();
         self.persist(text)?;

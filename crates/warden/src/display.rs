@@ -2,15 +2,16 @@
 //! approval prompts, the streamed answer) or as JSON lines of the stream
 //! events of DESIGN.md (`warden ask --json`).
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
 use warden_core::agent::provider::Delta;
 use warden_core::agent::{Approver, Decision, EventSink, LoopEvent};
-use warden_core::ports::Approval;
+use warden_core::ports::{Approval, BoxFuture};
 use warden_protocol::{EventEnvelope, StreamEvent, ToolResponse};
 
 /// Whether to show routing, gates, commands and timings.
@@ -192,6 +193,7 @@ pub fn print_delta(delta: Delta<'_>, verbosity: Verbosity) {
         }
         Delta::Thinking(text) if verbosity == Verbosity::Verbose => eprint!("{text}"),
         Delta::Thinking(_) => {}
+        Delta::Notice(text) => eprintln!("… {text}"),
     }
 }
 
@@ -209,7 +211,16 @@ impl TerminalApprover {
 }
 
 impl Approver for TerminalApprover {
-    fn decide(&mut self, approval: &Approval) -> Decision {
+    fn decide<'a>(&'a mut self, approval: &'a Approval) -> BoxFuture<'a, Decision> {
+        // The terminal is this process's only client: reading the answer
+        // may hold the CLI's one thread.
+        let decision = self.ask(approval);
+        Box::pin(std::future::ready(decision))
+    }
+}
+
+impl TerminalApprover {
+    fn ask(&mut self, approval: &Approval) -> Decision {
         eprintln!();
         eprintln!(
             "approval needed ({}): {}",
@@ -251,22 +262,21 @@ impl Approver for TerminalApprover {
 /// JSON lines of stream events, numbered per session.
 pub struct JsonLines {
     session_id: String,
-    seq: Cell<u64>,
-    started: std::cell::RefCell<HashMap<usize, Instant>>,
+    seq: AtomicU64,
+    started: Mutex<HashMap<usize, Instant>>,
 }
 
 impl JsonLines {
     pub fn new(session_id: &str) -> Self {
         JsonLines {
             session_id: session_id.to_string(),
-            seq: Cell::new(0),
-            started: std::cell::RefCell::new(HashMap::new()),
+            seq: AtomicU64::new(0),
+            started: Mutex::new(HashMap::new()),
         }
     }
 
     pub fn write(&self, event: StreamEvent) {
-        let seq = self.seq.get() + 1;
-        self.seq.set(seq);
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
         let envelope = EventEnvelope::new(self.session_id.clone(), seq, event);
         if let Ok(line) = serde_json::to_string(&envelope) {
             let mut out = std::io::stdout().lock();
@@ -283,6 +293,8 @@ impl JsonLines {
             Delta::Thinking(text) => self.write(StreamEvent::Thinking {
                 text: text.to_string(),
             }),
+            // Transport progress is for people watching a terminal.
+            Delta::Notice(_) => {}
         }
     }
 }
@@ -302,7 +314,10 @@ impl EventSink for JsonSink<'_> {
                 kind,
                 ..
             } => {
-                out.started.borrow_mut().insert(index, Instant::now());
+                out.started
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(index, Instant::now());
                 out.write(StreamEvent::ToolStart {
                     call_id,
                     tool: name,
@@ -320,7 +335,8 @@ impl EventSink for JsonSink<'_> {
             } => {
                 let duration_ms = out
                     .started
-                    .borrow_mut()
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
                     .remove(&index)
                     .map(|t| u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX))
                     .unwrap_or(0);

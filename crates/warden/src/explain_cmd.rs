@@ -14,7 +14,7 @@ use warden_core::agent::{
     Approver, Conversation, Decision, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
 use warden_core::executor::{Executor, Moment, Ports, Session};
-use warden_core::ports::{Approval, MemoryApprovals, MemoryAudit, MemoryNotes};
+use warden_core::ports::{Approval, BoxFuture, MemoryApprovals, MemoryAudit, MemoryNotes};
 use warden_core::router::{Router, Stage, route};
 use warden_core::simulated::SimulatedHosts;
 
@@ -35,9 +35,9 @@ pub struct ExplainArgs {
 struct Recorder(Vec<Approval>);
 
 impl Approver for Recorder {
-    fn decide(&mut self, approval: &Approval) -> Decision {
+    fn decide<'a>(&'a mut self, approval: &'a Approval) -> BoxFuture<'a, Decision> {
         self.0.push(approval.clone());
-        Decision::Approve
+        Box::pin(std::future::ready(Decision::Approve))
     }
 }
 
@@ -101,9 +101,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             events: &mut events,
             limits: LoopLimits::default(),
             on_delta: None,
-            cancel: None,
         };
-        run_turn(&mut ctx, &mut conversation, &text);
+        crate::common::runtime()?.block_on(run_turn(&mut ctx, &mut conversation, &text));
     }
     print_calls(&events, level);
     Ok(ExitCode::SUCCESS)

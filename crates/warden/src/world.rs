@@ -26,6 +26,8 @@ pub struct World {
     pub notes: SqliteNotes,
     /// Set by Ctrl-C; reset at the start of every turn.
     pub cancel: CancelFlag,
+    /// Drives turns (model streams, commands) for this process.
+    pub runtime: tokio::runtime::Runtime,
 }
 
 impl World {
@@ -40,16 +42,17 @@ impl World {
             .with_output_limit(config.exec_max_output.value);
         // Commands for containers go through `docker exec`: keep the socket.
         options = options.pass_env("DOCKER_HOST");
-        let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local, cancel.clone());
+        let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local);
         Ok(World {
             approvals: SqliteApprovals(Arc::clone(&store)),
             audit: SqliteAudit(Arc::clone(&store)),
             notes: SqliteNotes(Arc::clone(&store)),
             store,
-            inventory: LocalResources(local),
+            inventory: LocalResources::new(local),
             hosts,
             cancel,
             config,
+            runtime: crate::common::runtime()?,
         })
     }
 

@@ -26,7 +26,7 @@ struct Begun {
 }
 
 /// Run a reply's calls; returns whether any succeeded.
-pub(super) fn run_calls(
+pub(super) async fn run_calls(
     ctx: &mut TurnContext<'_, '_>,
     conversation: &mut Conversation,
     tool_calls: Vec<ProposedToolCall>,
@@ -41,23 +41,23 @@ pub(super) fn run_calls(
         let kind = crate::tools::classify_call(&proposed.name, &proposed.arguments);
 
         if kind != ToolKind::Read {
-            any_ok |= flush(ctx, conversation, &mut batch, turn);
+            any_ok |= flush(ctx, conversation, &mut batch, turn).await;
         }
         let begun = begin(ctx, proposed, index, turn, identical, kind);
         match &begun.step {
             Prepared::Ready(ready) if ready.may_run_in_parallel() => {
                 batch.push(begun);
                 if batch.len() == MAX_PARALLEL {
-                    any_ok |= flush(ctx, conversation, &mut batch, turn);
+                    any_ok |= flush(ctx, conversation, &mut batch, turn).await;
                 }
             }
             Prepared::Ready(_) | Prepared::Done(_) => {
-                any_ok |= flush(ctx, conversation, &mut batch, turn);
-                any_ok |= complete(ctx, conversation, begun, None, turn);
+                any_ok |= flush(ctx, conversation, &mut batch, turn).await;
+                any_ok |= complete(ctx, conversation, begun, None, turn).await;
             }
         }
     }
-    any_ok |= flush(ctx, conversation, &mut batch, turn);
+    any_ok |= flush(ctx, conversation, &mut batch, turn).await;
     any_ok
 }
 
@@ -87,7 +87,7 @@ fn begin(
         .entry(format!("{}\u{0}{}", call.tool, call.arguments))
         .or_insert(0);
     *seen += 1;
-    let step = if ctx.cancel.is_some_and(|c| c.is_cancelled()) {
+    let step = if ctx.session.cancel.is_cancelled() {
         // The user stopped the turn: nothing more is started.
         Prepared::Done(super::failure(
             kind,
@@ -108,7 +108,7 @@ fn begin(
 }
 
 /// Dispatch the batched reads side by side, then post-process in order.
-fn flush(
+async fn flush(
     ctx: &mut TurnContext<'_, '_>,
     conversation: &mut Conversation,
     batch: &mut Vec<Begun>,
@@ -118,22 +118,18 @@ fn flush(
         return false;
     }
     let executor = ctx.executor;
-    let performed: Vec<Option<Performed>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = batch
-            .iter()
-            .map(|begun| match &begun.step {
-                Prepared::Ready(ready) => Some(scope.spawn(move || executor.perform(ready))),
+    // Concurrent on one task: a read waiting on its host holds no thread.
+    let performed: Vec<Option<Performed>> =
+        futures_util::future::join_all(batch.iter().map(|begun| async move {
+            match &begun.step {
+                Prepared::Ready(ready) => Some(executor.perform(ready).await),
                 Prepared::Done(_) => None,
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.and_then(|h| h.join().ok()))
-            .collect()
-    });
+            }
+        }))
+        .await;
     let mut any_ok = false;
     for (begun, performed) in batch.drain(..).zip(performed) {
-        any_ok |= complete(ctx, conversation, begun, performed, turn);
+        any_ok |= complete(ctx, conversation, begun, performed, turn).await;
     }
     any_ok
 }
@@ -174,7 +170,7 @@ fn track_recovery(conversation: &mut Conversation, tool: &str, outcome: &crate::
 
 /// Finish one call: dispatch it if nobody did, then the automatic rewrite,
 /// the approval, the events and the tool message, in call order.
-fn complete(
+async fn complete(
     ctx: &mut TurnContext<'_, '_>,
     conversation: &mut Conversation,
     begun: Begun,
@@ -191,7 +187,10 @@ fn complete(
     let mut outcome = match step {
         Prepared::Done(outcome) => outcome,
         Prepared::Ready(ready) => {
-            let performed = performed.unwrap_or_else(|| ctx.executor.perform(&ready));
+            let performed = match performed {
+                Some(performed) => performed,
+                None => ctx.executor.perform(&ready).await,
+            };
             ctx.executor
                 .finish(ctx.session, ready, performed, (ctx.clock)())
         }
@@ -209,7 +208,10 @@ fn complete(
                 .to_string();
             ctx.events.emit(LoopEvent::AutoRewrite { from, to });
             crate::telemetry::auto_recovery_attempt(ErrorCode::NonInteractive, &call.tool);
-            outcome = ctx.executor.execute(ctx.session, &rewritten, (ctx.clock)());
+            outcome = ctx
+                .executor
+                .execute(ctx.session, &rewritten, (ctx.clock)())
+                .await;
             record_execs(ctx, &outcome);
             if outcome.response.ok {
                 crate::telemetry::auto_recovery_success(ErrorCode::NonInteractive, &call.tool);
@@ -218,7 +220,7 @@ fn complete(
     }
     if outcome.response.error_code() == Some(ErrorCode::ApprovalRequired) {
         if let Some(approval) = outcome.approval.clone() {
-            outcome = settle_approval(ctx, &approval, outcome);
+            outcome = settle_approval(ctx, &approval, outcome).await;
         }
     }
     track_recovery(conversation, &call.tool, &outcome);

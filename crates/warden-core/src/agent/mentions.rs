@@ -16,12 +16,12 @@ use warden_protocol::Resource;
 
 use crate::context::Registration;
 use crate::executor::Session;
-use crate::ports::Inventory;
+use crate::ports::InventorySnapshot;
 
 /// Resolve mentions and names; returns notes for the model (routing
 /// summaries, unresolved mentions).
 pub fn prefetch(
-    inventory: &dyn Inventory,
+    inventory: &InventorySnapshot,
     session: &mut Session,
     message: &str,
     now: Duration,
@@ -68,7 +68,7 @@ pub fn prefetch(
 }
 
 fn register_with_chain(
-    inventory: &dyn Inventory,
+    inventory: &InventorySnapshot,
     session: &mut Session,
     resource: &Resource,
     how: Registration,
@@ -77,14 +77,14 @@ fn register_with_chain(
     for parent in inventory.chain(&resource.id).iter().skip(1) {
         session
             .context
-            .register(parent.clone(), Registration::RoutingParent, now);
+            .register((*parent).clone(), Registration::RoutingParent, now);
     }
     session.context.register(resource.clone(), how, now);
 }
 
 /// "jellyfin: Docker container on media-server (LXC lxc:delly:141) on delly
 /// (Proxmox node node:delly); target docker_container:media-server:abc".
-pub fn routing_summary(inventory: &dyn Inventory, resource: &Resource) -> String {
+pub fn routing_summary(inventory: &InventorySnapshot, resource: &Resource) -> String {
     let chain = inventory.chain(&resource.id);
     let mut text = format!("{}: {}", resource.name, resource.id.kind.label());
     for parent in chain.iter().skip(1) {
@@ -178,6 +178,7 @@ pub(crate) fn name_matches(resource: &Resource, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ports::Inventory;
     use crate::simulated::StaticInventory;
     use serde_json::Map;
     use warden_protocol::FsmState;
@@ -219,7 +220,7 @@ mod tests {
         let inv = inventory();
         let mut session = Session::new("s");
         let notes = prefetch(
-            &inv,
+            &inv.snapshot(),
             &mut session,
             "check the logs of @jellyfin",
             Duration::ZERO,
@@ -230,7 +231,7 @@ mod tests {
             notes[0].contains("on homepage-docker (LXC lxc:delly:141) on delly"),
             "{notes:?}"
         );
-        let notes = prefetch(&inv, &mut session, "and @ghost", Duration::ZERO);
+        let notes = prefetch(&inv.snapshot(), &mut session, "and @ghost", Duration::ZERO);
         assert!(notes[0].contains("not found"));
     }
 
@@ -239,7 +240,7 @@ mod tests {
         let inv = inventory();
         let mut session = Session::new("s");
         prefetch(
-            &inv,
+            &inv.snapshot(),
             &mut session,
             "add InfluxDB to my homepage config",
             Duration::ZERO,
@@ -253,7 +254,7 @@ mod tests {
         assert_eq!(children[0].resource.name, "homepage-docker");
         // Stopwords and short words do not match.
         let mut other = Session::new("t");
-        prefetch(&inv, &mut other, "show the logs", Duration::ZERO);
+        prefetch(&inv.snapshot(), &mut other, "show the logs", Duration::ZERO);
         assert!(other.context.is_empty());
     }
 }

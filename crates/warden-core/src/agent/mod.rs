@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 
+use futures_util::future::{Either, select};
 use serde::Serialize;
 use serde_json::{Value, json};
 use warden_protocol::{ApprovalDecision, CancelFlag, ErrorCode, FsmState, ToolKind};
 
 use crate::executor::{Executor, Moment, Outcome, ProposedCall, Session};
-use crate::ports::{Approval, ApprovalState};
+use crate::ports::{Approval, ApprovalState, BoxFuture};
 
 mod calls;
 pub mod cleanup;
@@ -25,22 +26,29 @@ use provider::{Message, ModelReply, ModelRequest, Provider, ProviderError, ToolO
 /// What a human (or a replay policy) decides on an approval request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
+    /// Approved here (a terminal prompt, a replay policy): the loop records it.
     Approve,
+    /// Denied here, with the reason: the loop records it.
     Deny(String),
     /// Leave it open: the call's result stays APPROVAL_REQUIRED.
     Pending,
+    /// Decided elsewhere (another client of the server) and already in the
+    /// approval store, in this state: approved, denied or expired.
+    Recorded(ApprovalState),
 }
 
-pub trait Approver {
-    fn decide(&mut self, approval: &Approval) -> Decision;
+/// Asks for a human decision. Async: a turn waiting for a human holds no
+/// thread (the server wakes it when someone decides).
+pub trait Approver: Send {
+    fn decide<'a>(&'a mut self, approval: &'a Approval) -> BoxFuture<'a, Decision>;
 }
 
 /// One fixed answer to every approval request.
 pub struct FixedApprover(pub Decision);
 
 impl Approver for FixedApprover {
-    fn decide(&mut self, _approval: &Approval) -> Decision {
-        self.0.clone()
+    fn decide<'a>(&'a mut self, _approval: &'a Approval) -> BoxFuture<'a, Decision> {
+        Box::pin(std::future::ready(self.0.clone()))
     }
 }
 
@@ -164,24 +172,23 @@ const WRAP_UP_NUDGES: [(usize, &str); 2] = [
     ),
 ];
 
-/// Everything one turn needs.
+/// Everything one turn needs. The turn is cancelled through
+/// `session.cancel` (Ctrl-C, a cancel request).
 pub struct TurnContext<'t, 'e> {
     pub executor: &'t Executor<'e>,
     pub session: &'t mut Session,
     pub provider: &'t mut dyn Provider,
     pub approver: &'t mut dyn Approver,
-    pub clock: &'t dyn Fn() -> Moment,
+    pub clock: &'t (dyn Fn() -> Moment + Sync),
     pub events: &'t mut dyn EventSink,
     pub limits: LoopLimits,
     /// Receives text and thinking as it streams (the CLI prints it).
-    pub on_delta: Option<&'t mut dyn FnMut(provider::Delta<'_>)>,
-    /// Set when the user cancels the turn (Ctrl-C, a closed client).
-    pub cancel: Option<&'t CancelFlag>,
+    pub on_delta: Option<&'t mut (dyn FnMut(provider::Delta<'_>) + Send)>,
 }
 
 /// Where the loop's events go: a transcript (replay), a terminal (chat) or a
 /// stream (server). Events arrive in the order things happened.
-pub trait EventSink {
+pub trait EventSink: Send {
     fn emit(&mut self, event: LoopEvent);
 
     /// The full response of a tool call, for displays that show results.
@@ -196,7 +203,7 @@ impl EventSink for Vec<LoopEvent> {
 }
 
 /// Run the loop for one user message.
-pub fn run_turn(
+pub async fn run_turn(
     ctx: &mut TurnContext<'_, '_>,
     conversation: &mut Conversation,
     user_message: &str,
@@ -208,7 +215,7 @@ pub fn run_turn(
     let before = ctx.session.fsm.state();
     let now = (ctx.clock)();
     let mention_notes = mentions::prefetch(
-        ctx.executor.inventory(),
+        &ctx.executor.inventory().snapshot(),
         ctx.session,
         user_message,
         now.session,
@@ -249,7 +256,8 @@ pub fn run_turn(
             compaction::KEEP_RECENT,
             compaction::MAX_TOOL_CHARS,
         );
-        if ctx.cancel.is_some_and(CancelFlag::is_cancelled) {
+        let cancel: CancelFlag = ctx.session.cancel.clone();
+        if cancel.is_cancelled() {
             held_answer = Some(CANCELLED.to_string());
             break;
         }
@@ -257,14 +265,25 @@ pub fn run_turn(
             messages: &conversation.messages,
             tools: &tools,
             offer,
-            cancel: ctx.cancel,
+            cancel: Some(&cancel),
         };
         let mut ignore = |_: provider::Delta<'_>| {};
-        let on_delta: &mut dyn FnMut(provider::Delta<'_>) = match ctx.on_delta.as_mut() {
+        let on_delta: &mut (dyn FnMut(provider::Delta<'_>) + Send) = match ctx.on_delta.as_mut() {
             Some(sink) => &mut **sink,
             None => &mut ignore,
         };
-        let reply = match ctx.provider.complete(&request, on_delta) {
+        // Cancelling drops the model call (its connection closes) at once,
+        // whatever the provider is waiting on.
+        let answered = match select(
+            ctx.provider.complete(&request, on_delta),
+            cancel.cancelled(),
+        )
+        .await
+        {
+            Either::Left((answered, _)) => answered,
+            Either::Right(((), _)) => Err(ProviderError::Cancelled),
+        };
+        let reply = match answered {
             Ok(reply) => reply,
             Err(ProviderError::ScriptExhausted) => {
                 ctx.events.emit(LoopEvent::ScriptExhausted);
@@ -316,7 +335,7 @@ pub fn run_turn(
             break;
         }
         let reply_calls = tool_calls.len();
-        let any_ok = calls::run_calls(ctx, conversation, tool_calls, turn, &mut identical);
+        let any_ok = calls::run_calls(ctx, conversation, tool_calls, turn, &mut identical).await;
         succeeded_this_turn |= any_ok;
         calls_this_turn += reply_calls;
         for (threshold, nudge) in WRAP_UP_NUDGES {
@@ -402,7 +421,7 @@ fn rewritten_call(call: &ProposedCall, outcome: &Outcome) -> Option<ProposedCall
     })
 }
 
-fn settle_approval(
+async fn settle_approval(
     ctx: &mut TurnContext<'_, '_>,
     approval: &Approval,
     pending: Outcome,
@@ -415,9 +434,47 @@ fn settle_approval(
         risk: approval.risk.clone(),
         description: approval.description.clone(),
     });
+    let decision = ctx.approver.decide(approval).await;
     let now = (ctx.clock)();
-    match ctx.approver.decide(approval) {
+    match decision {
         Decision::Pending => pending,
+        Decision::Recorded(ApprovalState::Approved) => {
+            ctx.events.emit(LoopEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                decision: ApprovalDecision::Approved,
+            });
+            run_approved(ctx, approval).await
+        }
+        Decision::Recorded(ApprovalState::Denied) => {
+            let reason = ctx
+                .executor
+                .approvals()
+                .get(&approval.id)
+                .ok()
+                .and_then(|a| a.reason)
+                .unwrap_or_else(|| "no reason given".to_string());
+            ctx.events.emit(LoopEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                decision: ApprovalDecision::Denied,
+            });
+            failure(
+                pending.kind,
+                ErrorCode::ApprovalDenied,
+                format!("Command denied: {reason}"),
+            )
+        }
+        Decision::Recorded(ApprovalState::Pending | ApprovalState::Consumed) => {
+            // Nobody decided in time (or it was used elsewhere): it did not run here.
+            ctx.events.emit(LoopEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                decision: ApprovalDecision::Expired,
+            });
+            failure(
+                pending.kind,
+                ErrorCode::ApprovalExpired,
+                "the approval request expired before anyone decided; nothing ran".to_string(),
+            )
+        }
         Decision::Approve => {
             let store = ctx.executor.approvals();
             if let Err(error) =
@@ -429,11 +486,7 @@ fn settle_approval(
                 approval_id: approval.id.clone(),
                 decision: ApprovalDecision::Approved,
             });
-            let outcome = ctx
-                .executor
-                .execute_approved(ctx.session, &approval.id, (ctx.clock)());
-            record_execs(ctx, &outcome);
-            outcome
+            run_approved(ctx, approval).await
         }
         Decision::Deny(reason) => {
             let store = ctx.executor.approvals();
@@ -454,6 +507,16 @@ fn settle_approval(
             )
         }
     }
+}
+
+/// Run the stored call of an approved approval (every gate but the approval again).
+async fn run_approved(ctx: &mut TurnContext<'_, '_>, approval: &Approval) -> Outcome {
+    let outcome = ctx
+        .executor
+        .execute_approved(ctx.session, &approval.id, (ctx.clock)())
+        .await;
+    record_execs(ctx, &outcome);
+    outcome
 }
 
 fn failure(kind: ToolKind, code: ErrorCode, message: String) -> Outcome {

@@ -49,7 +49,7 @@ fn run_script(
     replies: Vec<ModelReply>,
     limits: LoopLimits,
     message: &str,
-    on_delta: Option<&mut dyn FnMut(Delta<'_>)>,
+    on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
 ) -> Run {
     let inventory = StaticInventory::new(vec![Resource {
         id: "host:web1".parse().unwrap(),
@@ -92,14 +92,13 @@ fn run_script(
         clock: &clock,
         events: &mut events,
         limits,
-        cancel: None,
         // Shorten the sink's lifetime to this turn's.
         on_delta: match on_delta {
             Some(sink) => Some(sink),
             None => None,
         },
     };
-    let result = run_turn(&mut ctx, &mut conversation, message);
+    let result = crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, message));
     Run {
         events,
         final_text: result.final_text,
@@ -152,16 +151,21 @@ struct ConcurrencyProbe {
 }
 
 impl HostBackend for ConcurrencyProbe {
-    fn exec(&self, _target: &Resource, _command: &str) -> Result<ExecOutput, HostError> {
-        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        self.most.fetch_max(now, Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis(30));
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
-        Ok(ExecOutput {
-            stdout: String::new(),
-            stderr: String::new(),
-            exit_code: 0,
-            truncated: false,
+    fn exec<'a>(
+        &'a self,
+        _request: crate::ports::ExecRequest<'a>,
+    ) -> crate::ports::BoxFuture<'a, Result<ExecOutput, HostError>> {
+        Box::pin(async move {
+            let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+            Ok(ExecOutput {
+                stdout: String::new(),
+                stderr: String::new(),
+                exit_code: 0,
+                truncated: false,
+            })
         })
     }
 }
@@ -292,4 +296,14 @@ fn a_spent_budget_stops_the_loop_with_a_clear_message() {
     );
     assert_eq!(run.conversation.usage.total_tokens(), 130);
     assert!(streamed.is_empty(), "the third reply was never requested");
+}
+
+/// The server runs turns on a multi-threaded runtime: a turn's future must
+/// be able to move between threads. This does not compile otherwise.
+#[allow(dead_code)]
+fn turns_can_move_between_threads<'a>(
+    ctx: &'a mut TurnContext<'_, '_>,
+    conversation: &'a mut Conversation,
+) -> impl std::future::Future<Output = TurnResult> + Send + 'a {
+    run_turn(ctx, conversation, "")
 }

@@ -3,11 +3,21 @@
 //! (metrics) into structured data. Every gate has already passed here.
 
 use serde_json::{Value, json};
-use warden_protocol::{ErrorCode, Resource, ToolError};
+use warden_protocol::{CancelFlag, ErrorCode, Resource, ToolError};
 
 use super::commands::{self, write_file_command};
 use super::{ExecRecord, Executor, host_metrics};
+use crate::ports::{Approval, ExecClass, ExecRequest, HostError};
 use crate::tools::ToolCall;
+
+/// How an admitted call's commands go out: read or write, the approval
+/// behind a write, the turn's cancellation.
+#[derive(Clone, Copy)]
+pub(super) struct Dispatch<'r> {
+    pub class: ExecClass,
+    pub approval: Option<&'r Approval>,
+    pub cancel: &'r CancelFlag,
+}
 
 impl Executor<'_> {
     pub(super) fn host_for(
@@ -25,7 +35,7 @@ impl Executor<'_> {
         target
             .parent
             .as_ref()
-            .and_then(|p| self.ports.inventory.get(p))
+            .and_then(|p| self.ports.inventory.snapshot().get(p).cloned())
             .ok_or_else(|| {
                 ToolError::new(
                     ErrorCode::Unavailable,
@@ -34,27 +44,27 @@ impl Executor<'_> {
             })
     }
 
-    pub(super) fn run_command(
+    pub(super) async fn run_command(
         &self,
         target: Option<&Resource>,
         on_parent: bool,
         command: &str,
+        dispatch: Dispatch<'_>,
         execs: &mut Vec<ExecRecord>,
     ) -> Result<Value, ToolError> {
         let host = self.host_for(target, on_parent)?;
-        let output = self.ports.hosts.exec(&host, command).map_err(|e| match e {
-            crate::ports::HostError::Unreachable(..) => {
-                ToolError::new(ErrorCode::Unavailable, e.to_string())
-            }
-            crate::ports::HostError::Timeout(_) => {
-                ToolError::new(ErrorCode::Timeout, e.to_string())
-            }
-            crate::ports::HostError::Cancelled => {
-                ToolError::new(ErrorCode::Cancelled, e.to_string())
-            }
-            crate::ports::HostError::Failed(_) => {
-                ToolError::new(ErrorCode::ExecutionFailed, e.to_string())
-            }
+        let request = ExecRequest {
+            target: &host,
+            command,
+            class: dispatch.class,
+            approval: dispatch.approval,
+            cancel: dispatch.cancel,
+        };
+        let output = self.ports.hosts.exec(request).await.map_err(|e| match e {
+            HostError::Unreachable(..) => ToolError::new(ErrorCode::Unavailable, e.to_string()),
+            HostError::Timeout(_) => ToolError::new(ErrorCode::Timeout, e.to_string()),
+            HostError::Cancelled => ToolError::new(ErrorCode::Cancelled, e.to_string()),
+            HostError::Failed(_) => ToolError::new(ErrorCode::ExecutionFailed, e.to_string()),
         })?;
         execs.push(ExecRecord {
             target: host.id.to_string(),
@@ -79,20 +89,29 @@ impl Executor<'_> {
         }
     }
 
-    pub(super) fn replace(
+    pub(super) async fn replace(
         &self,
         target: Option<&Resource>,
         path: &str,
         old: &str,
         new: &str,
+        dispatch: Dispatch<'_>,
         execs: &mut Vec<ExecRecord>,
     ) -> Result<Value, ToolError> {
-        let read = self.run_command(
-            target,
-            false,
-            &format!("cat -- {}", commands::quote(path)),
-            execs,
-        )?;
+        // The read half is a read (sandboxed on agents), whatever the call.
+        let read_dispatch = Dispatch {
+            class: ExecClass::Read,
+            ..dispatch
+        };
+        let read = self
+            .run_command(
+                target,
+                false,
+                &format!("cat -- {}", commands::quote(path)),
+                read_dispatch,
+                execs,
+            )
+            .await?;
         let content = read["stdout"].as_str().unwrap_or_default();
         let count = content.matches(old).count();
         if count != 1 {
@@ -107,8 +126,10 @@ impl Executor<'_> {
             target,
             false,
             &write_file_command(path, updated.trim_end_matches('\n')),
+            dispatch,
             execs,
         )
+        .await
     }
 }
 

@@ -18,7 +18,7 @@ impl Executor<'_> {
         target: Option<&Resource>,
         at: Moment,
     ) -> Result<Value, ToolError> {
-        let inventory = self.ports.inventory;
+        let inventory = self.ports.inventory.snapshot();
         match call {
             ToolCall::Query(QueryArgs::Get { .. })
             | ToolCall::Discovery(DiscoveryArgs::Get { .. }) => {
@@ -27,7 +27,7 @@ impl Executor<'_> {
                 let chain = inventory.chain(&target.id);
                 for parent in chain.iter().skip(1) {
                     session.context.register(
-                        parent.clone(),
+                        (*parent).clone(),
                         Registration::RoutingParent,
                         at.session,
                     );
@@ -43,27 +43,29 @@ impl Executor<'_> {
                 let lower = text.to_lowercase();
                 let found: Vec<Resource> = inventory
                     .all()
-                    .into_iter()
+                    .iter()
                     .filter(|r| kind.is_none_or(|k| r.id.kind == k))
                     .filter(|r| {
                         r.name.to_lowercase().contains(&lower)
                             || r.id.to_string().contains(&lower)
                             || r.aliases.iter().any(|a| a.to_lowercase().contains(&lower))
                     })
+                    .cloned()
                     .collect();
                 Ok(self.register_bulk(session, found, at))
             }
             ToolCall::Query(QueryArgs::List { kind }) => {
                 let found: Vec<Resource> = inventory
                     .all()
-                    .into_iter()
+                    .iter()
                     .filter(|r| kind.is_none_or(|k| r.id.kind == k))
+                    .cloned()
                     .collect();
                 Ok(self.register_bulk(session, found, at))
             }
             ToolCall::Query(QueryArgs::Topology {})
             | ToolCall::Query(QueryArgs::Health { target: None }) => {
-                Ok(self.register_bulk(session, inventory.all(), at))
+                Ok(self.register_bulk(session, inventory.all().to_vec(), at))
             }
             ToolCall::Query(QueryArgs::Health { target: Some(_) }) => {
                 let resource =

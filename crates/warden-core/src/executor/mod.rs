@@ -10,12 +10,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use warden_protocol::{ControlLevel, ErrorCode, Resource, ToolError, ToolKind, ToolResponse};
+use warden_protocol::{
+    CancelFlag, ControlLevel, ErrorCode, Resource, ToolError, ToolKind, ToolResponse,
+};
 
 use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
-    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, HostBackend, Inventory,
-    NotesStore,
+    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, ExecClass, HostBackend,
+    Inventory, NotesStore,
 };
 use crate::telemetry;
 use crate::tools::{ToolCall, classify_call};
@@ -31,7 +33,7 @@ mod types;
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
 use commands::Plan;
-use dispatch::shape_result;
+use dispatch::{Dispatch, shape_result};
 pub use gates::arguments_hash;
 use gates::{check_command_policy, check_routing, invalid_input};
 
@@ -90,13 +92,13 @@ impl<'a> Executor<'a> {
     }
 
     /// Run a proposed call through every gate, then dispatch it.
-    pub fn execute(&self, session: &mut Session, call: &ProposedCall, at: Moment) -> Outcome {
-        self.run(session, call, at, Authorization::None)
+    pub async fn execute(&self, session: &mut Session, call: &ProposedCall, at: Moment) -> Outcome {
+        self.run(session, call, at, Authorization::None).await
     }
 
     /// Re-run the stored call of an approved approval (never arguments the
     /// model sends again). Every gate but the approval runs again.
-    pub fn execute_approved(
+    pub async fn execute_approved(
         &self,
         session: &mut Session,
         approval_id: &str,
@@ -130,9 +132,10 @@ impl<'a> Executor<'a> {
             arguments: approval.arguments.clone(),
         };
         self.run(session, &call, at, Authorization::Approved(&approval))
+            .await
     }
 
-    fn run(
+    async fn run(
         &self,
         session: &mut Session,
         proposed: &ProposedCall,
@@ -142,7 +145,7 @@ impl<'a> Executor<'a> {
         match self.prepare_with(session, proposed, at, auth) {
             Prepared::Done(outcome) => outcome,
             Prepared::Ready(ready) => {
-                let performed = self.perform(&ready);
+                let performed = self.perform(&ready).await;
                 self.finish(session, ready, performed, at)
             }
         }
@@ -291,6 +294,7 @@ impl<'a> Executor<'a> {
                         Authorization::Approved(approval) => Some(approval.clone()),
                         Authorization::None => None,
                     },
+                    cancel: session.cancel.clone(),
                 })
             }
         }
@@ -298,9 +302,17 @@ impl<'a> Executor<'a> {
 
     /// The IO of a ready call (no session: reads can run in parallel).
     /// Calls answered from Warden's own state are left to `finish`.
-    pub fn perform(&self, ready: &Ready) -> Performed {
+    pub async fn perform(&self, ready: &Ready) -> Performed {
         let mut execs = Vec::new();
         let admitted = &ready.admitted;
+        let dispatch = Dispatch {
+            class: match ready.kind {
+                ToolKind::Write => ExecClass::Write,
+                ToolKind::Read | ToolKind::Resolve => ExecClass::Read,
+            },
+            approval: ready.approval.as_ref(),
+            cancel: &ready.cancel,
+        };
         let result = match &admitted.plan {
             Plan::Internal => None,
             Plan::Run(planned) => Some(
@@ -308,13 +320,23 @@ impl<'a> Executor<'a> {
                     admitted.target.as_ref(),
                     planned.on_parent,
                     &planned.command,
+                    dispatch,
                     &mut execs,
                 )
+                .await
                 .map(|data| shape_result(&admitted.call, data)),
             ),
-            Plan::Replace { path, old, new } => {
-                Some(self.replace(admitted.target.as_ref(), path, old, new, &mut execs))
-            }
+            Plan::Replace { path, old, new } => Some(
+                self.replace(
+                    admitted.target.as_ref(),
+                    path,
+                    old,
+                    new,
+                    dispatch,
+                    &mut execs,
+                )
+                .await,
+            ),
         };
         Performed { result, execs }
     }
@@ -336,6 +358,7 @@ impl<'a> Executor<'a> {
             cache_key,
             started,
             approval,
+            cancel: _,
         } = ready;
         let result = match performed.result {
             Some(result) => result,
@@ -618,6 +641,7 @@ pub struct Ready {
     cache_key: Option<String>,
     started: Instant,
     approval: Option<Approval>,
+    cancel: CancelFlag,
 }
 
 impl Ready {
@@ -636,4 +660,4 @@ pub struct Performed {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -52,9 +52,10 @@ impl Executor<'_> {
             .with_hint("find it first with query (action get) or discovery, then retry")
             .with_detail("suggestions", json!(suggestions)));
         }
-        let found = self.ports.inventory.find(name);
+        let inventory = self.ports.inventory.snapshot();
+        let found = inventory.find(name);
         match found.as_slice() {
-            [resource] => Ok(Some(resource.clone())),
+            [resource] => Ok(Some((*resource).clone())),
             [] => Err(ToolError::new(
                 ErrorCode::NotFound,
                 format!("no resource is called `{name}`"),
@@ -76,16 +77,18 @@ impl Executor<'_> {
     pub(super) fn default_host(&self) -> Result<Resource, ToolError> {
         self.ports
             .inventory
+            .snapshot()
             .all()
-            .into_iter()
+            .iter()
             .find(|r| r.id.kind == ResourceKind::Host)
+            .cloned()
             .ok_or_else(|| ToolError::new(ErrorCode::InvalidInput, "this call needs a `target`"))
     }
 
     pub(super) fn inventory_suggestions(&self, name: &str) -> Vec<String> {
         let mut scratch = ResolvedContext::new();
-        for resource in self.ports.inventory.all() {
-            scratch.register(resource, Registration::Bulk, Duration::ZERO);
+        for resource in self.ports.inventory.snapshot().all() {
+            scratch.register(resource.clone(), Registration::Bulk, Duration::ZERO);
         }
         scratch.suggestions(name, 5)
     }

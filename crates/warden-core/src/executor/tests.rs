@@ -8,6 +8,30 @@ use crate::context::Registration;
 use crate::ports::{MemoryApprovals, MemoryAudit};
 use crate::simulated::{SimulatedHosts, StaticInventory};
 
+/// The executor's async calls, driven to completion on a test runtime.
+trait RunNow {
+    fn execute_now(&self, session: &mut Session, call: &ProposedCall, at: Moment) -> Outcome;
+    fn execute_approved_now(&self, session: &mut Session, id: &str, at: Moment) -> Outcome;
+}
+
+impl RunNow for Executor<'_> {
+    fn execute_now(&self, session: &mut Session, call: &ProposedCall, at: Moment) -> Outcome {
+        block_on(self.execute(session, call, at))
+    }
+
+    fn execute_approved_now(&self, session: &mut Session, id: &str, at: Moment) -> Outcome {
+        block_on(self.execute_approved(session, id, at))
+    }
+}
+
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 fn res(id: &str, name: &str, parent: Option<&str>) -> Resource {
     Resource {
         id: id.parse().unwrap(),
@@ -92,13 +116,13 @@ fn write_needs_discovery_then_approval_then_verification() {
         json!({"action": "service", "target": "web1", "service": "nginx", "operation": "restart"}),
     );
 
-    let first = executor.execute(&mut session, &restart, at(0));
+    let first = executor.execute_now(&mut session, &restart, at(0));
     assert!(matches!(
         code(&first),
         Some(ErrorCode::FsmBlocked | ErrorCode::StrictResolution)
     ));
 
-    let get = executor.execute(
+    let get = executor.execute_now(
         &mut session,
         &call("query", json!({"action": "get", "target": "web1"})),
         at(1),
@@ -106,7 +130,7 @@ fn write_needs_discovery_then_approval_then_verification() {
     assert!(get.response.ok);
     assert_eq!(session.fsm.state(), FsmState::Reading);
 
-    let pending = executor.execute(&mut session, &restart, at(2));
+    let pending = executor.execute_now(&mut session, &restart, at(2));
     assert_eq!(code(&pending), Some(ErrorCode::ApprovalRequired));
     let approval = pending.approval.clone().unwrap();
     assert_eq!(approval.command, "systemctl restart 'nginx'");
@@ -119,7 +143,7 @@ fn write_needs_discovery_then_approval_then_verification() {
         .approvals
         .decide(&approval.id, ApprovalState::Approved, None, at(3).wall_ms)
         .unwrap();
-    let done = executor.execute_approved(&mut session, &approval.id, at(4));
+    let done = executor.execute_approved_now(&mut session, &approval.id, at(4));
     assert!(done.response.ok, "{:?}", done.response);
     assert_eq!(session.fsm.state(), FsmState::Verifying);
     assert_eq!(
@@ -131,10 +155,10 @@ fn write_needs_discovery_then_approval_then_verification() {
     );
 
     // Single use.
-    let again = executor.execute_approved(&mut session, &approval.id, at(5));
+    let again = executor.execute_approved_now(&mut session, &approval.id, at(5));
     assert!(!again.response.ok);
 
-    let verify = executor.execute(
+    let verify = executor.execute_now(
         &mut session,
         &call(
             "read",
@@ -157,7 +181,7 @@ fn read_tool_refuses_writes_and_unbounded_commands() {
         ("rm -rf /", ErrorCode::PolicyBlocked),
     ];
     for (command, expected) in cases {
-        let outcome = executor.execute(
+        let outcome = executor.execute_now(
             &mut session,
             &call(
                 "read",
@@ -167,7 +191,7 @@ fn read_tool_refuses_writes_and_unbounded_commands() {
         );
         assert_eq!(code(&outcome), Some(expected), "{command}");
     }
-    let follow = executor.execute(
+    let follow = executor.execute_now(
         &mut session,
         &call(
             "read",
@@ -190,7 +214,7 @@ fn stderr_redirect_is_not_blocked() {
     let world = World::new();
     let executor = world.executor(ControlLevel::Controlled);
     let mut session = Session::new("s");
-    let outcome = executor.execute(&mut session, &call("read", json!({"action": "exec", "target": "web1", "command": "find /var/log -name '*.log' 2>/dev/null"})), at(0));
+    let outcome = executor.execute_now(&mut session, &call("read", json!({"action": "exec", "target": "web1", "command": "find /var/log -name '*.log' 2>/dev/null"})), at(0));
     assert!(outcome.response.ok, "{:?}", outcome.response);
 }
 
@@ -216,7 +240,7 @@ fn file_edit_on_the_parent_host_is_a_routing_mismatch() {
         "file_edit",
         json!({"action": "append", "target": "delly", "path": "/opt/homepage/config/services.yaml", "content": "- InfluxDB: {}"}),
     );
-    let outcome = executor.execute(&mut session, &edit, at(1));
+    let outcome = executor.execute_now(&mut session, &edit, at(1));
     assert_eq!(code(&outcome), Some(ErrorCode::RoutingMismatch));
     assert!(
         outcome
@@ -234,12 +258,12 @@ fn read_only_level_refuses_writes_and_system_arguments_are_refused() {
     let world = World::new();
     let executor = world.executor(ControlLevel::ReadOnly);
     let mut session = Session::new("s");
-    executor.execute(
+    executor.execute_now(
         &mut session,
         &call("query", json!({"action": "get", "target": "web1"})),
         at(0),
     );
-    let outcome = executor.execute(
+    let outcome = executor.execute_now(
         &mut session,
         &call(
             "control",
@@ -248,7 +272,7 @@ fn read_only_level_refuses_writes_and_system_arguments_are_refused() {
         at(1),
     );
     assert_eq!(code(&outcome), Some(ErrorCode::PolicyBlocked));
-    let sneaky = executor.execute(&mut session, &call("control", json!({"action": "guest", "target": "web1", "operation": "stop", "_approval_id": "appr-1"})), at(1));
+    let sneaky = executor.execute_now(&mut session, &call("control", json!({"action": "guest", "target": "web1", "operation": "stop", "_approval_id": "appr-1"})), at(1));
     assert_eq!(code(&sneaky), Some(ErrorCode::InvalidInput));
 }
 
@@ -257,7 +281,7 @@ fn guest_control_runs_on_the_node() {
     let world = World::new();
     let executor = world.executor(ControlLevel::Autonomous);
     let mut session = Session::new("s");
-    executor.execute(
+    executor.execute_now(
         &mut session,
         &call(
             "query",
@@ -265,7 +289,7 @@ fn guest_control_runs_on_the_node() {
         ),
         at(0),
     );
-    let outcome = executor.execute(
+    let outcome = executor.execute_now(
         &mut session,
         &call(
             "control",
@@ -285,8 +309,8 @@ fn every_decision_is_audited() {
     let world = World::new();
     let executor = world.executor(ControlLevel::Controlled);
     let mut session = Session::new("s");
-    executor.execute(&mut session, &call("bogus", json!({})), at(0));
-    executor.execute(
+    executor.execute_now(&mut session, &call("bogus", json!({})), at(0));
+    executor.execute_now(
         &mut session,
         &call(
             "read",
@@ -337,7 +361,7 @@ fn nothing_runs_unaudited() {
         },
     );
     let mut session = Session::new("s");
-    let outcome = executor.execute(
+    let outcome = executor.execute_now(
         &mut session,
         &call(
             "read",
@@ -362,9 +386,9 @@ fn blocks_increment_their_counters() {
             "control",
             json!({"action": "service", "target": "web1", "service": "nginx", "operation": "restart"}),
         );
-        executor.execute(&mut session, &restart, at(0));
+        executor.execute_now(&mut session, &restart, at(0));
         session.fsm.on_discovery();
-        executor.execute(&mut session, &restart, at(1));
+        executor.execute_now(&mut session, &restart, at(1));
     });
     let counters: Vec<(String, Vec<String>, u64)> = snapshotter
         .snapshot()

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use warden_protocol::{ControlLevel, ToolKind, ToolResponse};
+use warden_protocol::{CancelFlag, ControlLevel, ToolKind, ToolResponse};
 
 use crate::context::ResolvedContext;
 use crate::fsm::{SessionFsm, Transition};
@@ -42,6 +42,9 @@ pub struct Session {
     pub context: ResolvedContext,
     /// Results of successful reads (the knowledge gate).
     pub knowledge: crate::knowledge::KnowledgeAccumulator,
+    /// The running turn's cancellation (Ctrl-C, a cancel request): shared
+    /// with whoever may cancel, re-armed at the start of each turn.
+    pub cancel: CancelFlag,
 }
 
 impl Session {
@@ -51,6 +54,7 @@ impl Session {
             fsm: SessionFsm::new(),
             context: ResolvedContext::new(),
             knowledge: crate::knowledge::KnowledgeAccumulator::default(),
+            cancel: CancelFlag::new(),
         }
     }
 

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use warden_llm::{
-    Delta, Message, ModelReply, ModelRequest, ProposedToolCall, Provider, ProviderError, ToolOffer,
+    BoxFuture, Delta, Message, ModelReply, ModelRequest, ProposedToolCall, Provider, ProviderError,
+    ToolOffer,
 };
 
 use crate::ports::Inventory;
@@ -57,7 +58,7 @@ pub fn route(
         None
     } else {
         intent::recognise(&text).and_then(|(stage, intent)| {
-            let plan = plan::plan(inventory, &intent);
+            let plan = plan::plan(&inventory.snapshot(), &intent);
             let confident = stage != Stage::Heuristic || !model_available || names_known(&plan);
             confident.then_some((stage, intent.name(), plan))
         })
@@ -226,11 +227,41 @@ impl<'a> Router<'a> {
 }
 
 impl Provider for Router<'_> {
-    fn complete(
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        if let Some(routed) = self.complete_routed(request, on_delta) {
+            return Box::pin(std::future::ready(routed));
+        }
+        match self.fallback.as_mut() {
+            Some(model) => model.complete(request, on_delta),
+            None => Box::pin(std::future::ready(Err(ProviderError::Config(
+                "no model is configured".into(),
+            )))),
+        }
+    }
+
+    fn identity(&self) -> (&str, &str) {
+        match (&self.state, &self.fallback) {
+            (TurnState::Delegating, Some(model)) => model.identity(),
+            _ => ("router", "deterministic"),
+        }
+    }
+
+    fn last_text_is_deterministic(&self) -> bool {
+        !matches!(self.state, TurnState::Delegating)
+    }
+}
+
+impl Router<'_> {
+    /// A routed step, or `None` when this request belongs to the model.
+    fn complete_routed(
         &mut self,
         request: &ModelRequest<'_>,
         on_delta: &mut dyn FnMut(Delta<'_>),
-    ) -> Result<ModelReply, ProviderError> {
+    ) -> Option<Result<ModelReply, ProviderError>> {
         let users: Vec<&str> = request
             .messages
             .iter()
@@ -244,14 +275,9 @@ impl Provider for Router<'_> {
             self.start_turn(users.last().copied().unwrap_or_default());
         }
         let active = match &mut self.state {
-            TurnState::Delegating => {
-                return match self.fallback.as_mut() {
-                    Some(model) => model.complete(request, on_delta),
-                    None => Err(ProviderError::Config("no model is configured".into())),
-                };
-            }
+            TurnState::Delegating => return None,
             TurnState::Idle => {
-                return Err(ProviderError::Failed("no request to route".into()));
+                return Some(Err(ProviderError::Failed("no request to route".into())));
             }
             TurnState::Routing(active) => active,
         };
@@ -271,7 +297,7 @@ impl Provider for Router<'_> {
                 step
             }
         };
-        match step {
+        Some(match step {
             Step::Calls(_) if request.offer == ToolOffer::TextOnly => {
                 let text = format!(
                     "I stopped before finishing: no more tool calls were allowed in this turn (after {} calls).",
@@ -302,18 +328,7 @@ impl Provider for Router<'_> {
                 active.answer = Some(text.clone());
                 Ok(text_reply(text))
             }
-        }
-    }
-
-    fn identity(&self) -> (&str, &str) {
-        match (&self.state, &self.fallback) {
-            (TurnState::Delegating, Some(model)) => model.identity(),
-            _ => ("router", "deterministic"),
-        }
-    }
-
-    fn last_text_is_deterministic(&self) -> bool {
-        !matches!(self.state, TurnState::Delegating)
+        })
     }
 }
 

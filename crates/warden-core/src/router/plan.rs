@@ -9,7 +9,7 @@ use warden_protocol::{Resource, ResourceKind};
 use super::intent::{ControlOp, Intent, ListWhat, LogsRequest};
 use super::resolve::{self, NameProblem, Subject};
 use crate::executor::host_metrics::Metric;
-use crate::ports::Inventory;
+use crate::ports::InventorySnapshot;
 
 /// One tool call the router proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,11 +127,11 @@ impl Plan {
 }
 
 /// Resolve an intent's names. Problems become a plan that says so.
-pub fn plan(inventory: &dyn Inventory, intent: &Intent) -> Plan {
+pub fn plan(inventory: &InventorySnapshot, intent: &Intent) -> Plan {
     build(inventory, intent).unwrap_or_else(|problem| Plan::Say(problem.describe()))
 }
 
-fn build(inventory: &dyn Inventory, intent: &Intent) -> Result<Plan, NameProblem> {
+fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, NameProblem> {
     Ok(match intent {
         Intent::Metric { metric, on } => Plan::Metric {
             host: resolve::host(inventory, on.as_deref())?,

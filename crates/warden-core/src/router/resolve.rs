@@ -5,7 +5,7 @@
 use warden_protocol::{Resource, ResourceKind};
 
 use crate::agent::mentions::name_matches;
-use crate::ports::Inventory;
+use crate::ports::InventorySnapshot;
 
 /// What a subject word names.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,14 +59,14 @@ const THIS_HOST: &[&str] = &["localhost", "here", "this", "local", "this-host", 
 
 /// The host a request runs on: `on`, or the first host of the inventory
 /// (this machine in a default install).
-pub fn host(inventory: &dyn Inventory, on: Option<&str>) -> Result<Resource, NameProblem> {
+pub fn host(inventory: &InventorySnapshot, on: Option<&str>) -> Result<Resource, NameProblem> {
     match on {
         Some(name) if !THIS_HOST.contains(&name) => resource(inventory, name),
         _ => default_host(inventory),
     }
 }
 
-pub fn default_host(inventory: &dyn Inventory) -> Result<Resource, NameProblem> {
+pub fn default_host(inventory: &InventorySnapshot) -> Result<Resource, NameProblem> {
     let all = inventory.all();
     all.iter()
         .find(|r| r.id.kind == ResourceKind::Host)
@@ -76,10 +76,10 @@ pub fn default_host(inventory: &dyn Inventory) -> Result<Resource, NameProblem> 
 }
 
 /// A resource by id, name, alias, or a unique fuzzy match.
-pub fn resource(inventory: &dyn Inventory, name: &str) -> Result<Resource, NameProblem> {
+pub fn resource(inventory: &InventorySnapshot, name: &str) -> Result<Resource, NameProblem> {
     let exact = inventory.find(name);
     match exact.as_slice() {
-        [one] => return Ok(one.clone()),
+        [one] => return Ok((*one).clone()),
         [] => {}
         many => {
             return Err(NameProblem::Ambiguous {
@@ -105,7 +105,7 @@ pub fn resource(inventory: &dyn Inventory, name: &str) -> Result<Resource, NameP
 
 /// A subject word: a known resource, else a service on the host.
 pub fn subject(
-    inventory: &dyn Inventory,
+    inventory: &InventorySnapshot,
     name: &str,
     on: Option<&str>,
 ) -> Result<Subject, NameProblem> {
@@ -115,7 +115,7 @@ pub fn subject(
     // Exact names only: a service called `nginx` must not fuzzy-match a
     // container called `nginx-proxy-manager`.
     if let [one] = inventory.find(name).as_slice() {
-        return Ok(Subject::Resource(one.clone()));
+        return Ok(Subject::Resource((*one).clone()));
     }
     let host = host(inventory, on)?;
     Ok(Subject::Service {

@@ -302,9 +302,8 @@ fn ask(message: &str, level: ControlLevel, decision: Decision, answers: Vec<Answ
             events: &mut events,
             limits: LoopLimits::default(),
             on_delta: None,
-            cancel: None,
         };
-        run_turn(&mut ctx, &mut conversation, message)
+        crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, message))
     };
     Outcome {
         text: result.final_text.unwrap_or_default(),

@@ -359,10 +359,13 @@ pub fn complete(
         cancel,
     };
     let started = Instant::now();
-    let result = provider.complete(&request, &mut |delta| match delta {
+    let mut on_delta = |delta: Delta<'_>| match delta {
         Delta::Text(text) => texts.push(text.to_string()),
         Delta::Thinking(text) => thinking.push(text.to_string()),
-    });
+        Delta::Notice(_) => {}
+    };
+    let result = futures_util::FutureExt::now_or_never(provider.complete(&request, &mut on_delta))
+        .expect("the blocking providers finish in their first poll");
     Outcome {
         result,
         texts,

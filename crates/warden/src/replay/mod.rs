@@ -200,6 +200,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
     let mut conversation = Conversation::default();
     let mut provider = ScriptedProvider::default();
     let mut final_text = None;
+    let runtime = crate::common::runtime()?;
     for (i, turn) in scenario.turns.iter().enumerate() {
         provider.load(scenario::replies(turn, i + 1));
         let mut ctx = TurnContext {
@@ -211,9 +212,10 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
             events: &mut events,
             limits: LoopLimits::default(),
             on_delta: None,
-            cancel: None,
         };
-        final_text = run_turn(&mut ctx, &mut conversation, &turn.user).final_text;
+        final_text = runtime
+            .block_on(run_turn(&mut ctx, &mut conversation, &turn.user))
+            .final_text;
     }
     Ok(Transcript {
         scenario: scenario.name.clone(),
