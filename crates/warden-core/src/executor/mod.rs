@@ -28,8 +28,10 @@ mod gates;
 pub mod host_metrics;
 mod internal;
 mod resolution;
+mod stored;
 mod types;
 
+pub use stored::{StoredRun, verification_call};
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
 use commands::Plan;

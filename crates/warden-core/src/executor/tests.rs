@@ -423,3 +423,48 @@ fn blocks_increment_their_counters() {
         "{counters:?}"
     );
 }
+
+#[test]
+fn a_stored_approval_runs_in_a_fresh_session_and_is_verified() {
+    let world = World::new();
+    let executor = world.executor(ControlLevel::Controlled);
+    let mut asking = Session::new("gone");
+    executor.execute_now(
+        &mut asking,
+        &call("query", json!({"action": "get", "target": "web1"})),
+        at(0),
+    );
+    let pending = executor.execute_now(
+        &mut asking,
+        &call(
+            "control",
+            json!({"action": "service", "target": "web1", "service": "nginx", "operation": "restart"}),
+        ),
+        at(1),
+    );
+    let id = pending.approval.expect("an approval request").id;
+    // Not approved yet: nothing runs.
+    let early = block_on(executor.run_stored_approval(&id, at(2)));
+    assert_eq!(code(&early.outcome), Some(ErrorCode::PolicyBlocked));
+    assert!(world.hosts.received().is_empty());
+
+    world
+        .approvals
+        .decide(&id, ApprovalState::Approved, None, at(3).wall_ms)
+        .unwrap();
+    let run = block_on(executor.run_stored_approval(&id, at(4)));
+    assert!(run.outcome.response.ok, "{:?}", run.outcome.response);
+    assert_eq!(run.session.id, "gone");
+    let verification = run.verification.expect("a verification read");
+    assert!(verification.response.ok);
+    let received = world.hosts.received();
+    assert_eq!(received.len(), 2, "{received:?}");
+    assert!(received[0].1.contains("systemctl restart"));
+    assert!(received[1].1.starts_with("systemctl show"));
+    assert_eq!(run.session.fsm.state(), FsmState::Reading);
+
+    // Single use.
+    let again = block_on(executor.run_stored_approval(&id, at(5)));
+    assert_eq!(code(&again.outcome), Some(ErrorCode::PolicyBlocked));
+    assert_eq!(world.hosts.received().len(), 2);
+}

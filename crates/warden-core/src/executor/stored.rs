@@ -1,0 +1,156 @@
+//! Approvals whose session is gone: a restart, or an approver deciding from
+//! another terminal after the asking process ended. The stored call runs in
+//! a fresh session bound to the approval's session id, its target looked up
+//! again in the live inventory (that lookup is the discovery), through every
+//! gate but the approval; a verification read follows, as after any write.
+
+use serde_json::json;
+use warden_protocol::{ErrorCode, ResourceId, ToolError, ToolKind};
+
+use super::{Executor, Moment, Outcome, ProposedCall, Session};
+use crate::context::Registration;
+use crate::ports::Approval;
+use crate::tools::ToolCall;
+use crate::tools::args::{ControlArgs, DockerArgs, FileEditArgs};
+
+/// What running a stored approval did.
+pub struct StoredRun {
+    /// The session it ran in (FSM in VERIFYING after a dispatched write).
+    pub session: Session,
+    pub outcome: Outcome,
+    /// The read that checks the write, when the write was dispatched.
+    pub verification: Option<Outcome>,
+}
+
+impl Executor<'_> {
+    /// Run an approved approval out of band: re-resolve its target, run the
+    /// stored call (never arguments from anyone else), then verify.
+    pub async fn run_stored_approval(&self, approval_id: &str, at: Moment) -> StoredRun {
+        let approval = match self.ports.approvals.get(approval_id) {
+            Ok(approval) => approval,
+            Err(error) => {
+                let session = Session::new("orphan");
+                let outcome = self.blocked(
+                    &session,
+                    "control",
+                    None,
+                    ToolKind::Write,
+                    ToolError::new(ErrorCode::NotFound, error.to_string()),
+                );
+                return StoredRun {
+                    session,
+                    outcome,
+                    verification: None,
+                };
+            }
+        };
+        let mut session = Session::new(approval.session_id.clone());
+        if let Err(error) = self.rediscover(&mut session, &approval, at) {
+            let outcome = self.blocked(
+                &session,
+                &approval.tool,
+                Some(&approval.target),
+                ToolKind::Write,
+                error,
+            );
+            return StoredRun {
+                session,
+                outcome,
+                verification: None,
+            };
+        }
+        let outcome = self.execute_approved(&mut session, approval_id, at).await;
+        let dispatched = !outcome.execs.is_empty();
+        let verification = match verification_call(&approval) {
+            Some(call) if dispatched => Some(self.execute(&mut session, &call, at).await),
+            Some(_) | None => None,
+        };
+        StoredRun {
+            session,
+            outcome,
+            verification,
+        }
+    }
+
+    /// The approval's target, found again in the live inventory, with its
+    /// routing parents: the discovery a write needs.
+    fn rediscover(
+        &self,
+        session: &mut Session,
+        approval: &Approval,
+        at: Moment,
+    ) -> Result<(), ToolError> {
+        if approval.target.is_empty() {
+            return Ok(());
+        }
+        let id: ResourceId = approval.target.parse().map_err(|_| {
+            ToolError::new(
+                ErrorCode::InvalidInput,
+                format!("the approval names an invalid target `{}`", approval.target),
+            )
+        })?;
+        let inventory = self.ports.inventory.snapshot();
+        let chain = inventory.chain(&id);
+        let Some((target, parents)) = chain.split_first() else {
+            return Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{} is no longer in the inventory; the approved call was not run",
+                    approval.target
+                ),
+            ));
+        };
+        for parent in parents {
+            session
+                .context
+                .register((*parent).clone(), Registration::RoutingParent, at.session);
+        }
+        session
+            .context
+            .register((*target).clone(), Registration::Explicit, at.session);
+        session.fsm.on_discovery();
+        Ok(())
+    }
+}
+
+/// The read that shows whether a stored write did what it meant to.
+pub fn verification_call(approval: &Approval) -> Option<ProposedCall> {
+    let call = ToolCall::parse(&approval.tool, &approval.arguments).ok()?;
+    let (tool, arguments) = match call {
+        ToolCall::Control(ControlArgs::Service {
+            target, service, ..
+        }) => {
+            let unit = if service.ends_with(".service") {
+                service
+            } else {
+                format!("{service}.service")
+            };
+            (
+                "read",
+                json!({"action": "exec", "target": target, "command": format!(
+                    "systemctl show --no-pager --property=Id,ActiveState,SubState,Result,ActiveEnterTimestamp -- {}",
+                    super::commands::quote(&unit)
+                )}),
+            )
+        }
+        ToolCall::Docker(DockerArgs::Control { target, .. } | DockerArgs::Update { target }) => {
+            ("docker", json!({"action": "inspect", "target": target}))
+        }
+        ToolCall::FileEdit(
+            FileEditArgs::Write { target, path, .. }
+            | FileEditArgs::Append { target, path, .. }
+            | FileEditArgs::Replace { target, path, .. },
+        ) => (
+            "file_edit",
+            json!({"action": "read", "target": target, "path": path}),
+        ),
+        ToolCall::Control(
+            ControlArgs::Guest { target, .. } | ControlArgs::Command { target, .. },
+        ) => ("query", json!({"action": "health", "target": target})),
+        _ => return None,
+    };
+    Some(ProposedCall {
+        tool: tool.to_string(),
+        arguments,
+    })
+}
