@@ -26,6 +26,9 @@ pub enum Registration {
     Explicit,
     /// A structured `@mention` by the user: explicit and pinned for the session.
     Mention,
+    /// The user named the resource in a message (a plain name, or a command
+    /// typed for this host): explicit, and the most recent user reference.
+    UserNamed,
     /// A parent on the routing chain of an explicit resource.
     RoutingParent,
 }
@@ -37,6 +40,10 @@ pub struct ResolvedEntry {
     pub explicit: bool,
     pub pinned: bool,
     pub last_used: Duration,
+    /// When the user last referred to it (a mention, a name, a typed
+    /// command), as an ever-increasing sequence number: the most recent
+    /// user reference wins routing validation.
+    pub user_reference: Option<u64>,
 }
 
 /// The result of looking a name up.
@@ -55,6 +62,8 @@ pub struct ResolvedContext {
     names: HashMap<String, Vec<ResourceId>>,
     ttl: Duration,
     capacity: usize,
+    /// The last user reference handed out.
+    user_references: u64,
 }
 
 impl Default for ResolvedContext {
@@ -74,6 +83,7 @@ impl ResolvedContext {
             names: HashMap::new(),
             ttl,
             capacity: capacity.max(1),
+            user_references: 0,
         }
     }
 
@@ -89,8 +99,18 @@ impl ResolvedContext {
     /// increase: a later bulk listing does not undo an explicit reference.
     pub fn register(&mut self, resource: Resource, how: Registration, now: Duration) {
         self.expire(now);
-        let explicit = matches!(how, Registration::Explicit | Registration::Mention);
+        let explicit = match how {
+            Registration::Explicit | Registration::Mention | Registration::UserNamed => true,
+            Registration::Bulk | Registration::RoutingParent => false,
+        };
         let pinned = how == Registration::Mention;
+        let user_reference = match how {
+            Registration::Mention | Registration::UserNamed => {
+                self.user_references += 1;
+                Some(self.user_references)
+            }
+            Registration::Explicit | Registration::Bulk | Registration::RoutingParent => None,
+        };
         let id = resource.id.clone();
         self.unindex(&id);
         match self.entries.get_mut(&id) {
@@ -99,6 +119,7 @@ impl ResolvedContext {
                 entry.explicit |= explicit;
                 entry.pinned |= pinned;
                 entry.last_used = now;
+                entry.user_reference = user_reference.or(entry.user_reference);
             }
             None => {
                 self.entries.insert(
@@ -108,6 +129,7 @@ impl ResolvedContext {
                         explicit,
                         pinned,
                         last_used: now,
+                        user_reference,
                     },
                 );
             }
@@ -187,10 +209,17 @@ impl ResolvedContext {
         parent: &ResourceId,
         now: Duration,
     ) -> Vec<&ResolvedEntry> {
+        // The user referring to the parent after the child lifts the block.
+        let parent_reference = self.entries.get(parent).and_then(|e| e.user_reference);
         let mut found: Vec<&ResolvedEntry> = self
             .entries
             .values()
             .filter(|e| e.explicit && self.get(&e.resource.id, now).is_some())
+            .filter(|e| match (parent_reference, e.user_reference) {
+                (None, _) => true,
+                (Some(_), None) => false,
+                (Some(parent), Some(child)) => child > parent,
+            })
             .filter(|e| {
                 self.chain(&e.resource.id)
                     .iter()

@@ -43,6 +43,18 @@ pub fn prefetch(
         session.fsm.on_discovery();
         notes.push(format!("@{name}: {}", routing_summary(inventory, resource)));
     }
+    // A command typed for this host refers to the host: it runs there, and
+    // routing advice to target something else could not be followed.
+    if crate::router::typed_command(message).is_some() {
+        if let Some(host) = inventory
+            .all()
+            .iter()
+            .find(|r| r.id.kind == warden_protocol::ResourceKind::Host)
+        {
+            register_with_chain(inventory, session, host, Registration::UserNamed, now);
+            session.fsm.on_discovery();
+        }
+    }
     let all = inventory.all();
     for word in plain_words(message) {
         if mentioned.iter().any(|m| m.eq_ignore_ascii_case(word)) {
@@ -50,18 +62,18 @@ pub fn prefetch(
         }
         let candidates: Vec<&Resource> = all.iter().filter(|r| name_matches(r, word)).collect();
         if let [resource] = candidates.as_slice() {
-            if session
+            let known = session
                 .context
                 .get(&resource.id, now)
-                .is_some_and(|e| e.explicit)
-            {
-                continue;
+                .is_some_and(|e| e.explicit);
+            // Named again: it becomes the most recent user reference.
+            register_with_chain(inventory, session, resource, Registration::UserNamed, now);
+            if !known {
+                notes.push(format!(
+                    "\"{word}\" is {}",
+                    routing_summary(inventory, resource)
+                ));
             }
-            register_with_chain(inventory, session, resource, Registration::Explicit, now);
-            notes.push(format!(
-                "\"{word}\" is {}",
-                routing_summary(inventory, resource)
-            ));
         }
     }
     notes

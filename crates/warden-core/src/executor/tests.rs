@@ -468,3 +468,35 @@ fn a_stored_approval_runs_in_a_fresh_session_and_is_verified() {
     assert_eq!(code(&again.outcome), Some(ErrorCode::PolicyBlocked));
     assert_eq!(world.hosts.received().len(), 2);
 }
+
+/// The most recent explicit reference by the user wins: naming the parent
+/// after the child lifts the block; naming the child again restores it.
+#[test]
+fn the_most_recent_user_reference_wins_routing() {
+    let world = World::new();
+    let executor = world.executor(ControlLevel::Autonomous);
+    let mut session = Session::new("s");
+    let inventory = crate::ports::Inventory::snapshot(&world.inventory);
+    let exec_on_node = call(
+        "read",
+        json!({"action": "exec", "target": "delly", "command": "uptime"}),
+    );
+    let table = [
+        ("check @homepage-docker", Some(ErrorCode::RoutingMismatch)),
+        ("now look at delly itself", None),
+        (
+            "and back to homepage-docker",
+            Some(ErrorCode::RoutingMismatch),
+        ),
+    ];
+    for (turn, (message, expected)) in table.into_iter().enumerate() {
+        crate::agent::mentions::prefetch(
+            &inventory,
+            &mut session,
+            message,
+            at(turn as u64).session,
+        );
+        let outcome = executor.execute_now(&mut session, &exec_on_node, at(turn as u64));
+        assert_eq!(code(&outcome), expected, "after {message:?}");
+    }
+}

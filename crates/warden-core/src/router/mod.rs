@@ -81,6 +81,15 @@ pub fn route(
     (info, plan)
 }
 
+/// The command in a request that is itself a shell command ("df -h",
+/// "$ uptime"), as the router would run it on this host.
+pub fn typed_command(text: &str) -> Option<String> {
+    match command_parser::as_command(text.trim())? {
+        Intent::Run { command } => Some(command),
+        _ => None,
+    }
+}
+
 /// `@name` is a structured mention for the loop; the router reads the name.
 fn strip_mentions(text: &str) -> String {
     text.split_whitespace()
