@@ -48,6 +48,7 @@
 
 pub mod anthropic;
 pub mod assemble;
+mod cancel;
 pub mod config;
 mod connect;
 mod conversation;
@@ -61,12 +62,15 @@ pub mod provider;
 pub mod scripted;
 mod secret;
 pub mod sse;
+pub mod streamed_reply;
 pub mod types;
+mod unavailable;
 
-pub use config::{ProviderConfig, ProviderKind};
-pub use connect::connect;
+pub use config::{ProviderConfig, ProviderKind, WireFormat};
+pub use connect::{connect, connect_or_unavailable};
 pub use provider::{BoxFuture, Provider, ProviderError};
 pub use scripted::ScriptedProvider;
+pub use unavailable::UnavailableProvider;
 pub use secret::Secret;
 pub use types::{
     Delta, Message, ModelReply, ModelRequest, ProposedToolCall, ToolOffer, ToolSpec, Usage,
