@@ -299,7 +299,8 @@ mod tests {
         assert_eq!(config.request_timeout, Duration::from_secs(600));
         assert_eq!(config.max_retry_after, Duration::from_secs(30));
         assert_eq!(config.max_reply_bytes, 262_144);
-        let zeroed: [(&str, fn(&mut ProviderConfig)); 3] = [
+        type Zero = fn(&mut ProviderConfig);
+        let zeroed: [(&str, Zero); 3] = [
             ("request_timeout", |c| c.request_timeout = Duration::ZERO),
             ("max_retry_after", |c| c.max_retry_after = Duration::ZERO),
             ("max_reply_bytes", |c| c.max_reply_bytes = 0),

@@ -30,7 +30,9 @@ pub fn connect(config: &ProviderConfig) -> Result<Box<dyn Provider + Send>, Prov
         }
         WireFormat::Anthropic => {
             let key = required_key(config)?;
-            Box::new(AnthropicProvider::new(http, base_url, key, model, max_tokens))
+            Box::new(AnthropicProvider::new(
+                http, base_url, key, model, max_tokens,
+            ))
         }
         WireFormat::Gemini => {
             let key = required_key(config)?;

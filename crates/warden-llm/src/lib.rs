@@ -70,8 +70,8 @@ pub use config::{ProviderConfig, ProviderKind, WireFormat};
 pub use connect::{connect, connect_or_unavailable};
 pub use provider::{BoxFuture, Provider, ProviderError};
 pub use scripted::ScriptedProvider;
-pub use unavailable::UnavailableProvider;
 pub use secret::Secret;
 pub use types::{
     Delta, Message, ModelReply, ModelRequest, ProposedToolCall, ToolOffer, ToolSpec, Usage,
 };
+pub use unavailable::UnavailableProvider;

@@ -205,7 +205,10 @@ impl ReplyStream for StreamState {
         for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
             self.calls.push_openai(fragment);
         }
-        if choice["finish_reason"].as_str().is_some_and(|r| !r.is_empty()) {
+        if choice["finish_reason"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty())
+        {
             self.finished = true;
         }
         Ok(Flow::Continue)

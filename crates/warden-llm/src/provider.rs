@@ -62,7 +62,10 @@ pub enum ProviderError {
     Deadline { provider: String, seconds: u64 },
     /// The reply grew past `max_reply_bytes`.
     #[error("{provider} sent a reply larger than {limit_bytes} bytes")]
-    ReplyTooLarge { provider: String, limit_bytes: usize },
+    ReplyTooLarge {
+        provider: String,
+        limit_bytes: usize,
+    },
     /// Anything else, already phrased for the user.
     #[error("provider error: {0}")]
     Failed(String),

@@ -8,6 +8,7 @@ mod support;
 mod cases {
     mod anthropic;
     mod gemini;
+    mod misbehaviour;
     mod models;
     mod openai;
     mod transport;

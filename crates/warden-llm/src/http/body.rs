@@ -85,7 +85,10 @@ impl ByteStream {
     }
 
     async fn read(&mut self, call: &mut Call<'_>) -> Result<Option<Vec<u8>>, ReadStop> {
-        let next = call.wait(self.chunks.next()).await.map_err(ReadStop::Stopped)?;
+        let next = call
+            .wait(self.chunks.next())
+            .await
+            .map_err(ReadStop::Stopped)?;
         match next {
             None => Ok(None),
             Some(Ok(bytes)) => {
