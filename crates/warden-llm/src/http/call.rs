@@ -90,8 +90,7 @@ impl<'a> Call<'a> {
     /// no data arrives for the idle timeout; says how long it has been
     /// waiting every ten seconds after the first five.
     pub async fn wait<F: Future>(&mut self, future: F) -> Result<F::Output, ProviderError> {
-        let future = std::pin::pin!(future);
-        let mut future = future;
+        let mut future = std::pin::pin!(future);
         loop {
             let idle_at = self.last_data + self.http.settings().idle_timeout;
             tokio::select! {

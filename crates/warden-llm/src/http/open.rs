@@ -45,7 +45,10 @@ impl Call<'_> {
         headers: &[(&'static str, String)],
         body: &Value,
     ) -> Result<ByteStream, ProviderError> {
-        let bytes = serde_json::to_vec(body).map_err(|e| ProviderError::Config(e.to_string()))?;
+        let bytes = serde_json::to_vec(body).map_err(|e| {
+            let provider = self.http().provider();
+            ProviderError::Config(format!("{provider}: cannot encode the request: {e}"))
+        })?;
         let mut all_headers = vec![
             ("content-type", "application/json".to_string()),
             ("accept", "text/event-stream".to_string()),
