@@ -12,4 +12,5 @@ mod cases {
     mod models;
     mod openai;
     mod transport;
+    mod truncation;
 }

@@ -456,6 +456,27 @@ pub async fn complete(
     }
 }
 
+/// One OpenAI-compatible stream chunk (`finish` is JSON: `null`, `"stop"`).
+pub fn openai_chunk(delta: &str, finish: &str) -> String {
+    format!(
+        r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}"#
+    )
+}
+
+/// A chunk with text content.
+pub fn openai_text(content: &str) -> String {
+    openai_chunk(&format!(r#"{{"content":"{content}"}}"#), "null")
+}
+
+/// A complete stream answering "hello".
+pub fn openai_hello() -> Reply {
+    Reply::sse([sse_data(&[
+        &openai_text("hello"),
+        &openai_chunk("{}", r#""stop""#),
+        "[DONE]",
+    ])])
+}
+
 /// Two tools with schemas as the core generates them (incl. keywords
 /// Gemini does not accept).
 pub fn sample_tools() -> Vec<ToolSpec> {
