@@ -129,21 +129,24 @@ impl ModelChoice {
         }
         let body = call.get_json(&self.list_url, headers).await?;
         let listed = parse_model_list(self.format, &body);
-        let chosen = choose_model(&listed)
-            .map(str::to_string)
-            .ok_or_else(|| no_model(call.http().provider(), &self.list_url, &listed))?;
+        let chosen = choose_model(&listed).map(str::to_string).ok_or_else(|| {
+            let http = call.http();
+            let why = why_no_model(http.provider(), &self.list_url, &listed);
+            ProviderError::NoModel(http.redact(&why))
+        })?;
         self.name = Some(chosen.clone());
         Ok(chosen)
     }
 }
 
-fn no_model(provider: &str, url: &str, listed: &[String]) -> ProviderError {
+/// Why no model was chosen, naming the provider, the URL and the list.
+fn why_no_model(provider: &str, url: &str, listed: &[String]) -> String {
     const SHOWN: usize = 20;
     let url = url.split('?').next().unwrap_or(url);
     if listed.is_empty() {
-        return ProviderError::NoModel(format!(
+        return format!(
             "{provider}: none configured and {url} listed no models; set a model explicitly"
-        ));
+        );
     }
     let mut names = listed
         .iter()
@@ -154,9 +157,9 @@ fn no_model(provider: &str, url: &str, listed: &[String]) -> ProviderError {
     if listed.len() > SHOWN {
         names.push_str(&format!(", … ({} in all)", listed.len()));
     }
-    ProviderError::NoModel(format!(
+    format!(
         "{provider}: none configured and {url} listed only non-chat models ({names}); set a model explicitly"
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -206,7 +209,7 @@ mod tests {
 
     #[test]
     fn no_model_names_url_and_list() {
-        let error = no_model("ollama", "http://h/v1/models", &ids(&["whisper-1"])).to_string();
+        let error = why_no_model("ollama", "http://h/v1/models", &ids(&["whisper-1"]));
         assert!(
             error.contains("ollama")
                 && error.contains("http://h/v1/models")

@@ -18,6 +18,14 @@ use crate::types::Delta;
 const FIRST_NOTICE_AFTER: Duration = Duration::from_secs(5);
 /// Then one notice this often.
 const NOTICE_EVERY: Duration = Duration::from_secs(10);
+/// Stands in for "never" (tokio's own choice): a configured timeout of a
+/// billion seconds must not overflow the clock.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// `at + by`, saturating at [`FAR_FUTURE`].
+fn later(at: Instant, by: Duration) -> Instant {
+    at + by.min(FAR_FUTURE)
+}
 
 pub struct Call<'a> {
     http: &'a HttpClient,
@@ -45,7 +53,7 @@ impl<'a> Call<'a> {
             http,
             cancel,
             on_delta,
-            deadline: now + http.settings().request_timeout,
+            deadline: later(now, http.settings().request_timeout),
             last_data: now,
             next_notice: now + FIRST_NOTICE_AFTER,
             answer_started: false,
@@ -92,7 +100,7 @@ impl<'a> Call<'a> {
     pub async fn wait<F: Future>(&mut self, future: F) -> Result<F::Output, ProviderError> {
         let mut future = std::pin::pin!(future);
         loop {
-            let idle_at = self.last_data + self.http.settings().idle_timeout;
+            let idle_at = later(self.last_data, self.http.settings().idle_timeout);
             tokio::select! {
                 biased;
                 () = cancelled(self.cancel) => return Err(ProviderError::Cancelled),
@@ -110,7 +118,7 @@ impl<'a> Call<'a> {
 
     /// Whether a pause of `delay` would still end before the deadline.
     pub fn fits_before_deadline(&self, delay: Duration) -> bool {
-        Instant::now() + delay < self.deadline
+        later(Instant::now(), delay) < self.deadline
     }
 
     /// Sleeps before a retry, unless cancelled; tells the user why first
@@ -120,7 +128,7 @@ impl<'a> Call<'a> {
         tokio::select! {
             biased;
             () = cancelled(self.cancel) => Err(ProviderError::Cancelled),
-            () = tokio::time::sleep(delay) => Ok(()),
+            () = tokio::time::sleep(delay.min(FAR_FUTURE)) => Ok(()),
         }
     }
 }

@@ -334,3 +334,53 @@ async fn a_body_that_is_not_a_stream_is_an_error() {
         outcome.error()
     );
 }
+
+#[tokio::test]
+async fn huge_configured_timeouts_do_not_overflow_the_clock() {
+    let server = FakeServer::start(vec![
+        Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |c| {
+            c.request_timeout = Duration::MAX;
+            c.idle_timeout = Duration::MAX;
+            c.max_retry_after = Duration::MAX;
+        }),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    )
+    .await;
+    assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+}
+
+/// A waiting call is a future, not a thread: fifty calls whose server
+/// answers after half a second all finish together on one runtime thread
+/// (one by one they would take 25 s).
+#[tokio::test(flavor = "current_thread")]
+async fn waiting_calls_share_one_thread() {
+    let server = FakeServer::start_with_fallback(
+        vec![],
+        Some(hello_stream().delay_head(Duration::from_millis(500))),
+    );
+    let mut providers: Vec<_> = (0..50).map(|_| provider(&server, |_| {})).collect();
+    let messages = user("x");
+    let started = std::time::Instant::now();
+    let outcomes = futures_util::future::join_all(
+        providers
+            .iter_mut()
+            .map(|p| complete(&mut **p, &messages, &[], ToolOffer::Tools, None)),
+    )
+    .await;
+    for outcome in &outcomes {
+        assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+    }
+    assert_eq!(server.requests().len(), 50);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
