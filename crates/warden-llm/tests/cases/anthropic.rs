@@ -286,6 +286,12 @@ async fn overloaded_error_before_content_is_retried() {
     assert_eq!(outcome.reply().text.as_deref(), Some("fine"));
     assert_eq!(outcome.texts, vec!["fine"]);
     assert_eq!(server.requests().len(), 2);
+    assert_eq!(outcome.notices.len(), 1, "{:?}", outcome.notices);
+    assert!(
+        outcome.notices[0].starts_with("anthropic is overloaded: retrying in"),
+        "{:?}",
+        outcome.notices
+    );
 }
 
 #[tokio::test]
@@ -341,6 +347,10 @@ async fn overloaded_status_529_is_retried() {
     .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("ok"));
     assert_eq!(server.requests().len(), 2);
+    assert_eq!(
+        outcome.notices,
+        vec!["anthropic answered 529: retrying in 0 s (attempt 2 of 3)"]
+    );
 }
 
 #[tokio::test]

@@ -13,8 +13,9 @@ fn openai_hello() -> Reply {
     Reply::sse([sse_data(&[OPENAI_HELLO, "[DONE]"])])
 }
 
-#[tokio::test]
-async fn a_configured_model_needs_no_network() {
+/// A plain test: `connect` needs neither the network nor a runtime.
+#[test]
+fn a_configured_model_needs_no_network() {
     let server = FakeServer::start(vec![]);
     let provider = connect(&config(ProviderKind::OpenAi, server.url())).unwrap();
     assert_eq!(provider.identity(), ("openai", "test-model"));
