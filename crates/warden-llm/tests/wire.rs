@@ -11,6 +11,7 @@ mod cases {
     mod misbehaviour;
     mod models;
     mod openai;
+    mod tls;
     mod transport;
     mod truncation;
 }

@@ -193,16 +193,25 @@ fn describe(error: reqwest::Error) -> String {
 fn is_retryable_send_error(error: &reqwest::Error) -> bool {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
-        // tokio-rustls wraps the TLS error in an io::Error, whose `source`
-        // skips it.
-        let wrapped = cause
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref);
-        let is_tls = |e: &(dyn std::error::Error + 'static)| e.is::<rustls::Error>();
-        if is_tls(cause) || wrapped.is_some_and(|inner| is_tls(inner)) {
+        if is_tls_error(cause) {
             return false;
         }
         source = cause.source();
     }
     error.is_connect() || error.is_timeout() || error.is_request()
+}
+
+/// A rustls error, possibly inside (nested) `io::Error`s, whose `source`
+/// skips what they wrap.
+fn is_tls_error(error: &(dyn std::error::Error + 'static)) -> bool {
+    if error.is::<rustls::Error>() {
+        return true;
+    }
+    match error
+        .downcast_ref::<std::io::Error>()
+        .and_then(std::io::Error::get_ref)
+    {
+        Some(inner) => is_tls_error(inner),
+        None => false,
+    }
 }
