@@ -10,9 +10,8 @@
 //!   provider from a [`ProviderConfig`]: [`openai`] (any OpenAI-compatible
 //!   server; Ollama is its own [`ProviderKind`] on the same wire format),
 //!   [`anthropic`], [`gemini`]; [`models`] picks a model when none is set;
-//! - [`sse`], [`assemble`], [`streamed_reply`]: the stream decoder, tool-call
-//!   assembly and the reply rules the providers share; [`http`]: the
-//!   transport.
+//! - [`sse`], [`assemble`]: the stream decoder and tool-call assembly the
+//!   providers share (with the reply rules below); [`http`]: the transport.
 //!
 //! # Connecting
 //!
@@ -100,7 +99,7 @@ pub mod provider;
 pub mod scripted;
 mod secret;
 pub mod sse;
-pub mod streamed_reply;
+mod streamed_reply;
 pub mod types;
 mod unavailable;
 

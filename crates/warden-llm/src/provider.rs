@@ -48,7 +48,7 @@ pub enum ProviderError {
     /// The stream ended without a finish reason (no `[DONE]`, no stop
     /// event), in the middle of a tool call, or on a broken connection:
     /// after one retry, or at once when part of the answer was already
-    /// streamed (see [`crate::streamed_reply`]). The partial answer must
+    /// streamed (see the crate docs). The partial answer must
     /// not be shown or acted on as complete.
     #[error("{provider} ended its answer early (truncated): {message}")]
     Truncated { provider: String, message: String },
