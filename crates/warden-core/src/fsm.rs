@@ -114,10 +114,17 @@ impl SessionFsm {
         }
     }
 
+    /// A write's command reached a host but did not succeed (a non-zero
+    /// exit, a timeout, an interruption): the world may have changed, so it
+    /// must be verified like a successful one.
+    pub fn on_write_reached_host(&mut self) -> Transition {
+        self.go(FsmState::Verifying)
+    }
+
     /// A tool call failed (or was refused after dispatch began).
     pub fn on_tool_failure(&mut self, kind: ToolKind) -> Transition {
         match (kind, self.state) {
-            // A failed write changed nothing we can verify: back to reading.
+            // A write that never reached a host changed nothing: back to reading.
             (ToolKind::Write, FsmState::Writing) => self.go(FsmState::Reading),
             _ => self.go(self.state),
         }

@@ -6,16 +6,18 @@
 use serde_json::{Map, Value, json};
 
 use crate::assemble::{Fragment, ToolCallAssembler};
-use crate::config::DEFAULT_ANTHROPIC_MAX_TOKENS;
+use crate::config::{DEFAULT_ANTHROPIC_MAX_TOKENS, WireFormat};
 use crate::conversation::{
     CONTINUATION_NOTE, Side, has_tool_history, merge_turns, notice_as_user_text,
     split_leading_system,
 };
-use crate::event_stream::{Flow, for_each_event};
-use crate::http::{HttpClient, delay_before_retry, message_from_json, sleep_unless_cancelled};
+use crate::event_stream::Flow;
+use crate::http::{Call, HttpClient, message_from_json};
+use crate::models::ModelChoice;
 use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
+use crate::streamed_reply::{Ending, ReplyStream, stream_reply};
 use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -24,7 +26,7 @@ pub struct AnthropicProvider {
     http: HttpClient,
     base_url: String,
     api_key: Secret,
-    model: String,
+    model: ModelChoice,
     max_tokens: u32,
 }
 
@@ -36,13 +38,15 @@ pub fn auth_headers(api_key: &Secret) -> Vec<(&'static str, String)> {
 }
 
 impl AnthropicProvider {
+    /// `model: None` reads the server's list on the first call.
     pub fn new(
         http: HttpClient,
         base_url: String,
         api_key: Secret,
-        model: String,
+        model: Option<String>,
         max_output_tokens: Option<u32>,
     ) -> Self {
+        let model = ModelChoice::new(WireFormat::Anthropic, model.as_deref(), &base_url);
         AnthropicProvider {
             http,
             base_url,
@@ -52,10 +56,10 @@ impl AnthropicProvider {
         }
     }
 
-    fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+    fn request_body(&self, model: &str, request: &ModelRequest<'_>) -> Value {
         let (system, messages) = wire_conversation(request.messages);
         let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
+        body.insert("model".into(), json!(model));
         body.insert("max_tokens".into(), json!(self.max_tokens));
         body.insert("stream".into(), json!(true));
         if let Some(system) = system {
@@ -165,13 +169,13 @@ struct StreamState {
     usage: Usage,
     saw_usage: bool,
     stop_reason: Option<String>,
-    /// A delta went to the caller: a retry would repeat it.
-    emitted: bool,
+    /// `message_stop` arrived.
+    stopped: bool,
     /// The stream failed with `overloaded_error`.
     overloaded: bool,
 }
 
-impl StreamState {
+impl ReplyStream for StreamState {
     fn on_event(
         &mut self,
         event: SseEvent,
@@ -179,7 +183,7 @@ impl StreamState {
         on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<Flow, ProviderError> {
         if event.data.trim().is_empty() {
-            return Ok(Flow::Continue);
+            return Ok(Flow::KeepAlive);
         }
         let json: Value = serde_json::from_str(&event.data).map_err(|e| {
             http.malformed(format!("stream event is not JSON ({e}): {}", event.data))
@@ -228,20 +232,57 @@ impl StreamState {
                     self.stop_reason = Some(reason.to_string());
                 }
             }
-            "message_stop" => return Ok(Flow::Stop),
+            "message_stop" => {
+                self.stopped = true;
+                return Ok(Flow::Stop);
+            }
+            "ping" => return Ok(Flow::KeepAlive),
             "error" => {
                 self.overloaded = json["error"]["type"] == "overloaded_error";
                 let message = message_from_json(&json).unwrap_or_else(|| json.to_string());
-                return Err(ProviderError::Stream {
-                    provider: http.provider().to_string(),
-                    message: http.redact(&crate::http::truncate(&message, 500)),
-                });
+                return Err(http.stream_error(message));
             }
-            _ => {} // ping, content_block_stop, events added later
+            _ => {} // content_block_stop, events added later
         }
         Ok(Flow::Continue)
     }
 
+    fn reply_bytes(&self) -> usize {
+        self.text.len() + self.calls.argument_bytes()
+    }
+
+    /// `message_stop` ends a message; a `stop_reason` in `message_delta`
+    /// says the same if the connection closes before `message_stop`.
+    fn ending(&self) -> Ending {
+        if self.calls.has_incomplete_arguments() {
+            Ending::InsideToolCall
+        } else if self.stopped || self.stop_reason.is_some() {
+            Ending::Complete
+        } else {
+            Ending::NoFinishReason
+        }
+    }
+
+    fn failed_from_overload(&self) -> bool {
+        self.overloaded
+    }
+
+    fn into_reply(self, http: &HttpClient) -> Result<ModelReply, ProviderError> {
+        let text = (!self.text.is_empty()).then_some(self.text);
+        let tool_calls = self.calls.finish();
+        if text.is_none() && tool_calls.is_empty() && self.stop_reason.as_deref() == Some("refusal")
+        {
+            return Err(http.stream_error("the model declined to answer (stop_reason: refusal)"));
+        }
+        Ok(ModelReply {
+            text,
+            tool_calls,
+            usage: self.saw_usage.then_some(self.usage),
+        })
+    }
+}
+
+impl StreamState {
     /// `message_start` carries the input count, `message_delta` the
     /// running output count; cached input is input too.
     fn take_usage(&mut self, usage: &Value) {
@@ -267,7 +308,6 @@ impl StreamState {
 
     fn emit_text(&mut self, text: Option<&str>, on_delta: &mut dyn FnMut(Delta<'_>)) {
         if let Some(text) = text.filter(|t| !t.is_empty()) {
-            self.emitted = true;
             self.text.push_str(text);
             on_delta(Delta::Text(text));
         }
@@ -275,26 +315,8 @@ impl StreamState {
 
     fn emit_thinking(&mut self, text: Option<&str>, on_delta: &mut dyn FnMut(Delta<'_>)) {
         if let Some(text) = text.filter(|t| !t.is_empty()) {
-            self.emitted = true;
             on_delta(Delta::Thinking(text));
         }
-    }
-
-    fn into_reply(self, http: &HttpClient) -> Result<ModelReply, ProviderError> {
-        let text = (!self.text.is_empty()).then_some(self.text);
-        let tool_calls = self.calls.finish();
-        if text.is_none() && tool_calls.is_empty() && self.stop_reason.as_deref() == Some("refusal")
-        {
-            return Err(ProviderError::Stream {
-                provider: http.provider().to_string(),
-                message: "the model declined to answer (stop_reason: refusal)".into(),
-            });
-        }
-        Ok(ModelReply {
-            text,
-            tool_calls,
-            usage: self.saw_usage.then_some(self.usage),
-        })
     }
 }
 
@@ -303,42 +325,17 @@ fn is_empty_object(value: &Value) -> bool {
 }
 
 impl AnthropicProvider {
-    fn complete_blocking(
+    async fn complete_streamed(
         &mut self,
         request: &ModelRequest<'_>,
-        on_delta: &mut dyn FnMut(Delta<'_>),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<ModelReply, ProviderError> {
-        let url = format!("{}/v1/messages", self.base_url);
+        let mut call = Call::new(&self.http, request.cancel, on_delta);
         let headers = auth_headers(&self.api_key);
-        let body = self.request_body(request);
-        let mut retries = 0;
-        loop {
-            let mut stream = self
-                .http
-                .post_stream(&url, &headers, &body, request.cancel)?;
-            let mut state = StreamState::default();
-            let http = &self.http;
-            let result = for_each_event(&mut stream, request.cancel, |event| {
-                state.on_event(event, http, on_delta)
-            });
-            match result {
-                Ok(()) => return state.into_reply(http),
-                // Overloaded before anything reached the caller: the same
-                // as a 529, so retried the same way.
-                Err(ProviderError::Stream { .. })
-                    if state.overloaded
-                        && !state.emitted
-                        && retries < self.http.settings().max_retries =>
-                {
-                    drop(stream);
-                    if !sleep_unless_cancelled(delay_before_retry(retries, None), request.cancel) {
-                        return Err(ProviderError::Cancelled);
-                    }
-                    retries += 1;
-                }
-                Err(error) => return Err(error),
-            }
-        }
+        let model = self.model.resolve(&mut call, &headers).await?;
+        let url = format!("{}/v1/messages", self.base_url);
+        let body = self.request_body(&model, request);
+        stream_reply(&mut call, &url, &headers, &body, StreamState::default).await
     }
 }
 
@@ -348,11 +345,11 @@ impl Provider for AnthropicProvider {
         request: &'a ModelRequest<'a>,
         on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
     ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
-        Box::pin(async move { self.complete_blocking(request, on_delta) })
+        Box::pin(self.complete_streamed(request, on_delta))
     }
 
     fn identity(&self) -> (&str, &str) {
-        ("anthropic", &self.model)
+        (self.http.provider(), self.model.name())
     }
 }
 

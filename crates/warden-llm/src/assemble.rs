@@ -57,6 +57,29 @@ impl ToolCallAssembler {
         self.calls.is_empty()
     }
 
+    /// Bytes of argument text received so far (objects: their JSON size).
+    pub fn argument_bytes(&self) -> usize {
+        self.calls
+            .iter()
+            .map(|call| match &call.arguments {
+                Arguments::Text(text) => text.len(),
+                Arguments::Value(value) => value.to_string().len(),
+            })
+            .sum()
+    }
+
+    /// Whether some call's arguments stop in the middle of their JSON (the
+    /// stream was cut inside the call). Arguments that are complete but not
+    /// JSON are a model mistake, not a cut: see [`parse_argument_text`].
+    pub fn has_incomplete_arguments(&self) -> bool {
+        self.calls.iter().any(|call| match &call.arguments {
+            Arguments::Text(text) if !text.trim().is_empty() => {
+                serde_json::from_str::<Value>(text).is_err_and(|e| e.is_eof())
+            }
+            Arguments::Text(_) | Arguments::Value(_) => false,
+        })
+    }
+
     /// One element of an OpenAI-style `delta.tool_calls` array.
     pub fn push_openai(&mut self, fragment: &Value) {
         let function = &fragment["function"];
@@ -289,6 +312,21 @@ mod tests {
             json!({MALFORMED_ARGUMENTS: "{\"action\": lis"})
         );
         assert_eq!(calls[1].arguments, json!({}));
+    }
+
+    #[test]
+    fn incomplete_arguments_are_told_from_malformed_ones() {
+        let mut cut = ToolCallAssembler::new();
+        cut.push_openai(&json!({"index":0,"id":"a","function":{"name":"query","arguments":"{\"action\": \"li"}}));
+        assert!(cut.has_incomplete_arguments());
+        assert_eq!(cut.argument_bytes(), 14);
+        let mut malformed = ToolCallAssembler::new();
+        malformed.push_openai(&json!({"index":0,"id":"a","function":{"name":"query","arguments":"{\"action\": list}"}}));
+        assert!(!malformed.has_incomplete_arguments());
+        let mut whole = ToolCallAssembler::new();
+        whole.push_openai(&json!({"function":{"name":"query","arguments":{"action":"health"}}}));
+        whole.push_openai(&json!({"index":1,"id":"b","function":{"name":"read","arguments":""}}));
+        assert!(!whole.has_incomplete_arguments());
     }
 
     #[test]

@@ -9,11 +9,24 @@ use std::time::Duration;
 use crate::provider::ProviderError;
 use crate::secret::Secret;
 
-/// The three wire formats. Every OpenAI-compatible server (Ollama, vLLM,
-/// llama.cpp, LM Studio, OpenRouter, DeepSeek, Groq, ...) is `OpenAi`.
+/// Which provider is configured. Its [`name`](ProviderKind::name) is what
+/// users, metrics and error messages see; its [`WireFormat`] is how Warden
+/// talks to it. Every OpenAI-compatible server (vLLM, llama.cpp, LM Studio,
+/// OpenRouter, DeepSeek, Groq, ...) is `OpenAi` with its own base URL;
+/// Ollama has its own kind so that messages say "ollama", not "openai".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProviderKind {
     OpenAi,
+    Ollama,
+    Anthropic,
+    Gemini,
+}
+
+/// The three wire formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireFormat {
+    /// Chat Completions (`/chat/completions`, `/models`).
+    OpenAiCompatible,
     Anthropic,
     Gemini,
 }
@@ -26,6 +39,7 @@ impl ProviderKind {
     pub fn name(self) -> &'static str {
         match self {
             ProviderKind::OpenAi => "openai",
+            ProviderKind::Ollama => "ollama",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Gemini => "gemini",
         }
@@ -34,8 +48,17 @@ impl ProviderKind {
     pub fn default_base_url(self) -> &'static str {
         match self {
             ProviderKind::OpenAi => "https://api.openai.com/v1",
+            ProviderKind::Ollama => OLLAMA_BASE_URL,
             ProviderKind::Anthropic => "https://api.anthropic.com",
             ProviderKind::Gemini => "https://generativelanguage.googleapis.com",
+        }
+    }
+
+    pub fn wire_format(self) -> WireFormat {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::Ollama => WireFormat::OpenAiCompatible,
+            ProviderKind::Anthropic => WireFormat::Anthropic,
+            ProviderKind::Gemini => WireFormat::Gemini,
         }
     }
 }
@@ -49,15 +72,15 @@ impl fmt::Display for ProviderKind {
 impl FromStr for ProviderKind {
     type Err = ProviderError;
 
-    /// `openai`, `anthropic`, `gemini` (any case); `ollama` is `OpenAi`
-    /// (use [`ProviderConfig::from_name`] to also get Ollama's base URL).
+    /// `openai`, `ollama`, `anthropic`, `gemini` (any case).
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         match name.trim().to_ascii_lowercase().as_str() {
-            "openai" | "ollama" => Ok(ProviderKind::OpenAi),
+            "openai" => Ok(ProviderKind::OpenAi),
+            "ollama" => Ok(ProviderKind::Ollama),
             "anthropic" => Ok(ProviderKind::Anthropic),
             "gemini" => Ok(ProviderKind::Gemini),
             other => Err(ProviderError::Config(format!(
-                "unknown provider {other:?}: expected openai, anthropic, gemini or ollama"
+                "unknown provider {other:?}: expected openai, ollama, anthropic or gemini"
             ))),
         }
     }
@@ -84,12 +107,27 @@ pub struct ProviderConfig {
     /// when set (OpenAI-compatible: `max_tokens`, api.openai.com:
     /// `max_completion_tokens`; Gemini: `maxOutputTokens`).
     pub max_output_tokens: Option<u32>,
+    /// The longest one model call may take, retries and waits included,
+    /// however steadily the server trickles bytes or keep-alives
+    /// (`[provider] request_timeout_secs`).
+    pub request_timeout: Duration,
+    /// The longest `Retry-After` Warden waits out on its own; a longer one
+    /// is reported as [`ProviderError::RateLimited`] at once
+    /// (`[provider] max_retry_after_secs`).
+    pub max_retry_after: Duration,
+    /// The most text plus tool-call arguments one reply may hold
+    /// (`[provider] max_reply_bytes`); more is
+    /// [`ProviderError::ReplyTooLarge`].
+    pub max_reply_bytes: usize,
 }
 
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 4096;
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 256 * 1024;
 
 impl ProviderConfig {
     pub fn new(kind: ProviderKind) -> Self {
@@ -102,17 +140,16 @@ impl ProviderConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_retries: DEFAULT_MAX_RETRIES,
             max_output_tokens: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
         }
     }
 
-    /// From a provider name as a user types it; `ollama` also sets the
-    /// local Ollama base URL.
+    /// From a provider name as a user types it (`ollama` comes with the
+    /// local Ollama base URL as its default).
     pub fn from_name(name: &str) -> Result<Self, ProviderError> {
-        let mut config = ProviderConfig::new(name.parse()?);
-        if name.trim().eq_ignore_ascii_case("ollama") {
-            config.base_url = Some(OLLAMA_BASE_URL.to_string());
-        }
-        Ok(config)
+        Ok(ProviderConfig::new(name.parse()?))
     }
 
     /// The base URL in use, without trailing slashes.
@@ -126,58 +163,71 @@ impl ProviderConfig {
         base.trim_end_matches('/').to_string()
     }
 
-    /// Checks what can be checked without a network call.
+    /// Checks what can be checked without a network call. Every message
+    /// names the provider kind.
     pub fn validate(&self) -> Result<(), ProviderError> {
+        let kind = self.kind;
+        let invalid = |problem: String| Err(ProviderError::Config(format!("{kind}: {problem}")));
         let base = self.base_url();
         let scheme_ok = base.starts_with("http://") || base.starts_with("https://");
         if !scheme_ok || base.len() <= "https://".len() {
-            return Err(ProviderError::Config(format!(
+            return invalid(format!(
                 "base URL {base:?} must start with http:// or https://"
-            )));
+            ));
         }
         if base.contains('?') || base.contains('#') {
-            return Err(ProviderError::Config(format!(
+            return invalid(format!(
                 "base URL {base:?} must not contain a query or fragment"
-            )));
+            ));
         }
         match &self.api_key {
-            Some(key) if key.is_empty() => {
-                return Err(ProviderError::Config("the API key is empty".into()));
-            }
+            Some(key) if key.is_empty() => return invalid("the API key is empty".into()),
             Some(key)
                 if key
                     .expose()
                     .chars()
                     .any(|c| c.is_whitespace() || c.is_control()) =>
             {
-                return Err(ProviderError::Config(
-                    "the API key contains whitespace or control characters".into(),
-                ));
+                return invalid("the API key contains whitespace or control characters".into());
             }
             Some(_) => {}
-            None if self.kind != ProviderKind::OpenAi => {
+            None if self.needs_key() => {
                 return Err(ProviderError::Config(format!(
-                    "{} needs an API key",
-                    self.kind
+                    "{kind} needs an API key ({base})"
                 )));
             }
-            None if base == ProviderKind::OpenAi.default_base_url() => {
-                return Err(ProviderError::Config(format!("{base} needs an API key")));
-            }
-            None => {} // local OpenAI-compatible servers need none
+            None => {} // local servers need none
         }
         if self.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
-            return Err(ProviderError::Config("the model name is empty".into()));
+            return invalid("the model name is empty".into());
         }
-        if self.idle_timeout.is_zero() || self.connect_timeout.is_zero() {
-            return Err(ProviderError::Config("timeouts must be positive".into()));
+        let durations = [
+            ("connect_timeout", self.connect_timeout),
+            ("idle_timeout", self.idle_timeout),
+            ("request_timeout", self.request_timeout),
+            ("max_retry_after", self.max_retry_after),
+        ];
+        for (name, value) in durations {
+            if value.is_zero() {
+                return invalid(format!("{name} must be at least 1 s (it is 0)"));
+            }
+        }
+        if self.max_reply_bytes == 0 {
+            return invalid("max_reply_bytes must be positive (it is 0)".into());
         }
         if self.max_output_tokens == Some(0) {
-            return Err(ProviderError::Config(
-                "max_output_tokens must be positive".into(),
-            ));
+            return invalid("max_output_tokens must be positive (it is 0)".into());
         }
         Ok(())
+    }
+
+    /// Hosted APIs need a key; local OpenAI-compatible servers do not.
+    fn needs_key(&self) -> bool {
+        match self.kind {
+            ProviderKind::Anthropic | ProviderKind::Gemini => true,
+            ProviderKind::OpenAi => self.base_url() == ProviderKind::OpenAi.default_base_url(),
+            ProviderKind::Ollama => false,
+        }
     }
 }
 
@@ -201,7 +251,7 @@ mod tests {
         );
         assert_eq!(
             "ollama".parse::<ProviderKind>().ok(),
-            Some(ProviderKind::OpenAi)
+            Some(ProviderKind::Ollama)
         );
         let error = "mistral"
             .parse::<ProviderKind>()
@@ -213,7 +263,9 @@ mod tests {
     #[test]
     fn ollama_gets_its_base_url_and_needs_no_key() {
         let config = ProviderConfig::from_name("Ollama").unwrap();
-        assert_eq!(config.kind, ProviderKind::OpenAi);
+        assert_eq!(config.kind, ProviderKind::Ollama);
+        assert_eq!(config.kind.name(), "ollama");
+        assert_eq!(config.kind.wire_format(), WireFormat::OpenAiCompatible);
         assert_eq!(config.base_url(), OLLAMA_BASE_URL);
         assert!(config.validate().is_ok());
     }
@@ -239,6 +291,38 @@ mod tests {
         assert!(config.validate().is_err());
         let openai = ProviderConfig::new(ProviderKind::OpenAi);
         assert!(openai.validate().is_err(), "api.openai.com needs a key");
+    }
+
+    #[test]
+    fn new_limits_have_defaults_and_reject_zero() {
+        let config = ProviderConfig::new(ProviderKind::Ollama);
+        assert_eq!(config.request_timeout, Duration::from_secs(600));
+        assert_eq!(config.max_retry_after, Duration::from_secs(30));
+        assert_eq!(config.max_reply_bytes, 262_144);
+        type Zero = fn(&mut ProviderConfig);
+        let zeroed: [(&str, Zero); 3] = [
+            ("request_timeout", |c| c.request_timeout = Duration::ZERO),
+            ("max_retry_after", |c| c.max_retry_after = Duration::ZERO),
+            ("max_reply_bytes", |c| c.max_reply_bytes = 0),
+        ];
+        for (name, zero) in zeroed {
+            let mut bad = config.clone();
+            zero(&mut bad);
+            let message = bad.validate().unwrap_err().to_string();
+            assert!(
+                message.contains(name) && message.contains("ollama"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_key_names_the_kind() {
+        let message = ProviderConfig::new(ProviderKind::Anthropic)
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("anthropic needs an API key"), "{message}");
     }
 
     #[test]

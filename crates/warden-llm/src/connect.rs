@@ -1,52 +1,58 @@
-//! From a [`ProviderConfig`] to a ready [`Provider`]: validate, resolve the
-//! model (the only network call at construction, and only when no model is
-//! configured), build the provider.
+//! From a [`ProviderConfig`] to a ready [`Provider`]: validate and build.
+//! Nothing here touches the network; a model that is not configured is
+//! looked up on the first call (see [`crate::models`]).
 
-use crate::anthropic::{self, AnthropicProvider};
-use crate::config::{ProviderConfig, ProviderKind};
-use crate::gemini::{self, GeminiProvider};
+use crate::anthropic::AnthropicProvider;
+use crate::config::{ProviderConfig, WireFormat};
+use crate::gemini::GeminiProvider;
 use crate::http::{HttpClient, TransportSettings};
-use crate::models::resolve_model;
-use crate::openai::{self, OpenAiProvider};
+use crate::openai::OpenAiProvider;
 use crate::provider::{Provider, ProviderError};
 use crate::secret::Secret;
+use crate::unavailable::UnavailableProvider;
 
-/// A provider for `config`, ready for [`Provider::complete`].
+/// A provider for `config`, ready for [`Provider::complete`], or the
+/// configuration error.
 pub fn connect(config: &ProviderConfig) -> Result<Box<dyn Provider + Send>, ProviderError> {
     config.validate()?;
     let base_url = config.base_url();
-    let settings = TransportSettings {
-        connect_timeout: config.connect_timeout,
-        idle_timeout: config.idle_timeout,
-        max_retries: config.max_retries,
-    };
-    let http = HttpClient::new(config.kind.name(), settings, config.api_key.clone());
-    let configured = config.model.as_deref();
-    match config.kind {
-        ProviderKind::OpenAi => {
+    let http = HttpClient::new(
+        config.kind.name(),
+        TransportSettings::from(config),
+        config.api_key.clone(),
+    )?;
+    let model = config.model.clone();
+    let max_tokens = config.max_output_tokens;
+    Ok(match config.kind.wire_format() {
+        WireFormat::OpenAiCompatible => {
             let key = config.api_key.clone();
-            let headers = openai::auth_headers(key.as_ref());
-            let model = resolve_model(config.kind, configured, &base_url, &http, &headers)?;
-            let provider =
-                OpenAiProvider::new(http, base_url, key, model, config.max_output_tokens);
-            Ok(Box::new(provider))
+            Box::new(OpenAiProvider::new(http, base_url, key, model, max_tokens))
         }
-        ProviderKind::Anthropic => {
+        WireFormat::Anthropic => {
             let key = required_key(config)?;
-            let headers = anthropic::auth_headers(&key);
-            let model = resolve_model(config.kind, configured, &base_url, &http, &headers)?;
-            let provider =
-                AnthropicProvider::new(http, base_url, key, model, config.max_output_tokens);
-            Ok(Box::new(provider))
+            Box::new(AnthropicProvider::new(
+                http, base_url, key, model, max_tokens,
+            ))
         }
-        ProviderKind::Gemini => {
+        WireFormat::Gemini => {
             let key = required_key(config)?;
-            let headers = gemini::auth_headers(&key);
-            let model = resolve_model(config.kind, configured, &base_url, &http, &headers)?;
-            let provider =
-                GeminiProvider::new(http, base_url, key, model, config.max_output_tokens);
-            Ok(Box::new(provider))
+            Box::new(GeminiProvider::new(http, base_url, key, model, max_tokens))
         }
+    })
+}
+
+/// Like [`connect`], but a configuration error does not stop the caller:
+/// the provider it returns fails every call with that error (naming the
+/// configured kind), so the router that wraps it keeps answering what it
+/// can route. This is what Warden starts with.
+pub fn connect_or_unavailable(config: &ProviderConfig) -> Box<dyn Provider + Send> {
+    match connect(config) {
+        Ok(provider) => provider,
+        Err(error) => Box::new(UnavailableProvider::new(
+            config.kind,
+            config.model.as_deref(),
+            error,
+        )),
     }
 }
 

@@ -8,16 +8,19 @@
 use serde_json::{Map, Value, json};
 
 use crate::assemble::synthetic_call_id;
+use crate::config::WireFormat;
 use crate::conversation::{
     CONTINUATION_NOTE, Side, find_call, has_tool_history, merge_turns, notice_as_user_text,
     split_leading_system,
 };
-use crate::event_stream::{Flow, for_each_event};
+use crate::event_stream::Flow;
 use crate::gemini_schema::gemini_parameters;
-use crate::http::{HttpClient, message_from_json, truncate};
+use crate::http::{Call, HttpClient, message_from_json};
+use crate::models::ModelChoice;
 use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
+use crate::streamed_reply::{Ending, ReplyStream, stream_reply};
 use crate::types::{
     Delta, Message, ModelReply, ModelRequest, ProposedToolCall, ToolOffer, ToolSpec, Usage,
 };
@@ -30,7 +33,7 @@ pub struct GeminiProvider {
     http: HttpClient,
     base_url: String,
     api_key: Secret,
-    model: String,
+    model: ModelChoice,
     max_output_tokens: Option<u32>,
 }
 
@@ -40,14 +43,15 @@ pub fn auth_headers(api_key: &Secret) -> Vec<(&'static str, String)> {
 }
 
 impl GeminiProvider {
+    /// `model: None` reads the server's list on the first call.
     pub fn new(
         http: HttpClient,
         base_url: String,
         api_key: Secret,
-        model: String,
+        model: Option<String>,
         max_output_tokens: Option<u32>,
     ) -> Self {
-        let model = model.strip_prefix("models/").unwrap_or(&model).to_string();
+        let model = ModelChoice::new(WireFormat::Gemini, model.as_deref(), &base_url);
         GeminiProvider {
             http,
             base_url,
@@ -185,13 +189,17 @@ fn response_object(content: &str) -> Value {
 struct StreamState {
     text: String,
     calls: Vec<ProposedToolCall>,
+    /// Bytes of the calls' arguments as JSON.
+    argument_bytes: usize,
     usage: Option<Usage>,
+    /// The last candidate's `finishReason` (`None` while it is still
+    /// coming: every chunk but the last has none).
     finish_reason: Option<String>,
     finish_message: Option<String>,
     block_reason: Option<String>,
 }
 
-impl StreamState {
+impl ReplyStream for StreamState {
     fn on_event(
         &mut self,
         event: SseEvent,
@@ -199,14 +207,14 @@ impl StreamState {
         on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<Flow, ProviderError> {
         if event.data.trim().is_empty() {
-            return Ok(Flow::Continue);
+            return Ok(Flow::KeepAlive);
         }
         let chunk: Value = serde_json::from_str(&event.data).map_err(|e| {
             http.malformed(format!("stream chunk is not JSON ({e}): {}", event.data))
         })?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) {
             let message = message_from_json(&chunk).unwrap_or_else(|| chunk.to_string());
-            return Err(stream_error(http, &message));
+            return Err(http.stream_error(message));
         }
         if let Some(reason) = chunk["promptFeedback"]["blockReason"].as_str() {
             self.block_reason = Some(reason.to_string());
@@ -227,8 +235,8 @@ impl StreamState {
         {
             self.take_part(part, on_delta);
         }
-        if let Some(reason) = candidate["finishReason"].as_str() {
-            self.finish_reason = Some(reason.to_string());
+        if candidate.is_object() {
+            self.finish_reason = candidate["finishReason"].as_str().map(str::to_string);
         }
         if let Some(message) = candidate["finishMessage"].as_str() {
             self.finish_message = Some(message.to_string());
@@ -236,6 +244,49 @@ impl StreamState {
         Ok(Flow::Continue)
     }
 
+    fn reply_bytes(&self) -> usize {
+        self.text.len() + self.argument_bytes
+    }
+
+    /// Function calls arrive whole, so only the finish reason (or a blocked
+    /// prompt, which has no candidate) tells a complete reply.
+    fn ending(&self) -> Ending {
+        if self.finish_reason.is_some() || self.block_reason.is_some() {
+            Ending::Complete
+        } else {
+            Ending::NoFinishReason
+        }
+    }
+
+    fn into_reply(self, http: &HttpClient) -> Result<ModelReply, ProviderError> {
+        if self.text.is_empty() && self.calls.is_empty() {
+            if let Some(reason) = &self.block_reason {
+                return Err(http.stream_error(format!("the prompt was blocked ({reason})")));
+            }
+            if let Some(reason) = self
+                .finish_reason
+                .as_deref()
+                .filter(|r| !matches!(*r, "STOP" | "MAX_TOKENS" | "FINISH_REASON_UNSPECIFIED"))
+            {
+                let detail = self
+                    .finish_message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default();
+                return Err(http.stream_error(format!(
+                    "the model stopped without an answer ({reason}){detail}"
+                )));
+            }
+        }
+        Ok(ModelReply {
+            text: (!self.text.is_empty()).then_some(self.text),
+            tool_calls: self.calls,
+            usage: self.usage,
+        })
+    }
+}
+
+impl StreamState {
     fn take_part(&mut self, part: &Value, on_delta: &mut dyn FnMut(Delta<'_>)) {
         if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty()) {
             if part["thought"] == true {
@@ -257,77 +308,35 @@ impl StreamState {
         if let Some(id) = server_id {
             data.insert(FUNCTION_CALL_ID.into(), json!(id));
         }
+        let arguments = match &call["args"] {
+            Value::Null => json!({}),
+            args => args.clone(),
+        };
+        self.argument_bytes += arguments.to_string().len();
         self.calls.push(ProposedToolCall {
             id: server_id.map_or_else(synthetic_call_id, str::to_string),
             name: name.to_string(),
-            arguments: match &call["args"] {
-                Value::Null => json!({}),
-                args => args.clone(),
-            },
+            arguments,
             provider_data: (!data.is_empty()).then_some(Value::Object(data)),
         });
-    }
-
-    fn into_reply(self, http: &HttpClient) -> Result<ModelReply, ProviderError> {
-        if self.text.is_empty() && self.calls.is_empty() {
-            if let Some(reason) = &self.block_reason {
-                return Err(stream_error(
-                    http,
-                    &format!("the prompt was blocked ({reason})"),
-                ));
-            }
-            if let Some(reason) = self
-                .finish_reason
-                .as_deref()
-                .filter(|r| !matches!(*r, "STOP" | "MAX_TOKENS" | "FINISH_REASON_UNSPECIFIED"))
-            {
-                let detail = self
-                    .finish_message
-                    .as_deref()
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default();
-                return Err(stream_error(
-                    http,
-                    &format!("the model stopped without an answer ({reason}){detail}"),
-                ));
-            }
-        }
-        Ok(ModelReply {
-            text: (!self.text.is_empty()).then_some(self.text),
-            tool_calls: self.calls,
-            usage: self.usage,
-        })
-    }
-}
-
-fn stream_error(http: &HttpClient, message: &str) -> ProviderError {
-    ProviderError::Stream {
-        provider: http.provider().to_string(),
-        message: http.redact(&truncate(message, 500)),
     }
 }
 
 impl GeminiProvider {
-    fn complete_blocking(
+    async fn complete_streamed(
         &mut self,
         request: &ModelRequest<'_>,
-        on_delta: &mut dyn FnMut(Delta<'_>),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<ModelReply, ProviderError> {
-        let url = format!(
-            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            self.base_url, self.model
-        );
+        let mut call = Call::new(&self.http, request.cancel, on_delta);
         let headers = auth_headers(&self.api_key);
+        let model = self.model.resolve(&mut call, &headers).await?;
+        let url = format!(
+            "{}/v1beta/models/{model}:streamGenerateContent?alt=sse",
+            self.base_url
+        );
         let body = self.request_body(request);
-        let mut stream = self
-            .http
-            .post_stream(&url, &headers, &body, request.cancel)?;
-        let mut state = StreamState::default();
-        let http = &self.http;
-        for_each_event(&mut stream, request.cancel, |event| {
-            state.on_event(event, http, on_delta)
-        })?;
-        state.into_reply(http)
+        stream_reply(&mut call, &url, &headers, &body, StreamState::default).await
     }
 }
 
@@ -337,11 +346,11 @@ impl Provider for GeminiProvider {
         request: &'a ModelRequest<'a>,
         on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
     ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
-        Box::pin(async move { self.complete_blocking(request, on_delta) })
+        Box::pin(self.complete_streamed(request, on_delta))
     }
 
     fn identity(&self) -> (&str, &str) {
-        ("gemini", &self.model)
+        (self.http.provider(), self.model.name())
     }
 }
 

@@ -4,11 +4,14 @@
 use serde_json::{Map, Value, json};
 
 use crate::assemble::ToolCallAssembler;
-use crate::event_stream::{Flow, for_each_event};
-use crate::http::{HttpClient, message_from_json};
+use crate::config::WireFormat;
+use crate::event_stream::Flow;
+use crate::http::{Call, HttpClient, message_from_json};
+use crate::models::ModelChoice;
 use crate::provider::{BoxFuture, Provider, ProviderError};
 use crate::secret::Secret;
 use crate::sse::SseEvent;
+use crate::streamed_reply::{Ending, ReplyStream, stream_reply};
 use crate::types::{Delta, Message, ModelReply, ModelRequest, ToolOffer, ToolSpec, Usage};
 
 /// OpenAI's own endpoint, which differs from compatible servers in details.
@@ -18,7 +21,7 @@ pub struct OpenAiProvider {
     http: HttpClient,
     base_url: String,
     api_key: Option<Secret>,
-    model: String,
+    model: ModelChoice,
     max_output_tokens: Option<u32>,
     /// Cleared for good once the server rejected `stream_options` (older
     /// compatible servers do); usage is then whatever the server sends.
@@ -33,13 +36,15 @@ pub fn auth_headers(api_key: Option<&Secret>) -> Vec<(&'static str, String)> {
 }
 
 impl OpenAiProvider {
+    /// `model: None` reads the server's list on the first call.
     pub fn new(
         http: HttpClient,
         base_url: String,
         api_key: Option<Secret>,
-        model: String,
+        model: Option<String>,
         max_output_tokens: Option<u32>,
     ) -> Self {
+        let model = ModelChoice::new(WireFormat::OpenAiCompatible, model.as_deref(), &base_url);
         OpenAiProvider {
             http,
             base_url,
@@ -50,9 +55,9 @@ impl OpenAiProvider {
         }
     }
 
-    fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+    fn request_body(&self, model: &str, request: &ModelRequest<'_>) -> Value {
         let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
+        body.insert("model".into(), json!(model));
         body.insert(
             "messages".into(),
             Value::Array(wire_messages(request.messages)),
@@ -146,9 +151,12 @@ struct StreamState {
     text: String,
     calls: ToolCallAssembler,
     usage: Option<Usage>,
+    /// `[DONE]` or a `finish_reason` arrived. Some servers end at EOF right
+    /// after the `finish_reason` chunk, without `[DONE]`: that is complete.
+    finished: bool,
 }
 
-impl StreamState {
+impl ReplyStream for StreamState {
     fn on_event(
         &mut self,
         event: SseEvent,
@@ -157,19 +165,17 @@ impl StreamState {
     ) -> Result<Flow, ProviderError> {
         let data = event.data.trim();
         if data == "[DONE]" {
+            self.finished = true;
             return Ok(Flow::Stop);
         }
         if data.is_empty() {
-            return Ok(Flow::Continue);
+            return Ok(Flow::KeepAlive);
         }
         let chunk: Value = serde_json::from_str(data)
             .map_err(|e| http.malformed(format!("stream chunk is not JSON ({e}): {data}")))?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) {
             let message = message_from_json(&chunk).unwrap_or_else(|| chunk.to_string());
-            return Err(ProviderError::Stream {
-                provider: http.provider().to_string(),
-                message: http.redact(&crate::http::truncate(&message, 500)),
-            });
+            return Err(http.stream_error(message));
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             self.usage = Some(Usage {
@@ -182,30 +188,52 @@ impl StreamState {
                 .iter()
                 .find(|c| c["index"].as_u64().unwrap_or(0) == 0)
         });
-        if let Some(delta) = first_choice.map(|choice| &choice["delta"]) {
-            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-                self.text.push_str(text);
-                on_delta(Delta::Text(text));
-            }
-            let thinking = delta["reasoning_content"]
-                .as_str()
-                .or(delta["reasoning"].as_str());
-            if let Some(thinking) = thinking.filter(|t| !t.is_empty()) {
-                on_delta(Delta::Thinking(thinking));
-            }
-            for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
-                self.calls.push_openai(fragment);
-            }
+        let Some(choice) = first_choice else {
+            return Ok(Flow::Continue);
+        };
+        let delta = &choice["delta"];
+        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+            self.text.push_str(text);
+            on_delta(Delta::Text(text));
+        }
+        let thinking = delta["reasoning_content"]
+            .as_str()
+            .or(delta["reasoning"].as_str());
+        if let Some(thinking) = thinking.filter(|t| !t.is_empty()) {
+            on_delta(Delta::Thinking(thinking));
+        }
+        for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
+            self.calls.push_openai(fragment);
+        }
+        if choice["finish_reason"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty())
+        {
+            self.finished = true;
         }
         Ok(Flow::Continue)
     }
 
-    fn into_reply(self) -> ModelReply {
-        ModelReply {
+    fn reply_bytes(&self) -> usize {
+        self.text.len() + self.calls.argument_bytes()
+    }
+
+    fn ending(&self) -> Ending {
+        if self.calls.has_incomplete_arguments() {
+            Ending::InsideToolCall
+        } else if self.finished {
+            Ending::Complete
+        } else {
+            Ending::NoFinishReason
+        }
+    }
+
+    fn into_reply(self, _http: &HttpClient) -> Result<ModelReply, ProviderError> {
+        Ok(ModelReply {
             text: (!self.text.is_empty()).then_some(self.text),
             tool_calls: self.calls.finish(),
             usage: self.usage,
-        }
+        })
     }
 }
 
@@ -220,29 +248,25 @@ fn rejects_stream_options(error: &ProviderError) -> bool {
 }
 
 impl OpenAiProvider {
-    fn complete_blocking(
+    async fn complete_streamed(
         &mut self,
         request: &ModelRequest<'_>,
-        on_delta: &mut dyn FnMut(Delta<'_>),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<ModelReply, ProviderError> {
-        let url = format!("{}/chat/completions", self.base_url);
+        let mut call = Call::new(&self.http, request.cancel, on_delta);
         let headers = auth_headers(self.api_key.as_ref());
-        let mut opened =
-            self.http
-                .post_stream(&url, &headers, &self.request_body(request), request.cancel);
-        if self.send_stream_options && opened.as_ref().err().is_some_and(rejects_stream_options) {
-            self.send_stream_options = false;
-            opened =
-                self.http
-                    .post_stream(&url, &headers, &self.request_body(request), request.cancel);
+        let model = self.model.resolve(&mut call, &headers).await?;
+        let url = format!("{}/chat/completions", self.base_url);
+        let body = self.request_body(&model, request);
+        let result = stream_reply(&mut call, &url, &headers, &body, StreamState::default).await;
+        match result {
+            Err(error) if self.send_stream_options && rejects_stream_options(&error) => {
+                self.send_stream_options = false;
+                let body = self.request_body(&model, request);
+                stream_reply(&mut call, &url, &headers, &body, StreamState::default).await
+            }
+            other => other,
         }
-        let mut stream = opened?;
-        let mut state = StreamState::default();
-        let http = &self.http;
-        for_each_event(&mut stream, request.cancel, |event| {
-            state.on_event(event, http, on_delta)
-        })?;
-        Ok(state.into_reply())
     }
 }
 
@@ -252,11 +276,11 @@ impl Provider for OpenAiProvider {
         request: &'a ModelRequest<'a>,
         on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
     ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
-        Box::pin(async move { self.complete_blocking(request, on_delta) })
+        Box::pin(self.complete_streamed(request, on_delta))
     }
 
     fn identity(&self) -> (&str, &str) {
-        ("openai", &self.model)
+        (self.http.provider(), self.model.name())
     }
 }
 
@@ -265,16 +289,11 @@ mod tests {
     use super::*;
     use crate::http::TransportSettings;
     use crate::types::ProposedToolCall;
-    use std::time::Duration;
 
     fn provider(base_url: &str) -> OpenAiProvider {
-        let settings = TransportSettings {
-            connect_timeout: Duration::from_secs(1),
-            idle_timeout: Duration::from_secs(1),
-            max_retries: 0,
-        };
-        let http = HttpClient::new("openai", settings, None);
-        OpenAiProvider::new(http, base_url.into(), None, "m".into(), Some(100))
+        let config = crate::ProviderConfig::new(crate::ProviderKind::OpenAi);
+        let http = HttpClient::new("openai", TransportSettings::from(&config), None).unwrap();
+        OpenAiProvider::new(http, base_url.into(), None, Some("m".into()), Some(100))
     }
 
     #[test]
@@ -285,10 +304,10 @@ mod tests {
             offer: ToolOffer::Tools,
             cancel: None,
         };
-        let body = provider("https://api.openai.com/v1").request_body(&request);
+        let body = provider("https://api.openai.com/v1").request_body("m", &request);
         assert_eq!(body["max_completion_tokens"], 100);
         assert!(body.get("max_tokens").is_none());
-        let body = provider("http://localhost:8000/v1").request_body(&request);
+        let body = provider("http://localhost:8000/v1").request_body("m", &request);
         assert_eq!(body["max_tokens"], 100);
     }
 

@@ -46,8 +46,10 @@ pub enum ProviderError {
     #[error("{provider} sent a malformed response: {message}")]
     Malformed { provider: String, message: String },
     /// The stream ended without a finish reason (no `[DONE]`, no stop
-    /// event), or in the middle of a tool call, even after one retry: the
-    /// partial answer must not be shown or acted on as complete.
+    /// event), in the middle of a tool call, or on a broken connection:
+    /// after one retry, or at once when part of the answer was already
+    /// streamed (see the crate docs). The partial answer must
+    /// not be shown or acted on as complete.
     #[error("{provider} ended its answer early (truncated): {message}")]
     Truncated { provider: String, message: String },
     /// The server asked to wait longer than Warden waits on its own.

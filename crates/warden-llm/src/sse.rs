@@ -22,6 +22,9 @@ pub struct SseDecoder {
     at_start: bool,
     event: Option<String>,
     data: Option<String>,
+    /// A comment or a known field arrived: this is an event stream, even
+    /// if no event was dispatched yet.
+    saw_stream_line: bool,
 }
 
 impl SseDecoder {
@@ -61,6 +64,12 @@ impl SseDecoder {
         events
     }
 
+    /// Whether the bytes so far were an event stream (comments or fields),
+    /// as opposed to some other document.
+    pub fn saw_stream_line(&self) -> bool {
+        self.saw_stream_line
+    }
+
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
         let bytes = std::mem::take(&mut self.partial_line);
         let mut line = String::from_utf8_lossy(&bytes).into_owned();
@@ -72,12 +81,16 @@ impl SseDecoder {
             return;
         }
         if line.starts_with(':') {
+            self.saw_stream_line = true;
             return; // a comment (often a keep-alive)
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line.as_str(), ""),
         };
+        if matches!(field, "event" | "data" | "id" | "retry") {
+            self.saw_stream_line = true;
+        }
         match field {
             "event" => self.event = Some(value.to_string()),
             "data" => match &mut self.data {
@@ -165,6 +178,16 @@ mod tests {
         assert_eq!(decode_all(&[b"data: {\"x\":1}"]), vec![data("{\"x\":1}")]);
         assert_eq!(decode_all(&[b"data: {\"x\":1}\n"]), vec![data("{\"x\":1}")]);
         assert_eq!(decode_all(&[b"event: only-a-name\n"]), vec![]);
+    }
+
+    #[test]
+    fn comments_alone_make_a_stream_but_json_does_not() {
+        let mut decoder = SseDecoder::new();
+        assert!(decoder.feed(b": keep-alive\n\n").is_empty());
+        assert!(decoder.saw_stream_line());
+        let mut decoder = SseDecoder::new();
+        decoder.feed(b"{\"error\": \"x\"}\n");
+        assert!(!decoder.saw_stream_line());
     }
 
     #[test]

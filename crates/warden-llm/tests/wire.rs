@@ -8,7 +8,10 @@ mod support;
 mod cases {
     mod anthropic;
     mod gemini;
+    mod misbehaviour;
     mod models;
     mod openai;
+    mod tls;
     mod transport;
+    mod truncation;
 }

@@ -73,6 +73,9 @@ pub struct ResponseMeta {
     /// Answered from the knowledge cache instead of running again.
     #[serde(default)]
     pub cached: bool,
+    /// How old a cached answer is, in seconds (answers from it say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_age_secs: Option<u64>,
     /// The canonical id of the resource the call acted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
@@ -146,6 +149,7 @@ mod tests {
         let full = ResponseMeta {
             duration_ms: None,
             cached: true,
+            cached_age_secs: Some(42),
             target: None,
             truncated: true,
             audit_error: Some("disk full".into()),
@@ -153,7 +157,7 @@ mod tests {
         let v = serde_json::to_value(&full).unwrap();
         assert_eq!(
             v,
-            json!({"cached": true, "truncated": true, "audit_error": "disk full"})
+            json!({"cached": true, "cached_age_secs": 42, "truncated": true, "audit_error": "disk full"})
         );
         assert_eq!(serde_json::from_value::<ResponseMeta>(v).unwrap(), full);
         assert_eq!(

@@ -54,7 +54,7 @@ fn new_session_id() -> String {
 impl<'w> Chat<'w> {
     /// A new conversation, or the stored one with `resume`.
     pub fn open(world: &'w World, resume: Option<&str>) -> Result<Chat<'w>> {
-        let router = world.router()?;
+        let router = world.router();
         let mut conversation = Conversation::default();
         let session_id = match resume {
             Some(id) => {
@@ -93,7 +93,7 @@ impl<'w> Chat<'w> {
             }
         }
         for (model, price) in &world.config.pricing {
-            for provider in ["openai", "anthropic", "gemini"] {
+            for provider in ["openai", "ollama", "anthropic", "gemini"] {
                 conversation
                     .usage
                     .prices
@@ -155,6 +155,7 @@ impl<'w> Chat<'w> {
         };
         let limits = LoopLimits {
             budget,
+            max_model_calls: self.world.config.max_model_calls.value,
             ..LoopLimits::default()
         };
         let started = self.started;

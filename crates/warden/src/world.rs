@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use warden_core::executor::{Executor, Ports, Settings};
 use warden_core::router::Router;
 use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
@@ -59,6 +59,7 @@ impl World {
     pub fn settings(&self) -> Settings {
         Settings {
             control_level: self.config.control_level.value,
+            knowledge_ttl: self.config.knowledge_ttl.value,
             ..Settings::default()
         }
     }
@@ -76,24 +77,16 @@ impl World {
         )
     }
 
-    /// The configured model, connected (this resolves the model name from
-    /// the provider's list when none is set), or `None` for router only.
-    pub fn model(&self) -> Result<Option<Box<dyn Provider + Send>>> {
-        let Some(provider) = self.config.provider_config() else {
-            return Ok(None);
-        };
-        let connected = warden_llm::connect(&provider).with_context(|| {
-            format!(
-                "cannot use the {} provider at {}",
-                provider.kind,
-                provider.base_url()
-            )
-        })?;
-        Ok(Some(connected))
+    /// The configured model, or `None` for router only. Connecting does
+    /// not touch the network; a provider that cannot work (no key, a bad
+    /// URL) answers every call with that error, so the router keeps working.
+    pub fn model(&self) -> Option<Box<dyn Provider + Send>> {
+        let provider = self.config.provider_config()?;
+        Some(warden_llm::connect_or_unavailable(&provider))
     }
 
     /// The router, with the model (if any) for what it cannot route.
-    pub fn router(&self) -> Result<Router<'_>> {
-        Ok(Router::new(&self.inventory, self.model()?))
+    pub fn router(&self) -> Router<'_> {
+        Router::new(&self.inventory, self.model())
     }
 }

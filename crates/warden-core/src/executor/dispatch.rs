@@ -2,6 +2,8 @@
 //! the read-modify-write of `file_edit replace`, and shaping known outputs
 //! (metrics) into structured data. Every gate has already passed here.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde_json::{Value, json};
 use warden_protocol::{CancelFlag, ErrorCode, Resource, ToolError};
 
@@ -17,6 +19,31 @@ pub(super) struct Dispatch<'r> {
     pub class: ExecClass,
     pub approval: Option<&'r Approval>,
     pub cancel: &'r CancelFlag,
+    /// Set once a command may have started on a host.
+    pub reached_host: &'r AtomicBool,
+}
+
+/// The error of a command that did not come back with an exit code. A
+/// write that was interrupted after it was sent may have happened: it is
+/// never reported as "nothing ran".
+fn host_error(error: HostError, class: ExecClass) -> ToolError {
+    let interrupted = |code: ErrorCode, what: String| match class {
+        ExecClass::Read => ToolError::new(code, what),
+        ExecClass::Write => ToolError::new(
+            code,
+            format!("{what}, after it was sent: the change may have happened"),
+        )
+        .with_hint("verify the target's state with a read before anything else")
+        .with_detail("possibly_applied", serde_json::Value::Bool(true)),
+    };
+    match error {
+        HostError::Unreachable(..) => ToolError::new(ErrorCode::Unavailable, error.to_string()),
+        HostError::Timeout(_) => interrupted(ErrorCode::Timeout, error.to_string()),
+        HostError::Cancelled => {
+            interrupted(ErrorCode::Cancelled, "interrupted by the user".to_string())
+        }
+        HostError::Failed(_) => interrupted(ErrorCode::ExecutionFailed, error.to_string()),
+    }
 }
 
 impl Executor<'_> {
@@ -53,6 +80,7 @@ impl Executor<'_> {
         execs: &mut Vec<ExecRecord>,
     ) -> Result<Value, ToolError> {
         let host = self.host_for(target, on_parent)?;
+        super::gates::check_dispatch(command)?;
         let request = ExecRequest {
             target: &host,
             command,
@@ -60,12 +88,12 @@ impl Executor<'_> {
             approval: dispatch.approval,
             cancel: dispatch.cancel,
         };
-        let output = self.ports.hosts.exec(request).await.map_err(|e| match e {
-            HostError::Unreachable(..) => ToolError::new(ErrorCode::Unavailable, e.to_string()),
-            HostError::Timeout(_) => ToolError::new(ErrorCode::Timeout, e.to_string()),
-            HostError::Cancelled => ToolError::new(ErrorCode::Cancelled, e.to_string()),
-            HostError::Failed(_) => ToolError::new(ErrorCode::ExecutionFailed, e.to_string()),
-        })?;
+        let exec = self.ports.hosts.exec(request).await;
+        // Anything but "unreachable" may have started on the host.
+        if !matches!(exec, Err(HostError::Unreachable(..))) {
+            dispatch.reached_host.store(true, Ordering::SeqCst);
+        }
+        let output = exec.map_err(|e| host_error(e, dispatch.class))?;
         execs.push(ExecRecord {
             target: host.id.to_string(),
             command: command.to_string(),

@@ -7,7 +7,7 @@ use warden_protocol::{ErrorCode, Resource, ToolError, ToolKind};
 
 use super::Moment;
 use super::Session;
-use super::commands::Plan;
+use super::commands::{Plan, quote, write_file_command};
 use crate::tools::{CallError, ToolCall};
 
 pub(super) fn invalid_input(error: CallError) -> ToolError {
@@ -84,54 +84,85 @@ pub(super) fn check_routing(
     .with_detail("suggested_target", json!(child.id.to_string())))
 }
 
-/// Read tools run only provably read-only, bounded commands; catastrophic
-/// commands are refused at every control level.
+/// The commands a plan runs, as far as they are known before dispatch
+/// (a replace writes content only known after its read; dispatch checks
+/// that command again).
+fn planned_commands(plan: &Plan) -> Vec<String> {
+    match plan {
+        Plan::Internal => Vec::new(),
+        Plan::Run(planned) => vec![planned.command.clone()],
+        Plan::Replace { path, .. } => vec![
+            format!("cat -- {}", quote(path)),
+            write_file_command(path, ""),
+        ],
+    }
+}
+
+/// Every command any plan runs: catastrophic commands are refused at every
+/// control level, and a command that needs a terminal, pages or never ends
+/// is refused whatever the tool (writes included). The read tool runs only
+/// provably read-only commands.
 pub(super) fn check_command_policy(
     call: &ToolCall,
     kind: ToolKind,
     plan: &Plan,
 ) -> Result<(), ToolError> {
-    let Plan::Run(planned) = plan else {
-        return Ok(());
-    };
-    let verdict = warden_policy::classify(&planned.command);
+    for command in planned_commands(plan) {
+        let verdict = warden_policy::classify(&command);
+        check_catastrophic(&verdict)?;
+        check_bounded(&command, &verdict)?;
+        if kind == ToolKind::Read
+            && !matches!(call, ToolCall::FileEdit(_))
+            && !verdict.intent.is_read_only()
+        {
+            return Err(ToolError::new(
+                ErrorCode::ReadOnlyViolation,
+                format!(
+                    "the read tool runs only read-only commands: {}",
+                    verdict.reason
+                ),
+            )
+            .with_hint("use the control tool (action command) for changes; it asks for approval"));
+        }
+    }
+    Ok(())
+}
+
+/// The last check before a command leaves for a host, whatever built it.
+pub(super) fn check_dispatch(command: &str) -> Result<(), ToolError> {
+    let verdict = warden_policy::classify(command);
+    check_catastrophic(&verdict)?;
+    check_bounded(command, &verdict)
+}
+
+fn check_catastrophic(verdict: &warden_policy::Classification) -> Result<(), ToolError> {
     if verdict.catastrophic {
         return Err(ToolError::new(
             ErrorCode::PolicyBlocked,
             format!("refused at every control level: {}", verdict.reason),
         ));
     }
-    if kind != ToolKind::Read || matches!(call, ToolCall::FileEdit(_)) {
-        return Ok(());
-    }
-    if let Some(interactive) = &verdict.interactive {
-        let mut error = ToolError::new(
-            ErrorCode::NonInteractive,
-            format!(
-                "`{}` is {}: {}",
-                planned.command,
-                interactive.category.as_str(),
-                verdict.reason
-            ),
-        )
-        .with_detail("category", json!(interactive.category.as_str()));
-        if let Some(rewrite) = &interactive.rewrite {
-            error = error
-                .with_hint(format!("run `{rewrite}` instead"))
-                .with_detail("rewrite", json!(rewrite))
-                .auto_recoverable();
-        }
-        return Err(error);
-    }
-    if !verdict.intent.is_read_only() {
-        return Err(ToolError::new(
-            ErrorCode::ReadOnlyViolation,
-            format!(
-                "the read tool runs only read-only commands: {}",
-                verdict.reason
-            ),
-        )
-        .with_hint("use the control tool (action command) for changes; it asks for approval"));
-    }
     Ok(())
+}
+
+fn check_bounded(command: &str, verdict: &warden_policy::Classification) -> Result<(), ToolError> {
+    let Some(interactive) = &verdict.interactive else {
+        return Ok(());
+    };
+    let mut error = ToolError::new(
+        ErrorCode::NonInteractive,
+        format!(
+            "`{command}` is {}: {}",
+            interactive.category.as_str(),
+            verdict.reason
+        ),
+    )
+    .with_detail("category", json!(interactive.category.as_str()));
+    if let Some(rewrite) = &interactive.rewrite {
+        error = error
+            .with_hint(format!("run `{rewrite}` instead"))
+            .with_detail("rewrite", json!(rewrite))
+            .auto_recoverable();
+    }
+    Err(error)
 }

@@ -6,7 +6,7 @@
 //! routing validation → command policy → control level / approval → audit →
 //! dispatch.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -235,13 +235,16 @@ impl<'a> Executor<'a> {
                         &proposed.arguments,
                     )
                 });
-                if let Some(cached) = cache_key
-                    .as_ref()
-                    .and_then(|k| session.knowledge.get(k))
-                    .cloned()
-                {
-                    let mut response = cached;
-                    response.meta.get_or_insert_with(Default::default).cached = true;
+                let cached = cache_key.as_ref().and_then(|k| {
+                    session
+                        .knowledge
+                        .get(k, at.session, self.settings.knowledge_ttl)
+                        .map(|c| (c.response.clone(), c.age))
+                });
+                if let Some((mut response, age)) = cached {
+                    let meta = response.meta.get_or_insert_with(Default::default);
+                    meta.cached = true;
+                    meta.cached_age_secs = Some(age.as_secs());
                     let _ = self.audit(
                         session,
                         &proposed.tool,
@@ -307,6 +310,7 @@ impl<'a> Executor<'a> {
     pub async fn perform(&self, ready: &Ready) -> Performed {
         let mut execs = Vec::new();
         let admitted = &ready.admitted;
+        let reached_host = AtomicBool::new(false);
         let dispatch = Dispatch {
             class: match ready.kind {
                 ToolKind::Write => ExecClass::Write,
@@ -314,6 +318,7 @@ impl<'a> Executor<'a> {
             },
             approval: ready.approval.as_ref(),
             cancel: &ready.cancel,
+            reached_host: &reached_host,
         };
         let result = match &admitted.plan {
             Plan::Internal => None,
@@ -340,7 +345,11 @@ impl<'a> Executor<'a> {
                 .await,
             ),
         };
-        Performed { result, execs }
+        Performed {
+            result,
+            execs,
+            reached_host: reached_host.into_inner(),
+        }
     }
 
     /// Post-processing, in call order: FSM transition, knowledge, audit.
@@ -366,10 +375,17 @@ impl<'a> Executor<'a> {
             Some(result) => result,
             None => self.internal(session, &admitted.call, admitted.target.as_ref(), at),
         };
+        // A write that reached a host is verified whatever its exit code:
+        // a failed restart may have left the service down.
+        let write_reached_host = kind == ToolKind::Write && performed.reached_host;
         let (response, transition) = match result {
             Ok(data) => (
                 ToolResponse::success(data),
                 session.fsm.on_tool_success(kind),
+            ),
+            Err(error) if write_reached_host => (
+                ToolResponse::failure(error),
+                session.fsm.on_write_reached_host(),
             ),
             Err(error) => (
                 ToolResponse::failure(error),
@@ -396,16 +412,21 @@ impl<'a> Executor<'a> {
         ));
         match (kind, outcome.response.ok, cache_key) {
             (ToolKind::Read, _, Some(key)) if !transient => {
-                session.knowledge.put(key, outcome.response.clone())
+                session
+                    .knowledge
+                    .put(key, outcome.response.clone(), at.session)
             }
             (ToolKind::Write, true, _) => session.knowledge.forget_all(),
+            (ToolKind::Write, false, _) if write_reached_host => session.knowledge.forget_all(),
             _ => {}
         }
         outcome.approval = approval;
-        let decision = if outcome.response.ok {
-            "executed"
-        } else {
-            "failed"
+        let decision = match (outcome.response.ok, outcome.response.error_code()) {
+            (true, _) => "executed",
+            (false, Some(ErrorCode::Cancelled | ErrorCode::Timeout)) if write_reached_host => {
+                "interrupted"
+            }
+            (false, _) => "failed",
         };
         let summary = outcome
             .execs
@@ -659,6 +680,9 @@ pub struct Performed {
     /// `None` for calls answered from Warden's own state (done in `finish`).
     result: Option<Result<Value, ToolError>>,
     execs: Vec<ExecRecord>,
+    /// A command may have started on a host (it came back, timed out, was
+    /// interrupted): for a write, the world may have changed.
+    reached_host: bool,
 }
 
 #[cfg(test)]

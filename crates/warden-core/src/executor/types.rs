@@ -20,6 +20,8 @@ pub struct Settings {
     /// When set, only these tools may run (a profile such as "read-only triage").
     pub toolset: Option<Vec<String>>,
     pub approval_ttl: Duration,
+    /// How long the knowledge gate serves a cached read (zero: never).
+    pub knowledge_ttl: Duration,
 }
 
 impl Default for Settings {
@@ -30,6 +32,7 @@ impl Default for Settings {
             denied_tools: Vec::new(),
             toolset: None,
             approval_ttl: Duration::from_secs(5 * 60),
+            knowledge_ttl: Duration::from_secs(60),
         }
     }
 }

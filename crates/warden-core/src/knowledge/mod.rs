@@ -10,6 +10,7 @@
 //!   per tool; they are what compaction leaves of old results.
 
 use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
 
 use warden_protocol::ToolResponse;
 
@@ -24,6 +25,15 @@ struct Entry {
     response: ToolResponse,
     turn: usize,
     stored: u64,
+    /// When it was learned (session time): facts age.
+    learned_at: Duration,
+}
+
+/// A cached result and how old it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Cached<'k> {
+    pub response: &'k ToolResponse,
+    pub age: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -90,14 +100,21 @@ impl KnowledgeAccumulator {
         format!("{tool}\u{0}{}\u{0}{arguments}", target.unwrap_or("-"))
     }
 
-    pub fn get(&self, key: &str) -> Option<&ToolResponse> {
+    /// A cached result no older than `ttl` at `now`, unless the user asked
+    /// for fresh data.
+    pub fn get(&self, key: &str, now: Duration, ttl: Duration) -> Option<Cached<'_>> {
         if self.fresh_requested {
             return None;
         }
-        self.entries.get(key).map(|e| &e.response)
+        let entry = self.entries.get(key)?;
+        let age = now.saturating_sub(entry.learned_at);
+        (age <= ttl && !ttl.is_zero()).then_some(Cached {
+            response: &entry.response,
+            age,
+        })
     }
 
-    pub fn put(&mut self, key: String, response: ToolResponse) {
+    pub fn put(&mut self, key: String, response: ToolResponse, now: Duration) {
         self.clock += 1;
         self.entries.insert(
             key,
@@ -105,6 +122,7 @@ impl KnowledgeAccumulator {
                 response,
                 turn: self.turn,
                 stored: self.clock,
+                learned_at: now,
             },
         );
         while self.entries.len() > self.capacity {
@@ -139,8 +157,8 @@ impl KnowledgeAccumulator {
         self.facts.iter().map(|(turn, fact)| (*turn, fact))
     }
 
-    /// A write succeeded: cached results may no longer be true. The facts
-    /// stay, as the history of what was seen before the change.
+    /// A write reached a host: cached results may no longer be true. The
+    /// facts stay, as the history of what was seen before the change.
     pub fn forget_all(&mut self) {
         self.entries.clear();
     }
@@ -190,17 +208,40 @@ mod tests {
             capacity: 2,
             ..KnowledgeAccumulator::default()
         };
+        let now = Duration::ZERO;
+        let ttl = Duration::from_secs(60);
         cache.turn = 1;
-        cache.put("a".into(), ToolResponse::success(json!(1)));
+        cache.put("a".into(), ToolResponse::success(json!(1)), now);
         cache.turn = 2;
-        cache.put("b".into(), ToolResponse::success(json!(2)));
-        cache.put("c".into(), ToolResponse::success(json!(3)));
-        assert!(cache.get("a").is_none());
-        assert!(cache.get("b").is_some() && cache.get("c").is_some());
+        cache.put("b".into(), ToolResponse::success(json!(2)), now);
+        cache.put("c".into(), ToolResponse::success(json!(3)), now);
+        assert!(cache.get("a", now, ttl).is_none());
+        assert!(cache.get("b", now, ttl).is_some() && cache.get("c", now, ttl).is_some());
         cache.fresh_requested = true;
-        assert!(cache.get("b").is_none());
+        assert!(cache.get("b", now, ttl).is_none());
         cache.forget_all();
         assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn cached_results_age_out() {
+        let mut cache = KnowledgeAccumulator::default();
+        let ttl = Duration::from_secs(60);
+        cache.put(
+            "k".into(),
+            ToolResponse::success(json!(1)),
+            Duration::from_secs(10),
+        );
+        let fresh = cache.get("k", Duration::from_secs(40), ttl).unwrap();
+        assert_eq!(fresh.age, Duration::from_secs(30));
+        assert!(cache.get("k", Duration::from_secs(70), ttl).is_some());
+        assert!(cache.get("k", Duration::from_secs(71), ttl).is_none());
+        // A zero TTL turns the knowledge gate off.
+        assert!(
+            cache
+                .get("k", Duration::from_secs(10), Duration::ZERO)
+                .is_none()
+        );
     }
 
     #[test]

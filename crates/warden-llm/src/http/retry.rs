@@ -1,35 +1,64 @@
 //! When and how long to wait before trying a request again: exponential
-//! backoff with full jitter, or the server's `Retry-After` (capped).
+//! backoff with full jitter, or the server's `Retry-After` when it is not
+//! longer than Warden is willing to wait.
 
 use std::cell::Cell;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use warden_protocol::CancelFlag;
 
 /// First backoff ceiling; doubles per attempt.
 const BASE_DELAY: Duration = Duration::from_millis(500);
 /// Largest backoff ceiling.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// The most we wait on a server's `Retry-After`.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Statuses worth another try: rate limits, overload, gateway trouble.
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// What to do before the next try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryWait {
+    /// Wait this long, then try again.
+    After(Duration),
+    /// The server asked for a longer wait than `max_retry_after`: report it
+    /// (whole seconds, rounded up) instead of waiting silently.
+    TooLong { seconds: u64 },
+}
+
 /// The wait before retry number `attempt` (0-based): the server's
 /// `Retry-After` if it sent one we understand, else full jitter over an
 /// exponentially growing ceiling (so many clients do not retry in step).
-pub fn delay_before_retry(attempt: u32, retry_after: Option<&str>) -> Duration {
-    if let Some(delay) = retry_after.and_then(parse_retry_after) {
-        return delay.min(MAX_RETRY_AFTER);
+pub fn wait_before_retry(
+    attempt: u32,
+    retry_after: Option<&str>,
+    max_retry_after: Duration,
+) -> RetryWait {
+    match retry_after.and_then(parse_retry_after) {
+        Some(asked) if asked > max_retry_after => RetryWait::TooLong {
+            seconds: whole_seconds(asked),
+        },
+        Some(asked) => RetryWait::After(asked),
+        None => RetryWait::After(backoff(attempt)),
     }
+}
+
+/// Full jitter over `500 ms × 2^attempt`, at most 30 s.
+pub fn backoff(attempt: u32) -> Duration {
     let ceiling = BASE_DELAY
         .saturating_mul(2u32.saturating_pow(attempt.min(16)))
         .min(MAX_BACKOFF);
     let millis = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
     Duration::from_millis(random_u64() % (millis + 1))
+}
+
+/// Seconds as a user reads them: rounded up, so "1 s" for 300 ms.
+pub fn whole_seconds(duration: Duration) -> u64 {
+    let seconds = duration.as_secs();
+    if duration.subsec_nanos() > 0 {
+        seconds.saturating_add(1)
+    } else {
+        seconds
+    }
 }
 
 /// `Retry-After` is either delay-seconds or an HTTP-date.
@@ -87,22 +116,6 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// Sleep, waking every 50 ms to check the cancel flag. Returns false when
-/// cancelled.
-pub fn sleep_unless_cancelled(delay: Duration, cancel: Option<&CancelFlag>) -> bool {
-    let deadline = std::time::Instant::now() + delay;
-    loop {
-        if cancel.is_some_and(CancelFlag::is_cancelled) {
-            return false;
-        }
-        let now = std::time::Instant::now();
-        if now >= deadline {
-            return true;
-        }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
-    }
-}
-
 /// A xorshift generator seeded from the clock: jitter needs spread, not
 /// cryptographic quality, and this avoids a `rand` dependency.
 fn random_u64() -> u64 {
@@ -150,23 +163,43 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_is_capped() {
-        assert_eq!(delay_before_retry(0, Some("3600")), MAX_RETRY_AFTER);
-        let future = "Fri, 01 Jan 2100 00:00:00 GMT";
-        assert_eq!(delay_before_retry(0, Some(future)), MAX_RETRY_AFTER);
+    fn long_retry_after_is_reported_not_waited() {
+        let cap = Duration::from_secs(30);
+        assert_eq!(
+            wait_before_retry(0, Some("120"), cap),
+            RetryWait::TooLong { seconds: 120 }
+        );
+        assert_eq!(
+            wait_before_retry(0, Some("30"), cap),
+            RetryWait::After(Duration::from_secs(30))
+        );
+        let far = "Fri, 01 Jan 2100 00:00:00 GMT";
+        assert!(matches!(
+            wait_before_retry(0, Some(far), cap),
+            RetryWait::TooLong { seconds } if seconds > 2_000_000_000
+        ));
+        assert_eq!(
+            wait_before_retry(0, Some("0.2"), cap),
+            RetryWait::After(Duration::from_millis(200))
+        );
+        assert_eq!(whole_seconds(Duration::from_millis(200)), 1);
+        assert_eq!(whole_seconds(Duration::from_secs(2)), 2);
     }
 
     #[test]
     fn backoff_grows_with_full_jitter() {
+        let cap = Duration::from_secs(30);
         for attempt in 0..6 {
             let ceiling = BASE_DELAY * 2u32.pow(attempt);
             for _ in 0..50 {
-                assert!(delay_before_retry(attempt, None) <= ceiling.min(MAX_BACKOFF));
+                let RetryWait::After(wait) = wait_before_retry(attempt, None, cap) else {
+                    panic!("no Retry-After means a backoff");
+                };
+                assert!(wait <= ceiling.min(MAX_BACKOFF));
             }
         }
-        assert!(delay_before_retry(40, None) <= MAX_BACKOFF);
-        let spread: std::collections::HashSet<Duration> =
-            (0..20).map(|_| delay_before_retry(3, None)).collect();
+        assert!(backoff(40) <= MAX_BACKOFF);
+        let spread: std::collections::HashSet<Duration> = (0..20).map(|_| backoff(3)).collect();
         assert!(spread.len() > 1, "jitter varies");
     }
 
@@ -178,14 +211,5 @@ mod tests {
         for status in [400, 401, 403, 404, 422, 501] {
             assert!(!is_retryable_status(status));
         }
-    }
-
-    #[test]
-    fn cancelled_sleep_returns_early() {
-        let flag = CancelFlag::new();
-        flag.cancel();
-        let started = std::time::Instant::now();
-        assert!(!sleep_unless_cancelled(Duration::from_secs(5), Some(&flag)));
-        assert!(started.elapsed() < Duration::from_millis(100));
     }
 }

@@ -108,8 +108,8 @@ fn short_text_stream(text: &str) -> String {
     ])
 }
 
-#[test]
-fn streams_text_and_tool_use_blocks_with_usage() {
+#[tokio::test]
+async fn streams_text_and_tool_use_blocks_with_usage() {
     let server = FakeServer::start(vec![Reply::sse(cut_every(&text_then_tools_stream(), 9))]);
     let mut provider = anthropic(&server);
     assert_eq!(provider.identity(), ("anthropic", "test-model"));
@@ -119,7 +119,8 @@ fn streams_text_and_tool_use_blocks_with_usage() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let reply = outcome.reply();
     assert_eq!(outcome.texts, vec!["Ich prüfe ", "pve1 …"]);
     assert_eq!(reply.text.as_deref(), Some("Ich prüfe pve1 …"));
@@ -139,8 +140,8 @@ fn streams_text_and_tool_use_blocks_with_usage() {
     );
 }
 
-#[test]
-fn request_shape_headers_system_merging_and_tools() {
+#[tokio::test]
+async fn request_shape_headers_system_merging_and_tools() {
     let server = FakeServer::start(vec![Reply::sse([short_text_stream("ok")])]);
     let messages = vec![
         Message::system("You are Warden."),
@@ -177,6 +178,7 @@ fn request_shape_headers_system_merging_and_tools() {
         ToolOffer::Tools,
         None,
     )
+    .await
     .reply();
     let request = &server.requests()[0];
     assert_eq!(request.target, "/v1/messages");
@@ -212,8 +214,8 @@ fn request_shape_headers_system_merging_and_tools() {
     assert!(body.get("tool_choice").is_none());
 }
 
-#[test]
-fn text_only_turns() {
+#[tokio::test]
+async fn text_only_turns() {
     let server = FakeServer::start(vec![
         Reply::sse([short_text_stream("a")]),
         Reply::sse([short_text_stream("b")]),
@@ -227,6 +229,7 @@ fn text_only_turns() {
         ToolOffer::TextOnly,
         None,
     )
+    .await
     .reply();
     // Tool history: tools declared (the API demands it), their use forbidden.
     let mut messages = user("hi");
@@ -250,6 +253,7 @@ fn text_only_turns() {
         ToolOffer::TextOnly,
         None,
     )
+    .await
     .reply();
     let requests = server.requests();
     assert!(requests[0].body.get("tools").is_none());
@@ -258,8 +262,8 @@ fn text_only_turns() {
     assert_eq!(requests[1].body["tool_choice"], json!({"type": "none"}));
 }
 
-#[test]
-fn overloaded_error_before_content_is_retried() {
+#[tokio::test]
+async fn overloaded_error_before_content_is_retried() {
     let overloaded = frames(&[
         ("message_start", MESSAGE_START),
         (
@@ -277,14 +281,21 @@ fn overloaded_error_before_content_is_retried() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("fine"));
     assert_eq!(outcome.texts, vec!["fine"]);
     assert_eq!(server.requests().len(), 2);
+    assert_eq!(outcome.notices.len(), 1, "{:?}", outcome.notices);
+    assert!(
+        outcome.notices[0].starts_with("anthropic is overloaded: retrying in"),
+        "{:?}",
+        outcome.notices
+    );
 }
 
-#[test]
-fn error_event_after_content_is_an_error() {
+#[tokio::test]
+async fn error_event_after_content_is_an_error() {
     let failing = frames(&[
         ("message_start", MESSAGE_START),
         (
@@ -307,7 +318,8 @@ fn error_event_after_content_is_an_error() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     match outcome.error() {
         ProviderError::Stream { provider, message } => {
             assert_eq!(provider, "anthropic");
@@ -318,8 +330,8 @@ fn error_event_after_content_is_an_error() {
     assert_eq!(server.requests().len(), 1, "no retry once text was shown");
 }
 
-#[test]
-fn overloaded_status_529_is_retried() {
+#[tokio::test]
+async fn overloaded_status_529_is_retried() {
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CTKQdfw3P7aHjH88Wn2LC"}"#;
     let server = FakeServer::start(vec![
         Reply::json(529, body).header("retry-after", "0"),
@@ -331,13 +343,18 @@ fn overloaded_status_529_is_retried() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("ok"));
     assert_eq!(server.requests().len(), 2);
+    assert_eq!(
+        outcome.notices,
+        vec!["anthropic answered 529: retrying in 0 s (attempt 2 of 3)"]
+    );
 }
 
-#[test]
-fn invalid_request_message_is_extracted() {
+#[tokio::test]
+async fn invalid_request_message_is_extracted() {
     let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x."},"request_id":"req_1"}"#;
     let server = FakeServer::start(vec![Reply::json(400, body)]);
     let outcome = complete(
@@ -346,7 +363,8 @@ fn invalid_request_message_is_extracted() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     match outcome.error() {
         ProviderError::Http {
             status: 400,
@@ -362,8 +380,8 @@ fn invalid_request_message_is_extracted() {
     }
 }
 
-#[test]
-fn thinking_deltas_are_streamed_separately() {
+#[tokio::test]
+async fn thinking_deltas_are_streamed_separately() {
     let stream = frames(&[
         ("message_start", MESSAGE_START),
         (
@@ -407,7 +425,8 @@ fn thinking_deltas_are_streamed_separately() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.thinking, vec!["Check disk first."]);
     assert_eq!(outcome.reply().text.as_deref(), Some("Disk is fine."));
 }

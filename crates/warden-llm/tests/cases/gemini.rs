@@ -35,12 +35,12 @@ fn function_call_stream() -> String {
     )])
 }
 
-#[test]
-fn streams_text_and_thoughts_with_usage() {
+#[tokio::test]
+async fn streams_text_and_thoughts_with_usage() {
     let server = FakeServer::start(vec![Reply::sse(cut_every(&text_stream(), 11))]);
     let mut provider = gemini(&server);
     assert_eq!(provider.identity(), ("gemini", "test-model"));
-    let outcome = complete(&mut *provider, &user("disk?"), &[], ToolOffer::Tools, None);
+    let outcome = complete(&mut *provider, &user("disk?"), &[], ToolOffer::Tools, None).await;
     let reply = outcome.reply();
     assert_eq!(outcome.thinking, vec!["**Checking** disk usage…"]);
     assert_eq!(outcome.texts, vec!["Auf pve1 ", "sind 41 % belegt."]);
@@ -54,8 +54,8 @@ fn streams_text_and_thoughts_with_usage() {
     );
 }
 
-#[test]
-fn request_shape_url_key_and_sanitised_tools() {
+#[tokio::test]
+async fn request_shape_url_key_and_sanitised_tools() {
     let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
     complete(
         &mut *gemini(&server),
@@ -64,6 +64,7 @@ fn request_shape_url_key_and_sanitised_tools() {
         ToolOffer::Tools,
         None,
     )
+    .await
     .reply();
     let request = &server.requests()[0];
     assert_eq!(
@@ -102,8 +103,8 @@ fn request_shape_url_key_and_sanitised_tools() {
     assert!(body.get("toolConfig").is_none());
 }
 
-#[test]
-fn function_calls_keep_signatures_and_echo_them_back() {
+#[tokio::test]
+async fn function_calls_keep_signatures_and_echo_them_back() {
     let server = FakeServer::start(vec![
         Reply::sse([function_call_stream()]),
         Reply::sse([text_stream()]),
@@ -116,7 +117,8 @@ fn function_calls_keep_signatures_and_echo_them_back() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let reply = first.reply().clone();
     assert_eq!(reply.tool_calls.len(), 2);
     let (query, metrics) = (&reply.tool_calls[0], &reply.tool_calls[1]);
@@ -158,6 +160,7 @@ fn function_calls_keep_signatures_and_echo_them_back() {
         ToolOffer::TextOnly,
         None,
     )
+    .await
     .reply();
 
     let body = &server.requests()[1].body;
@@ -183,8 +186,8 @@ fn function_calls_keep_signatures_and_echo_them_back() {
     assert!(body["tools"][0]["functionDeclarations"].is_array());
 }
 
-#[test]
-fn server_ids_are_used_and_echoed() {
+#[tokio::test]
+async fn server_ids_are_used_and_echoed() {
     let stream = frames(&[
         r#"{"candidates": [{"content": {"parts": [{"functionCall": {"id": "fc-7q2", "name": "metrics","args": {"target": "web1"}}}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 10,"candidatesTokenCount": 5,"totalTokenCount": 15}}"#,
     ]);
@@ -198,6 +201,7 @@ fn server_ids_are_used_and_echoed() {
         ToolOffer::Tools,
         None,
     )
+    .await
     .reply()
     .clone();
     assert_eq!(reply.tool_calls[0].id, "fc-7q2");
@@ -217,6 +221,7 @@ fn server_ids_are_used_and_echoed() {
         ToolOffer::Tools,
         None,
     )
+    .await
     .reply();
     let body = &server.requests()[1].body;
     assert_eq!(
@@ -229,8 +234,8 @@ fn server_ids_are_used_and_echoed() {
     );
 }
 
-#[test]
-fn safety_stop_without_content_is_a_clear_error() {
+#[tokio::test]
+async fn safety_stop_without_content_is_a_clear_error() {
     let stream = frames(&[
         r#"{"candidates": [{"finishReason": "SAFETY","index": 0,"safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT","probability": "HIGH","blocked": true}]}],"usageMetadata": {"promptTokenCount": 30,"totalTokenCount": 30},"modelVersion": "gemini-test"}"#,
     ]);
@@ -241,7 +246,8 @@ fn safety_stop_without_content_is_a_clear_error() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     match outcome.error() {
         ProviderError::Stream { provider, message } => {
             assert_eq!(provider, "gemini");
@@ -251,8 +257,8 @@ fn safety_stop_without_content_is_a_clear_error() {
     }
 }
 
-#[test]
-fn blocked_prompt_is_a_clear_error() {
+#[tokio::test]
+async fn blocked_prompt_is_a_clear_error() {
     let stream = frames(&[
         r#"{"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},"usageMetadata": {"promptTokenCount": 30,"totalTokenCount": 30},"modelVersion": "gemini-test"}"#,
     ]);
@@ -263,12 +269,13 @@ fn blocked_prompt_is_a_clear_error() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert!(outcome.error().to_string().contains("PROHIBITED_CONTENT"));
 }
 
-#[test]
-fn api_errors_do_not_leak_the_key() {
+#[tokio::test]
+async fn api_errors_do_not_leak_the_key() {
     let body = format!(
         r#"{{"error": {{"code": 400,"message": "API key not valid: {TEST_KEY}. Please pass a valid API key.","status": "INVALID_ARGUMENT","details": [{{"@type": "type.googleapis.com/google.rpc.ErrorInfo","reason": "API_KEY_INVALID","domain": "googleapis.com"}}]}}}}"#
     );
@@ -279,7 +286,8 @@ fn api_errors_do_not_leak_the_key() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let text = outcome.error().to_string();
     assert!(
         text.contains("INVALID_ARGUMENT: API key not valid"),

@@ -50,8 +50,8 @@ fn text_stream() -> String {
     ])
 }
 
-#[test]
-fn streams_text_split_anywhere_and_captures_usage() {
+#[tokio::test]
+async fn streams_text_split_anywhere_and_captures_usage() {
     let stream = text_stream();
     // A cut inside "ü" (2 bytes), one inside "🦀" (4 bytes), one inside "data:".
     let umlaut = stream.find('ü').unwrap() + 1;
@@ -67,7 +67,8 @@ fn streams_text_split_anywhere_and_captures_usage() {
             &[],
             ToolOffer::Tools,
             None,
-        );
+        )
+        .await;
         let reply = outcome.reply();
         assert_eq!(
             reply.text.as_deref(),
@@ -88,8 +89,8 @@ fn streams_text_split_anywhere_and_captures_usage() {
     }
 }
 
-#[test]
-fn request_shape_with_tools_and_key() {
+#[tokio::test]
+async fn request_shape_with_tools_and_key() {
     let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
     let mut provider = openai(&server);
     assert_eq!(provider.identity(), ("openai", "test-model"));
@@ -100,6 +101,7 @@ fn request_shape_with_tools_and_key() {
         ToolOffer::Tools,
         None,
     )
+    .await
     .reply();
     let request = &server.requests()[0];
     assert_eq!(request.method, "POST");
@@ -130,8 +132,8 @@ fn request_shape_with_tools_and_key() {
     assert!(body.get("max_tokens").is_none());
 }
 
-#[test]
-fn text_only_sends_no_tools_and_tool_results_are_mapped() {
+#[tokio::test]
+async fn text_only_sends_no_tools_and_tool_results_are_mapped() {
     let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
     let mut messages = user("disk on pve1?");
     messages.push(Message::Assistant {
@@ -155,6 +157,7 @@ fn text_only_sends_no_tools_and_tool_results_are_mapped() {
         ToolOffer::TextOnly,
         None,
     )
+    .await
     .reply();
     let body = &server.requests()[0].body;
     assert!(body.get("tools").is_none(), "no tools on a text-only turn");
@@ -174,8 +177,8 @@ fn text_only_sends_no_tools_and_tool_results_are_mapped() {
     );
 }
 
-#[test]
-fn interleaved_tool_calls_with_ids_only_on_first_fragments() {
+#[tokio::test]
+async fn interleaved_tool_calls_with_ids_only_on_first_fragments() {
     // vLLM-style: ids and names on the first fragment of each index only.
     let stream = sse_data(&[
         &chunk(r#"{"role":"assistant","content":null}"#, "null"),
@@ -210,7 +213,8 @@ fn interleaved_tool_calls_with_ids_only_on_first_fragments() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let reply = outcome.reply();
     assert_eq!(reply.text, None);
     assert_eq!(reply.tool_calls.len(), 2);
@@ -231,8 +235,8 @@ fn interleaved_tool_calls_with_ids_only_on_first_fragments() {
     );
 }
 
-#[test]
-fn ollama_whole_calls_with_object_arguments_and_no_ids() {
+#[tokio::test]
+async fn ollama_whole_calls_with_object_arguments_and_no_ids() {
     let head = r#""id":"chatcmpl-522","object":"chat.completion.chunk","created":1733500000,"model":"qwen3:8b","system_fingerprint":"fp_ollama""#;
     let stream = sse_data(&[
         &format!(
@@ -253,7 +257,8 @@ fn ollama_whole_calls_with_object_arguments_and_no_ids() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let reply = outcome.reply();
     assert_eq!(outcome.thinking, vec!["Need the health."]);
     assert_eq!(reply.tool_calls.len(), 2);
@@ -271,8 +276,8 @@ fn ollama_whole_calls_with_object_arguments_and_no_ids() {
     );
 }
 
-#[test]
-fn eof_without_done_keeps_the_last_frame() {
+#[tokio::test]
+async fn eof_without_done_keeps_the_last_frame() {
     // llama.cpp-style: the last event has no blank line and no [DONE]; the
     // body ends when the server closes the connection.
     let last = format!(
@@ -292,7 +297,8 @@ fn eof_without_done_keeps_the_last_frame() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let reply = outcome.reply();
     assert_eq!(reply.text.as_deref(), Some("It is up."));
     assert_eq!(reply.tool_calls.len(), 1);
@@ -306,8 +312,8 @@ fn eof_without_done_keeps_the_last_frame() {
     );
 }
 
-#[test]
-fn malformed_tool_json_is_marked_not_fatal() {
+#[tokio::test]
+async fn malformed_tool_json_is_marked_not_fatal() {
     let stream = sse_data(&[
         &chunk(
             r#"{"tool_calls":[{"index":0,"id":"call_m","type":"function","function":{"name":"query","arguments":"{\"action\": \"li"}}]}"#,
@@ -327,7 +333,8 @@ fn malformed_tool_json_is_marked_not_fatal() {
         &sample_tools(),
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let call = &outcome.reply().tool_calls[0];
     assert_eq!(call.id, "call_m");
     assert_eq!(
@@ -336,8 +343,8 @@ fn malformed_tool_json_is_marked_not_fatal() {
     );
 }
 
-#[test]
-fn error_object_mid_stream_is_an_error() {
+#[tokio::test]
+async fn error_object_mid_stream_is_an_error() {
     let stream = sse_data(&[
         &chunk(r#"{"content":"Partial"}"#, "null"),
         r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#,
@@ -349,7 +356,8 @@ fn error_object_mid_stream_is_an_error() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     match outcome.error() {
         ProviderError::Stream { provider, message } => {
             assert_eq!(provider, "openai");
@@ -360,8 +368,8 @@ fn error_object_mid_stream_is_an_error() {
     assert_eq!(outcome.texts, vec!["Partial"]);
 }
 
-#[test]
-fn stream_options_rejection_is_retried_once_and_remembered() {
+#[tokio::test]
+async fn stream_options_rejection_is_retried_once_and_remembered() {
     let rejection = r#"{"object":"error","message":"[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]","type":"BadRequestError","param":null,"code":400}"#;
     let server = FakeServer::start(vec![
         Reply::json(400, rejection),
@@ -369,8 +377,12 @@ fn stream_options_rejection_is_retried_once_and_remembered() {
         Reply::sse([text_stream()]),
     ]);
     let mut provider = openai(&server);
-    complete(&mut *provider, &user("a"), &[], ToolOffer::Tools, None).reply();
-    complete(&mut *provider, &user("b"), &[], ToolOffer::Tools, None).reply();
+    complete(&mut *provider, &user("a"), &[], ToolOffer::Tools, None)
+        .await
+        .reply();
+    complete(&mut *provider, &user("b"), &[], ToolOffer::Tools, None)
+        .await
+        .reply();
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
     assert!(requests[0].body.get("stream_options").is_some());
@@ -381,14 +393,16 @@ fn stream_options_rejection_is_retried_once_and_remembered() {
     );
 }
 
-#[test]
-fn no_key_means_no_authorization_header() {
+#[tokio::test]
+async fn no_key_means_no_authorization_header() {
     let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1/", server.url()));
     config.api_key = None;
     config.max_output_tokens = Some(512);
     let mut provider = connect(&config).unwrap();
-    complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).reply();
+    complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None)
+        .await
+        .reply();
     let request = &server.requests()[0];
     assert_eq!(
         request.target, "/v1/chat/completions",

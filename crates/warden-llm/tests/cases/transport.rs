@@ -25,8 +25,8 @@ fn provider(
 
 const RATE_LIMITED: &str = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
 
-#[test]
-fn rate_limit_with_retry_after_zero_then_success() {
+#[tokio::test]
+async fn rate_limit_with_retry_after_zero_then_success() {
     let server = FakeServer::start(vec![
         Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
         hello_stream(),
@@ -37,14 +37,15 @@ fn rate_limit_with_retry_after_zero_then_success() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
     assert_eq!(server.requests().len(), 2);
     assert!(outcome.elapsed < Duration::from_secs(1));
 }
 
-#[test]
-fn rate_limit_forever_gives_up_after_max_retries() {
+#[tokio::test]
+async fn rate_limit_forever_gives_up_after_max_retries() {
     let server = FakeServer::start_with_fallback(
         vec![],
         Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "0")),
@@ -55,7 +56,8 @@ fn rate_limit_forever_gives_up_after_max_retries() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     match outcome.error() {
         ProviderError::Http {
             provider,
@@ -70,8 +72,8 @@ fn rate_limit_forever_gives_up_after_max_retries() {
     assert_eq!(server.requests().len(), 3, "one try and two retries");
 }
 
-#[test]
-fn server_error_then_success_with_backoff() {
+#[tokio::test]
+async fn server_error_then_success_with_backoff() {
     let server = FakeServer::start(vec![
         Reply::json(
             500,
@@ -86,7 +88,8 @@ fn server_error_then_success_with_backoff() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
     assert_eq!(server.requests().len(), 3);
     // One jittered backoff (at most 500 ms), one Retry-After: 0.
@@ -97,8 +100,8 @@ fn server_error_then_success_with_backoff() {
     );
 }
 
-#[test]
-fn client_errors_are_not_retried_and_carry_the_message() {
+#[tokio::test]
+async fn client_errors_are_not_retried_and_carry_the_message() {
     let body = r#"{"error":{"message":"Incorrect API key provided: sk-test-0123456789abcdef. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
     let server = FakeServer::start(vec![Reply::json(401, body)]);
     let outcome = complete(
@@ -107,7 +110,8 @@ fn client_errors_are_not_retried_and_carry_the_message() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     let error = outcome.error();
     let text = format!("{error} {error:?}");
     assert!(matches!(error, ProviderError::Http { status: 401, .. }));
@@ -119,8 +123,8 @@ fn client_errors_are_not_retried_and_carry_the_message() {
     assert_eq!(server.requests().len(), 1);
 }
 
-#[test]
-fn idle_timeout_when_the_stream_stalls() {
+#[tokio::test]
+async fn idle_timeout_when_the_stream_stalls() {
     let server = FakeServer::start(vec![
         Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
     ]);
@@ -130,7 +134,8 @@ fn idle_timeout_when_the_stream_stalls() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert!(
         matches!(outcome.error(), ProviderError::IdleTimeout { .. }),
         "{:?}",
@@ -148,8 +153,8 @@ fn idle_timeout_when_the_stream_stalls() {
     );
 }
 
-#[test]
-fn idle_timeout_while_waiting_for_the_response_head() {
+#[tokio::test]
+async fn idle_timeout_while_waiting_for_the_response_head() {
     let server = FakeServer::start(vec![hello_stream().delay_head(Duration::from_secs(3))]);
     let outcome = complete(
         &mut *provider(&server, |c| c.idle_timeout = Duration::from_millis(300)),
@@ -157,14 +162,15 @@ fn idle_timeout_while_waiting_for_the_response_head() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert!(matches!(outcome.error(), ProviderError::IdleTimeout { .. }));
     assert!(outcome.elapsed < Duration::from_millis(900));
     assert_eq!(server.requests().len(), 1, "a timeout is not retried");
 }
 
-#[test]
-fn cancellation_mid_stream_returns_promptly() {
+#[tokio::test]
+async fn cancellation_mid_stream_returns_promptly() {
     let server = FakeServer::start(vec![
         Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
     ]);
@@ -180,7 +186,8 @@ fn cancellation_mid_stream_returns_promptly() {
         &[],
         ToolOffer::Tools,
         Some(&flag),
-    );
+    )
+    .await;
     timer.join().unwrap();
     assert_eq!(outcome.error(), &ProviderError::Cancelled);
     assert_eq!(outcome.texts, vec!["hello"]);
@@ -191,8 +198,8 @@ fn cancellation_mid_stream_returns_promptly() {
     );
 }
 
-#[test]
-fn cancellation_during_backoff() {
+#[tokio::test]
+async fn cancellation_during_backoff() {
     let server = FakeServer::start_with_fallback(
         vec![],
         Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "30")),
@@ -209,15 +216,16 @@ fn cancellation_during_backoff() {
         &[],
         ToolOffer::Tools,
         Some(&flag),
-    );
+    )
+    .await;
     timer.join().unwrap();
     assert_eq!(outcome.error(), &ProviderError::Cancelled);
     assert!(outcome.elapsed < Duration::from_millis(500));
     assert_eq!(server.requests().len(), 1);
 }
 
-#[test]
-fn connection_refused_is_a_transport_error() {
+#[tokio::test]
+async fn connection_refused_is_a_transport_error() {
     // Bind then drop: the port is (almost certainly) closed.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -227,7 +235,7 @@ fn connection_refused_is_a_transport_error() {
     let mut config = config(ProviderKind::OpenAi, format!("http://127.0.0.1:{port}/v1"));
     config.max_retries = 0;
     let mut provider = connect(&config).unwrap();
-    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     match outcome.error() {
         ProviderError::Transport { provider, message } => {
             assert_eq!(provider, "openai");
@@ -237,8 +245,8 @@ fn connection_refused_is_a_transport_error() {
     }
 }
 
-#[test]
-fn transport_failure_before_the_body_is_retried() {
+#[tokio::test]
+async fn transport_failure_before_the_body_is_retried() {
     // The first response promises a chunked body and closes at once.
     let server = FakeServer::start(vec![
         Reply::sse(Vec::<Vec<u8>>::new()).stall(Duration::ZERO),
@@ -250,13 +258,14 @@ fn transport_failure_before_the_body_is_retried() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
     assert_eq!(server.requests().len(), 2);
 }
 
-#[test]
-fn redirects_are_reported_not_followed() {
+#[tokio::test]
+async fn redirects_are_reported_not_followed() {
     let server = FakeServer::start(vec![
         Reply::json(301, "").header("Location", "https://elsewhere.example/v1/chat/completions"),
         hello_stream(),
@@ -267,7 +276,8 @@ fn redirects_are_reported_not_followed() {
         &[],
         ToolOffer::Tools,
         None,
-    );
+    )
+    .await;
     assert!(
         matches!(outcome.error(), ProviderError::Http { status: 301, .. }),
         "{:?}",
@@ -276,8 +286,8 @@ fn redirects_are_reported_not_followed() {
     assert_eq!(server.requests().len(), 1);
 }
 
-#[test]
-fn already_cancelled_sends_nothing() {
+#[tokio::test]
+async fn already_cancelled_sends_nothing() {
     let server = FakeServer::start(vec![hello_stream()]);
     let flag = CancelFlag::new();
     flag.cancel();
@@ -287,14 +297,15 @@ fn already_cancelled_sends_nothing() {
         &[],
         ToolOffer::Tools,
         Some(&flag),
-    );
+    )
+    .await;
     assert_eq!(outcome.error(), &ProviderError::Cancelled);
     std::thread::sleep(Duration::from_millis(50));
     assert!(server.requests().is_empty());
 }
 
-#[test]
-fn a_body_that_is_not_a_stream_is_an_error() {
+#[tokio::test]
+async fn a_body_that_is_not_a_stream_is_an_error() {
     let not_streamed = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#;
     let error_document = r#"{"error":{"message":"upstream model crashed","type":"server_error"}}"#;
     let server = FakeServer::start(vec![
@@ -303,23 +314,73 @@ fn a_body_that_is_not_a_stream_is_an_error() {
         Reply::json(200, ""),
     ]);
     let mut provider = provider(&server, |_| {});
-    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     assert!(
         matches!(outcome.error(), ProviderError::Malformed { .. }),
         "{:?}",
         outcome.error()
     );
-    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     match outcome.error() {
         ProviderError::Stream { message, .. } => {
             assert!(message.contains("upstream model crashed"))
         }
         other => panic!("{other:?}"),
     }
-    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None);
+    let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     assert!(
         outcome.error().to_string().contains("empty"),
         "{}",
         outcome.error()
+    );
+}
+
+#[tokio::test]
+async fn huge_configured_timeouts_do_not_overflow_the_clock() {
+    let server = FakeServer::start(vec![
+        Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
+        hello_stream(),
+    ]);
+    let outcome = complete(
+        &mut *provider(&server, |c| {
+            c.request_timeout = Duration::MAX;
+            c.idle_timeout = Duration::MAX;
+            c.max_retry_after = Duration::MAX;
+        }),
+        &user("x"),
+        &[],
+        ToolOffer::Tools,
+        None,
+    )
+    .await;
+    assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+}
+
+/// A waiting call is a future, not a thread: fifty calls whose server
+/// answers after half a second all finish together on one runtime thread
+/// (one by one they would take 25 s).
+#[tokio::test(flavor = "current_thread")]
+async fn waiting_calls_share_one_thread() {
+    let server = FakeServer::start_with_fallback(
+        vec![],
+        Some(hello_stream().delay_head(Duration::from_millis(500))),
+    );
+    let mut providers: Vec<_> = (0..50).map(|_| provider(&server, |_| {})).collect();
+    let messages = user("x");
+    let started = std::time::Instant::now();
+    let outcomes = futures_util::future::join_all(
+        providers
+            .iter_mut()
+            .map(|p| complete(&mut **p, &messages, &[], ToolOffer::Tools, None)),
+    )
+    .await;
+    for outcome in &outcomes {
+        assert_eq!(outcome.reply().text.as_deref(), Some("hello"));
+    }
+    assert_eq!(server.requests().len(), 50);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
     );
 }

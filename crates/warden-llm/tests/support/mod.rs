@@ -2,12 +2,15 @@
 //! it records each request and answers with scripted replies, writing the
 //! body in pieces (flushed, with a short pause between them) so the client
 //! really sees the splits. One request per connection (`Connection: close`).
+//! A reply can also go on forever (keep-alive comments, a trickle of text)
+//! until the client hangs up, which the server counts.
 
 #![allow(dead_code)] // each test module uses a different part
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -63,6 +66,9 @@ pub struct Reply {
     pub stall: Option<Duration>,
     /// Hold this long before sending anything, even the status line.
     pub delay_head: Option<Duration>,
+    /// After the pieces, send this piece again and again, with the pause
+    /// between, until the client closes the connection (at most a minute).
+    pub forever: Option<(Vec<u8>, Duration)>,
 }
 
 impl Reply {
@@ -76,6 +82,7 @@ impl Reply {
             pause: Duration::from_millis(2),
             stall: None,
             delay_head: None,
+            forever: None,
         }
     }
 
@@ -89,6 +96,7 @@ impl Reply {
             pause: Duration::ZERO,
             stall: None,
             delay_head: None,
+            forever: None,
         }
     }
 
@@ -111,7 +119,17 @@ impl Reply {
         self.delay_head = Some(how_long);
         self
     }
+
+    /// After the pieces, repeat `piece` every `every` until the client
+    /// hangs up.
+    pub fn then_forever(mut self, piece: impl Into<Vec<u8>>, every: Duration) -> Reply {
+        self.forever = Some((piece.into(), every));
+        self
+    }
 }
+
+/// How long a `then_forever` reply goes on if the client never hangs up.
+const FOREVER_LIMIT: Duration = Duration::from_secs(60);
 
 /// `text` cut every `size` bytes, ignoring UTF-8 and line boundaries on
 /// purpose.
@@ -140,6 +158,8 @@ pub fn sse_data(payloads: &[&str]) -> String {
 pub struct FakeServer {
     base: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    /// Connections whose client hung up while a reply was still going.
+    hung_up: Arc<AtomicUsize>,
 }
 
 struct Script {
@@ -164,15 +184,40 @@ impl FakeServer {
             fallback,
         }));
         let recorded = Arc::clone(&requests);
+        let hung_up = Arc::new(AtomicUsize::new(0));
+        let hang_ups = Arc::clone(&hung_up);
         std::thread::spawn(move || {
             for connection in listener.incoming() {
                 let Ok(connection) = connection else { return };
                 let recorded = Arc::clone(&recorded);
                 let script = Arc::clone(&script);
-                std::thread::spawn(move || serve(connection, &recorded, &script));
+                let hang_ups = Arc::clone(&hang_ups);
+                std::thread::spawn(move || serve(connection, &recorded, &script, &hang_ups));
             }
         });
-        FakeServer { base, requests }
+        FakeServer {
+            base,
+            requests,
+            hung_up,
+        }
+    }
+
+    /// How many clients hung up in the middle of a `then_forever` reply.
+    pub fn hung_up(&self) -> usize {
+        self.hung_up.load(Ordering::SeqCst)
+    }
+
+    /// Waits (up to `limit`) until `count` clients hung up mid-reply.
+    /// Async: the client's connection tasks must keep running to hang up.
+    pub async fn wait_for_hang_ups(&self, count: usize, limit: Duration) -> bool {
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            if self.hung_up() >= count {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
     }
 
     /// `http://127.0.0.1:PORT`
@@ -185,7 +230,12 @@ impl FakeServer {
     }
 }
 
-fn serve(connection: TcpStream, recorded: &Mutex<Vec<Recorded>>, script: &Mutex<Script>) {
+fn serve(
+    connection: TcpStream,
+    recorded: &Mutex<Vec<Recorded>>,
+    script: &Mutex<Script>,
+    hung_up: &AtomicUsize,
+) {
     connection.set_nodelay(true).ok();
     let Some(request) = read_request(&connection) else {
         return;
@@ -199,7 +249,21 @@ fn serve(connection: TcpStream, recorded: &Mutex<Vec<Recorded>>, script: &Mutex<
             .or_else(|| script.fallback.clone())
     }
     .unwrap_or_else(|| Reply::json(500, r#"{"error":"fake server: no scripted reply left"}"#));
-    write_reply(connection, &reply).ok();
+    if let Err(WriteStop::HungUp) = write_reply(connection, &reply) {
+        hung_up.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Why writing a reply stopped early.
+enum WriteStop {
+    HungUp,
+    Failed,
+}
+
+impl From<std::io::Error> for WriteStop {
+    fn from(_: std::io::Error) -> Self {
+        WriteStop::Failed
+    }
 }
 
 fn read_request(connection: &TcpStream) -> Option<Recorded> {
@@ -238,7 +302,18 @@ fn read_request(connection: &TcpStream) -> Option<Recorded> {
     })
 }
 
-fn write_reply(mut connection: TcpStream, reply: &Reply) -> std::io::Result<()> {
+fn write_piece(connection: &mut TcpStream, framing: Framing, piece: &[u8]) -> std::io::Result<()> {
+    if framing == Framing::Chunked {
+        connection.write_all(format!("{:x}\r\n", piece.len()).as_bytes())?;
+        connection.write_all(piece)?;
+        connection.write_all(b"\r\n")?;
+    } else {
+        connection.write_all(piece)?;
+    }
+    connection.flush()
+}
+
+fn write_reply(mut connection: TcpStream, reply: &Reply) -> Result<(), WriteStop> {
     if let Some(delay) = reply.delay_head {
         std::thread::sleep(delay);
     }
@@ -258,16 +333,18 @@ fn write_reply(mut connection: TcpStream, reply: &Reply) -> std::io::Result<()> 
     connection.write_all(head.as_bytes())?;
     connection.flush()?;
     for piece in reply.pieces.iter().filter(|p| !p.is_empty()) {
-        if reply.framing == Framing::Chunked {
-            connection.write_all(format!("{:x}\r\n", piece.len()).as_bytes())?;
-            connection.write_all(piece)?;
-            connection.write_all(b"\r\n")?;
-        } else {
-            connection.write_all(piece)?;
-        }
-        connection.flush()?;
+        write_piece(&mut connection, reply.framing, piece)?;
         if !reply.pause.is_zero() {
             std::thread::sleep(reply.pause);
+        }
+    }
+    if let Some((piece, every)) = &reply.forever {
+        let started = std::time::Instant::now();
+        while started.elapsed() < FOREVER_LIMIT {
+            if write_piece(&mut connection, reply.framing, piece).is_err() {
+                return Err(WriteStop::HungUp);
+            }
+            std::thread::sleep(*every);
         }
     }
     if let Some(stall) = reply.stall {
@@ -278,7 +355,8 @@ fn write_reply(mut connection: TcpStream, reply: &Reply) -> std::io::Result<()> 
         connection.write_all(b"0\r\n\r\n")?;
     }
     connection.flush()?;
-    connection.shutdown(Shutdown::Write)
+    connection.shutdown(Shutdown::Write)?;
+    Ok(())
 }
 
 fn reason(status: u16) -> &'static str {
@@ -324,6 +402,8 @@ pub struct Outcome {
     /// Text deltas in arrival order.
     pub texts: Vec<String>,
     pub thinking: Vec<String>,
+    /// Transport notices ("waiting for the model… 5 s").
+    pub notices: Vec<String>,
     pub elapsed: Duration,
 }
 
@@ -343,7 +423,7 @@ impl Outcome {
     }
 }
 
-pub fn complete(
+pub async fn complete(
     provider: &mut dyn Provider,
     messages: &[Message],
     tools: &[ToolSpec],
@@ -352,6 +432,7 @@ pub fn complete(
 ) -> Outcome {
     let mut texts = Vec::new();
     let mut thinking = Vec::new();
+    let mut notices = Vec::new();
     let request = ModelRequest {
         messages,
         tools,
@@ -359,19 +440,41 @@ pub fn complete(
         cancel,
     };
     let started = Instant::now();
-    let mut on_delta = |delta: Delta<'_>| match delta {
-        Delta::Text(text) => texts.push(text.to_string()),
-        Delta::Thinking(text) => thinking.push(text.to_string()),
-        Delta::Notice(_) => {}
-    };
-    let result = futures_util::FutureExt::now_or_never(provider.complete(&request, &mut on_delta))
-        .expect("the blocking providers finish in their first poll");
+    let result = provider
+        .complete(&request, &mut |delta| match delta {
+            Delta::Text(text) => texts.push(text.to_string()),
+            Delta::Thinking(text) => thinking.push(text.to_string()),
+            Delta::Notice(text) => notices.push(text.to_string()),
+        })
+        .await;
     Outcome {
         result,
         texts,
         thinking,
+        notices,
         elapsed: started.elapsed(),
     }
+}
+
+/// One OpenAI-compatible stream chunk (`finish` is JSON: `null`, `"stop"`).
+pub fn openai_chunk(delta: &str, finish: &str) -> String {
+    format!(
+        r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}"#
+    )
+}
+
+/// A chunk with text content.
+pub fn openai_text(content: &str) -> String {
+    openai_chunk(&format!(r#"{{"content":"{content}"}}"#), "null")
+}
+
+/// A complete stream answering "hello".
+pub fn openai_hello() -> Reply {
+    Reply::sse([sse_data(&[
+        &openai_text("hello"),
+        &openai_chunk("{}", r#""stop""#),
+        "[DONE]",
+    ])])
 }
 
 /// Two tools with schemas as the core generates them (incl. keywords

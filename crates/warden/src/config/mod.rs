@@ -56,6 +56,8 @@ impl<T> Sourced<T> {
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     control_level: Option<String>,
+    /// How long a cached read answers an identical one (0: never).
+    knowledge_ttl_secs: Option<u64>,
     db: Option<PathBuf>,
     #[serde(default)]
     provider: FileProvider,
@@ -63,6 +65,8 @@ struct FileConfig {
     budget: FileBudget,
     #[serde(default)]
     exec: FileExec,
+    #[serde(default, rename = "loop")]
+    agent_loop: FileLoop,
     /// Prices per million tokens, by model name.
     #[serde(default)]
     pricing: BTreeMap<String, FilePrice>,
@@ -81,6 +85,15 @@ struct FileProvider {
     idle_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
     max_output_tokens: Option<u32>,
+    request_timeout_secs: Option<u64>,
+    max_retry_after_secs: Option<u64>,
+    max_reply_bytes: Option<usize>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLoop {
+    max_model_calls: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -116,7 +129,12 @@ pub struct Config {
     pub max_retries: Sourced<u32>,
     pub idle_timeout: Sourced<Duration>,
     pub connect_timeout: Sourced<Duration>,
+    pub request_timeout: Sourced<Duration>,
+    pub max_retry_after: Sourced<Duration>,
+    pub max_reply_bytes: Sourced<usize>,
     pub max_output_tokens: Sourced<Option<u32>>,
+    pub max_model_calls: Sourced<usize>,
+    pub knowledge_ttl: Sourced<Duration>,
     pub budget_tokens: Sourced<Option<u64>>,
     pub exec_timeout: Sourced<Duration>,
     pub exec_max_output: Sourced<usize>,
@@ -145,7 +163,12 @@ impl Config {
             max_retries: Sourced::new(defaults.max_retries, Source::Default),
             idle_timeout: Sourced::new(defaults.idle_timeout, Source::Default),
             connect_timeout: Sourced::new(defaults.connect_timeout, Source::Default),
+            request_timeout: Sourced::new(defaults.request_timeout, Source::Default),
+            max_retry_after: Sourced::new(defaults.max_retry_after, Source::Default),
+            max_reply_bytes: Sourced::new(defaults.max_reply_bytes, Source::Default),
             max_output_tokens: Sourced::new(defaults.max_output_tokens, Source::Default),
+            max_model_calls: Sourced::new(DEFAULT_MAX_MODEL_CALLS, Source::Default),
+            knowledge_ttl: Sourced::new(DEFAULT_KNOWLEDGE_TTL, Source::Default),
             budget_tokens: Sourced::new(None, Source::Default),
             exec_timeout: Sourced::new(Duration::from_secs(30), Source::Default),
             exec_max_output: Sourced::new(64 * 1024, Source::Default),
@@ -203,6 +226,13 @@ impl Config {
         if let Some(level) = file.control_level {
             self.control_level.set(parse_level(&level)?, src());
         }
+        if let Some(s) = file.knowledge_ttl_secs {
+            self.knowledge_ttl.set(Duration::from_secs(s), src());
+        }
+        if let Some(n) = file.agent_loop.max_model_calls {
+            self.max_model_calls
+                .set(positive("loop.max_model_calls", n)?, src());
+        }
         if let Some(db) = file.db {
             self.db.set(Some(db), src());
         }
@@ -232,22 +262,39 @@ impl Config {
             self.max_retries.set(n, src());
         }
         if let Some(s) = p.idle_timeout_secs {
-            self.idle_timeout.set(Duration::from_secs(s), src());
+            self.idle_timeout
+                .set(seconds("provider.idle_timeout_secs", s)?, src());
         }
         if let Some(s) = p.connect_timeout_secs {
-            self.connect_timeout.set(Duration::from_secs(s), src());
+            self.connect_timeout
+                .set(seconds("provider.connect_timeout_secs", s)?, src());
+        }
+        if let Some(s) = p.request_timeout_secs {
+            self.request_timeout
+                .set(seconds("provider.request_timeout_secs", s)?, src());
+        }
+        if let Some(s) = p.max_retry_after_secs {
+            self.max_retry_after
+                .set(seconds("provider.max_retry_after_secs", s)?, src());
+        }
+        if let Some(n) = p.max_reply_bytes {
+            self.max_reply_bytes
+                .set(positive("provider.max_reply_bytes", n)?, src());
         }
         if let Some(n) = p.max_output_tokens {
             self.max_output_tokens.set(Some(n), src());
         }
         if let Some(n) = file.budget.max_tokens {
-            self.budget_tokens.set(Some(n), src());
+            self.budget_tokens
+                .set(Some(positive("budget.max_tokens", n)?), src());
         }
         if let Some(s) = file.exec.timeout_secs {
-            self.exec_timeout.set(Duration::from_secs(s), src());
+            self.exec_timeout
+                .set(seconds("exec.timeout_secs", s)?, src());
         }
         if let Some(n) = file.exec.max_output_bytes {
-            self.exec_max_output.set(n, src());
+            self.exec_max_output
+                .set(positive("exec.max_output_bytes", n)?, src());
         }
         self.pricing = file.pricing;
         Ok(())
@@ -316,108 +363,30 @@ impl Config {
         config.max_retries = self.max_retries.value;
         config.idle_timeout = self.idle_timeout.value;
         config.connect_timeout = self.connect_timeout.value;
+        config.request_timeout = self.request_timeout.value;
+        config.max_retry_after = self.max_retry_after.value;
+        config.max_reply_bytes = self.max_reply_bytes.value;
         config.max_output_tokens = self.max_output_tokens.value;
         Some(config)
     }
+}
 
-    /// `warden config show`: every value, where it came from; keys masked.
-    pub fn show(&self) -> String {
-        let mut rows: Vec<(&str, String, &Source)> = vec![
-            (
-                "control_level",
-                self.control_level.value.to_string(),
-                &self.control_level.source,
-            ),
-            (
-                "db",
-                self.db
-                    .value
-                    .as_ref()
-                    .map_or("(default location)".into(), |p| p.display().to_string()),
-                &self.db.source,
-            ),
-            (
-                "provider",
-                self.provider
-                    .value
-                    .map_or("none (router only)".into(), |k| k.name().to_string()),
-                &self.provider.source,
-            ),
-            (
-                "base_url",
-                self.base_url.value.clone().unwrap_or_else(|| {
-                    self.provider.value.map_or("-".into(), |k| {
-                        format!("{} (provider default)", k.default_base_url())
-                    })
-                }),
-                &self.base_url.source,
-            ),
-            (
-                "api_key",
-                match &self.api_key.value {
-                    Some(key) if !key.is_empty() => "set (hidden)".into(),
-                    _ => "not set".into(),
-                },
-                &self.api_key.source,
-            ),
-            (
-                "model",
-                self.model
-                    .value
-                    .clone()
-                    .unwrap_or_else(|| "chosen from the provider's model list".into()),
-                &self.model.source,
-            ),
-            (
-                "max_retries",
-                self.max_retries.value.to_string(),
-                &self.max_retries.source,
-            ),
-            (
-                "idle_timeout",
-                format!("{} s", self.idle_timeout.value.as_secs()),
-                &self.idle_timeout.source,
-            ),
-            (
-                "budget_tokens",
-                self.budget_tokens
-                    .value
-                    .map_or("unlimited".into(), |n| n.to_string()),
-                &self.budget_tokens.source,
-            ),
-            (
-                "exec.timeout",
-                format!("{} s", self.exec_timeout.value.as_secs()),
-                &self.exec_timeout.source,
-            ),
-            (
-                "exec.max_output_bytes",
-                self.exec_max_output.value.to_string(),
-                &self.exec_max_output.source,
-            ),
-        ];
-        let file_source = self
-            .file
-            .clone()
-            .map(Source::File)
-            .unwrap_or(Source::Default);
-        let pricing = if self.pricing.is_empty() {
-            "none".to_string()
-        } else {
-            self.pricing.keys().cloned().collect::<Vec<_>>().join(", ")
-        };
-        rows.push(("pricing", pricing, &file_source));
-        let mut out = format!(
-            "config file: {}\n",
-            self.file
-                .as_ref()
-                .map_or("none found".into(), |p| p.display().to_string())
-        );
-        for (key, value, source) in rows {
-            out.push_str(&format!("{key:<22} {value:<44} ({source})\n"));
-        }
-        out
+/// Model calls one user message may cause, unless configured.
+pub const DEFAULT_MAX_MODEL_CALLS: usize = 12;
+/// How long a cached read is served, unless configured.
+pub const DEFAULT_KNOWLEDGE_TTL: Duration = Duration::from_secs(60);
+
+/// A count or size that must not be zero.
+fn positive<T: PartialEq + Default + fmt::Display>(key: &str, value: T) -> Result<T> {
+    if value == T::default() {
+        bail!("{key} = 0 makes no sense: it must be at least 1");
     }
+    Ok(value)
+}
+
+/// A duration in whole seconds that must not be zero.
+fn seconds(key: &str, value: u64) -> Result<Duration> {
+    positive(key, value).map(Duration::from_secs)
 }
 
 fn parse_level(text: &str) -> Result<ControlLevel> {
@@ -442,100 +411,6 @@ fn default_config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> 
         .map(|dir| dir.join("warden").join("config.toml"))
 }
 
+mod show;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
-
-    #[test]
-    fn defaults_need_no_file_and_no_model() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().to_str().unwrap();
-        let config = Config::load_with(&Overrides::default(), &env(&[("HOME", home)])).unwrap();
-        assert!(config.provider_config().is_none());
-        assert_eq!(config.control_level.value, ControlLevel::Controlled);
-        assert_eq!(config.control_level.source, Source::Default);
-    }
-
-    #[test]
-    fn file_then_env_then_flags_with_sources() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        std::fs::write(
-            &path,
-            "control_level = \"read_only\"\n[provider]\nkind = \"anthropic\"\nmodel = \"from-file\"\napi_key_env = \"MY_KEY\"\n[pricing.from-file]\ninput = 3.0\noutput = 15.0\n",
-        )
-        .unwrap();
-        let overrides = Overrides {
-            config: Some(path.clone()),
-            level: Some(ControlLevel::Autonomous),
-            ..Overrides::default()
-        };
-        let config = Config::load_with(
-            &overrides,
-            &env(&[("MY_KEY", "sk-secret-123\n"), ("WARDEN_MODEL", "from-env")]),
-        )
-        .unwrap();
-        assert_eq!(config.control_level.value, ControlLevel::Autonomous);
-        assert_eq!(config.control_level.source, Source::Flag("--level"));
-        assert_eq!(config.model.value.as_deref(), Some("from-env"));
-        assert_eq!(config.model.source, Source::Env("WARDEN_MODEL"));
-        assert_eq!(config.provider.value, Some(ProviderKind::Anthropic));
-        assert_eq!(config.provider.source, Source::File(path.clone()));
-        let provider = config.provider_config().unwrap();
-        assert_eq!(provider.api_key.as_ref().unwrap().expose(), "sk-secret-123");
-        let shown = config.show();
-        assert!(!shown.contains("sk-secret"), "{shown}");
-        assert!(shown.contains("set (hidden)"), "{shown}");
-        assert!(shown.contains("env WARDEN_MODEL"), "{shown}");
-        assert_eq!(config.pricing["from-file"].output, 15.0);
-    }
-
-    #[test]
-    fn ollama_gets_its_local_url_and_bad_values_are_named() {
-        let config = Config::load_with(
-            &Overrides::default(),
-            &env(&[("WARDEN_PROVIDER", "ollama"), ("WARDEN_MODEL", "llama3.2")]),
-        )
-        .unwrap();
-        assert_eq!(
-            config.base_url.value.as_deref(),
-            Some("http://localhost:11434/v1")
-        );
-        let err = Config::load_with(
-            &Overrides::default(),
-            &env(&[("WARDEN_PROVIDER", "skynet")]),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("skynet"), "{err}");
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.toml");
-        std::fs::write(&path, "[provider]\nkynd = \"openai\"\n").unwrap();
-        let err = Config::load_with(
-            &Overrides {
-                config: Some(path),
-                ..Overrides::default()
-            },
-            &env(&[]),
-        )
-        .unwrap_err();
-        assert!(format!("{err:#}").contains("kynd"), "{err:#}");
-        let missing = Config::load_with(
-            &Overrides {
-                config: Some(dir.path().join("nope.toml")),
-                ..Overrides::default()
-            },
-            &env(&[]),
-        );
-        assert!(missing.is_err());
-    }
-}
+mod tests;
