@@ -65,7 +65,11 @@ fn load(conn: &Connection, id: &str) -> StoreResult<Option<Approval>> {
     row.map(finish).transpose()
 }
 
-fn select(conn: &Connection, filter: &str, values: &[&dyn rusqlite::ToSql]) -> StoreResult<Vec<Approval>> {
+fn select(
+    conn: &Connection,
+    filter: &str,
+    values: &[&dyn rusqlite::ToSql],
+) -> StoreResult<Vec<Approval>> {
     let mut statement = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM approvals {filter} ORDER BY created_at_ms, id"
     ))?;
@@ -75,7 +79,12 @@ fn select(conn: &Connection, filter: &str, values: &[&dyn rusqlite::ToSql]) -> S
 }
 
 /// The audit record of a change to an approval.
-fn approval_record(approval: &Approval, actor: &str, decision: &str, reason: Option<String>) -> AuditRecord {
+fn approval_record(
+    approval: &Approval,
+    actor: &str,
+    decision: &str,
+    reason: Option<String>,
+) -> AuditRecord {
     AuditRecord {
         session_id: approval.session_id.clone(),
         actor: actor.to_string(),
@@ -215,7 +224,11 @@ impl Store {
             "UPDATE approvals SET state = 'consumed' WHERE id = ?1 AND state = 'approved' AND expires_at_ms > ?2",
             params![id, sql_i64(now_ms)],
         )?;
-        if changed == 1 { load(&conn, id) } else { Ok(None) }
+        if changed == 1 {
+            load(&conn, id)
+        } else {
+            Ok(None)
+        }
     }
 }
 
@@ -308,7 +321,10 @@ mod tests {
             .unwrap();
         assert_eq!(denied.decided_by.as_deref(), Some("user:alice"));
         assert_eq!(denied.decided_at_ms, Some(5_000));
-        assert_eq!(denied.reason.as_deref(), Some("maintenance window is tonight"));
+        assert_eq!(
+            denied.reason.as_deref(),
+            Some("maintenance window is tonight")
+        );
         assert_eq!(store.approval("a1").unwrap(), Some(denied));
 
         let log = store.audit_tail(10).unwrap();
@@ -350,7 +366,10 @@ mod tests {
                 Err(StoreError::NotADecision(s)) if s == state
             ));
         }
-        assert_eq!(store.approval("a1").unwrap().unwrap().state, ApprovalState::Pending);
+        assert_eq!(
+            store.approval("a1").unwrap().unwrap().state,
+            ApprovalState::Pending
+        );
     }
 
     #[test]
@@ -438,8 +457,12 @@ mod tests {
         // The log loses its newest record behind Warden's back.
         let raw = Connection::open(&path).unwrap();
         raw.execute("DELETE FROM audit", []).unwrap();
-        let refused = store.decide_if_pending("a1", ApprovalState::Approved, "user:alice", None, 2_000);
-        assert!(matches!(refused, Err(StoreError::AuditTampered(_))), "{refused:?}");
+        let refused =
+            store.decide_if_pending("a1", ApprovalState::Approved, "user:alice", None, 2_000);
+        assert!(
+            matches!(refused, Err(StoreError::AuditTampered(_))),
+            "{refused:?}"
+        );
         assert_eq!(
             store.approval("a1").unwrap().unwrap().state,
             ApprovalState::Pending,

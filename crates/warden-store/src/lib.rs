@@ -19,8 +19,8 @@ mod schema;
 mod usage;
 
 pub use audit::{
-    AnchorFile, AnchorSource, AuditAnchor, AuditEntry, AuditProblem, AuditVerification, ExportSummary,
-    GENESIS_HASH, anchor_path, format_at, verify_audit_export,
+    AnchorFile, AnchorSource, AuditAnchor, AuditEntry, AuditProblem, AuditVerification,
+    ExportSummary, GENESIS_HASH, anchor_path, format_at, verify_audit_export,
 };
 pub use conversations::SessionSummary;
 pub use notes::StoredNote;
@@ -111,8 +111,7 @@ impl Store {
     /// new database at once; one migrates, the others wait.
     pub fn open(path: &Path) -> StoreResult<Store> {
         open::prepare_database_file(path)?;
-        let mut conn =
-            Connection::open(path).map_err(|e| open::explain_open_error(path, e))?;
+        let mut conn = Connection::open(path).map_err(|e| open::explain_open_error(path, e))?;
         // Before anything that may wait for another process.
         conn.busy_timeout(BUSY_TIMEOUT)?;
         set_wal(&conn).map_err(|e| open::explain_open_error(path, e))?;
@@ -154,8 +153,7 @@ impl Store {
 fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
-        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
-        {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
             Ok(_) => return Ok(()),
             Err(error)
                 if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
@@ -167,4 +165,3 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
 }
-

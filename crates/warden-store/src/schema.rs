@@ -177,10 +177,13 @@ mod tests {
     #[test]
     fn a_newer_schema_is_refused() {
         let mut conn = Connection::open_in_memory().unwrap();
-        conn.pragma_update(None, "user_version", LATEST + 1).unwrap();
+        conn.pragma_update(None, "user_version", LATEST + 1)
+            .unwrap();
         let error = migrate(&mut conn, |_, _| Ok(())).unwrap_err();
         assert!(
-            error.to_string().contains("newer than this Warden supports"),
+            error
+                .to_string()
+                .contains("newer than this Warden supports"),
             "{error}"
         );
     }

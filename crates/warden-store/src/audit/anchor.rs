@@ -48,9 +48,17 @@ impl AuditAnchor {
 pub enum AnchorFile {
     /// The database lives in memory: there is no file.
     NotKept,
-    Missing { path: PathBuf },
-    Unreadable { path: PathBuf, error: String },
-    Present { path: PathBuf, anchor: AuditAnchor },
+    Missing {
+        path: PathBuf,
+    },
+    Unreadable {
+        path: PathBuf,
+        error: String,
+    },
+    Present {
+        path: PathBuf,
+        anchor: AuditAnchor,
+    },
 }
 
 /// The file's format: the anchor plus a version, one JSON line.
@@ -132,10 +140,7 @@ impl Anchors {
     /// Move the memory copy forward (never back).
     pub(crate) fn remember(&self, anchor: &AuditAnchor) -> StoreResult<()> {
         let mut memory = self.memory.lock().map_err(|_| StoreError::Poisoned)?;
-        if memory
-            .as_ref()
-            .is_none_or(|m| m.head_seq < anchor.head_seq)
-        {
+        if memory.as_ref().is_none_or(|m| m.head_seq < anchor.head_seq) {
             *memory = Some(anchor.clone());
         }
         Ok(())
@@ -154,11 +159,9 @@ impl Anchors {
     pub(crate) fn advance_file(&self, anchor: &AuditAnchor) -> StoreResult<()> {
         match self.read_file() {
             AnchorFile::NotKept => Ok(()),
-            AnchorFile::Present { anchor: current, .. }
-                if current.head_seq >= anchor.head_seq =>
-            {
-                Ok(())
-            }
+            AnchorFile::Present {
+                anchor: current, ..
+            } if current.head_seq >= anchor.head_seq => Ok(()),
             AnchorFile::Present { path, .. } | AnchorFile::Missing { path } => {
                 write_atomically(&path, anchor)
             }
@@ -222,7 +225,10 @@ mod tests {
         let database = dir.path().join("warden.db");
         let anchors = Anchors::on_disk(&database);
         let path = dir.path().join("warden.db.audit-head");
-        assert_eq!(anchors.read_file(), AnchorFile::Missing { path: path.clone() });
+        assert_eq!(
+            anchors.read_file(),
+            AnchorFile::Missing { path: path.clone() }
+        );
         let second = AuditAnchor {
             records: 2,
             head_seq: 2,
@@ -254,10 +260,7 @@ mod tests {
         );
 
         std::fs::write(&path, "garbage").unwrap();
-        assert!(matches!(
-            anchors.read_file(),
-            AnchorFile::Unreadable { .. }
-        ));
+        assert!(matches!(anchors.read_file(), AnchorFile::Unreadable { .. }));
         assert!(anchors.advance_file(&second).is_err(), "evidence is kept");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "garbage");
     }

@@ -114,17 +114,15 @@ pub fn verify_audit_export(input: impl BufRead) -> AuditVerification {
         .collect();
     let mut walk = ChainWalk::from_start(&marks);
     for (index, line) in lines {
-        let parsed = line
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                if text.trim().is_empty() {
-                    Ok(None)
-                } else {
-                    serde_json::from_str::<AuditEntry>(&text)
-                        .map(Some)
-                        .map_err(|e| e.to_string())
-                }
-            });
+        let parsed = line.map_err(|e| e.to_string()).and_then(|text| {
+            if text.trim().is_empty() {
+                Ok(None)
+            } else {
+                serde_json::from_str::<AuditEntry>(&text)
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            }
+        });
         match parsed {
             Ok(Some(entry)) => walk.step(&entry),
             Ok(None) => {}

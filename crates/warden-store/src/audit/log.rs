@@ -261,8 +261,9 @@ impl Store {
         }
         // Records a writer committed but did not anchor must chain from the anchor.
         let mut walk = ChainWalk::after(base.head_seq, &base.head_hash, &[]);
-        let mut statement =
-            tx.prepare(&format!("SELECT {COLUMNS} FROM audit WHERE seq > ?1 ORDER BY seq"))?;
+        let mut statement = tx.prepare(&format!(
+            "SELECT {COLUMNS} FROM audit WHERE seq > ?1 ORDER BY seq"
+        ))?;
         let mut rows = statement.query(params![sql_i64(base.head_seq)])?;
         while let Some(row) = rows.next()? {
             match read_row(row)? {
@@ -380,7 +381,12 @@ impl Store {
     /// For a database moved or restored on purpose, after `verify_audit`
     /// explained why it no longer matches. Other processes with the old
     /// anchor in memory keep refusing until restarted.
-    pub fn reanchor_audit(&self, actor: &str, reason: &str, now_ms: u64) -> StoreResult<AuditEntry> {
+    pub fn reanchor_audit(
+        &self,
+        actor: &str,
+        reason: &str,
+        now_ms: u64,
+    ) -> StoreResult<AuditEntry> {
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let head = head(&tx)?;

@@ -22,8 +22,8 @@ mod verify;
 
 use rusqlite::Transaction;
 
-pub use anchor::{AnchorFile, AuditAnchor, anchor_path};
 pub(crate) use anchor::Anchors;
+pub use anchor::{AnchorFile, AuditAnchor, anchor_path};
 pub use export::{ExportSummary, verify_audit_export};
 pub use record::{AuditEntry, GENESIS_HASH, format_at};
 pub use verify::{AnchorSource, AuditProblem, AuditVerification};
@@ -63,3 +63,6 @@ impl Anchors {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod legacy_tests;

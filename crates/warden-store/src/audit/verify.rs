@@ -47,9 +47,7 @@ pub enum AuditProblem {
         seq.saturating_sub(1)
     )]
     BrokenLink { seq: u64 },
-    #[error(
-        "record {seq} claims the pre-version-3 format after newer records: it was rewritten"
-    )]
+    #[error("record {seq} claims the pre-version-3 format after newer records: it was rewritten")]
     LegacyAfterCurrent { seq: u64 },
     #[error("record {seq} is unreadable: {error}")]
     Unreadable { seq: u64, error: String },
@@ -179,7 +177,10 @@ pub(crate) enum AnchorCheck {
     Missing(AnchorSource),
     Unreadable(AnchorSource, String),
     /// The file must not name an older record than memory does.
-    NotBehind { file_seq: u64, memory_seq: u64 },
+    NotBehind {
+        file_seq: u64,
+        memory_seq: u64,
+    },
 }
 
 /// Walks records in sequence order, keeping the first problem.
@@ -292,10 +293,12 @@ impl ChainWalk {
     fn check_anchor(&self, check: &AnchorCheck) -> Option<AuditProblem> {
         match check {
             AnchorCheck::Against(source, anchor) => self.compare(source, anchor),
-            AnchorCheck::Missing(source) => (self.records > 0).then(|| AuditProblem::AnchorMissing {
-                anchor: source.clone(),
-                records: self.records,
-            }),
+            AnchorCheck::Missing(source) => {
+                (self.records > 0).then(|| AuditProblem::AnchorMissing {
+                    anchor: source.clone(),
+                    records: self.records,
+                })
+            }
             AnchorCheck::Unreadable(source, error) => Some(AuditProblem::AnchorUnreadable {
                 anchor: source.clone(),
                 error: error.clone(),
