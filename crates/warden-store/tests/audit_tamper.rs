@@ -15,10 +15,17 @@ fn record(i: u64) -> AuditRecord {
         actor: "assistant".into(),
         tool: "read".into(),
         target: Some("host:web1".into()),
-        decision: if i % 2 == 0 { "allowed" } else { "executed" }.into(),
-        code: (i % 4 == 0).then(|| "READ_ONLY_VIOLATION".to_string()),
+        decision: if i.is_multiple_of(2) {
+            "allowed"
+        } else {
+            "executed"
+        }
+        .into(),
+        code: i
+            .is_multiple_of(4)
+            .then(|| "READ_ONLY_VIOLATION".to_string()),
         command: format!("cat /var/log/app-{i}.log"),
-        reason: (i % 5 == 0).then(|| "because".to_string()),
+        reason: i.is_multiple_of(5).then(|| "because".to_string()),
         duration_ms: i * 7,
     }
 }

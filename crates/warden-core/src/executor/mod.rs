@@ -195,14 +195,7 @@ impl<'a> Executor<'a> {
                 }
                 let named = proposed.arguments.get("target").and_then(|t| t.as_str());
                 let command = call_command(&proposed.tool, &proposed.arguments);
-                Prepared::Done(self.blocked(
-                    session,
-                    &proposed.tool,
-                    named,
-                    &command,
-                    kind,
-                    error,
-                ))
+                Prepared::Done(self.blocked(session, &proposed.tool, named, &command, kind, error))
             }
             Ok(Gate::NeedsApproval(approval)) => {
                 // An approval request nobody can trace is not handed out.

@@ -229,16 +229,16 @@ mod tests {
             base,
             record_hash(GENESIS_HASH, 1, "1970-01-01T00:00:00.001Z", &record())
         );
-        let edits: Vec<Box<dyn Fn(&mut AuditRecord)>> = vec![
-            Box::new(|r| r.session_id.push('x')),
-            Box::new(|r| r.actor.push('x')),
-            Box::new(|r| r.tool.push('x')),
-            Box::new(|r| r.target = None),
-            Box::new(|r| r.decision.push('x')),
-            Box::new(|r| r.code = Some("X".into())),
-            Box::new(|r| r.command.push('x')),
-            Box::new(|r| r.reason = Some(String::new())),
-            Box::new(|r| r.duration_ms += 1),
+        let edits: [fn(&mut AuditRecord); 9] = [
+            |r| r.session_id.push('x'),
+            |r| r.actor.push('x'),
+            |r| r.tool.push('x'),
+            |r| r.target = None,
+            |r| r.decision.push('x'),
+            |r| r.code = Some("X".into()),
+            |r| r.command.push('x'),
+            |r| r.reason = Some(String::new()),
+            |r| r.duration_ms += 1,
         ];
         for edit in edits {
             let mut changed = record();

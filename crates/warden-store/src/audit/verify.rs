@@ -237,9 +237,7 @@ impl ChainWalk {
     pub(crate) fn step(&mut self, entry: &AuditEntry) {
         self.records += 1;
         if self.problem.is_none() {
-            if let Some(problem) = self.check(entry) {
-                self.problem = Some(problem);
-            }
+            self.problem = self.check(entry);
         }
         if entry.legacy_record.is_some() {
             self.legacy += 1;
