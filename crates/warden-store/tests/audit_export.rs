@@ -112,6 +112,7 @@ fn an_edited_line_is_caught() {
         ("seq", serde_json::json!(33)),
         ("reason", serde_json::json!("ok")),
         ("duration_ms", serde_json::json!(0)),
+        ("approved_by", serde_json::json!("the board")),
     ] {
         let mut edited = lines.clone();
         let mut line: serde_json::Value = serde_json::from_str(&edited[3]).unwrap();
@@ -121,6 +122,14 @@ fn an_edited_line_is_caught() {
         assert!(!report.intact, "editing {field} went unnoticed");
         assert_eq!(report.at_seq, Some(3), "editing {field}: {report:?}");
     }
+    let mut without_reason = lines.clone();
+    let mut line: serde_json::Value = serde_json::from_str(&without_reason[3]).unwrap();
+    line.as_object_mut().unwrap().remove("reason");
+    without_reason[3] = line.to_string();
+    assert_eq!(
+        check(&without_reason).problem,
+        Some(AuditProblem::Altered { seq: 3 })
+    );
 }
 
 #[test]

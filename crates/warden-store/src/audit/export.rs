@@ -116,15 +116,23 @@ pub fn verify_audit_export(input: impl BufRead) -> AuditVerification {
     for (index, line) in lines {
         let parsed = line.map_err(|e| e.to_string()).and_then(|text| {
             if text.trim().is_empty() {
-                Ok(None)
-            } else {
-                serde_json::from_str::<AuditEntry>(&text)
-                    .map(Some)
-                    .map_err(|e| e.to_string())
+                return Ok(None);
             }
+            let value: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let entry: AuditEntry =
+                serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+            Ok(Some((entry, value)))
         });
         match parsed {
-            Ok(Some(entry)) => walk.step(&entry),
+            Ok(Some((entry, value))) => {
+                walk.step(&entry);
+                // Fields the hash does not cover (added, or written other
+                // than Warden writes them) are an edit too.
+                if serde_json::to_value(&entry).ok().as_ref() != Some(&value) {
+                    walk.fail(AuditProblem::Altered { seq: entry.seq });
+                }
+            }
             Ok(None) => {}
             Err(error) => walk.fail(AuditProblem::BadExport {
                 line: index + 1,
