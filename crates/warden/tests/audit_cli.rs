@@ -439,3 +439,42 @@ fn ten_warden_processes_share_a_new_database() {
         "every process's records, once"
     );
 }
+
+#[test]
+fn control_level_changes_are_audited() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["chat", "--db", path_str(&db)])
+        .env("USER", "carol")
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env_remove("WARDEN_PROVIDER")
+        .env_remove("WARDEN_CONTROL_LEVEL")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"/level read_only\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("control level: read_only"),
+        "{}",
+        stdout(&out)
+    );
+    let tail = warden(&["audit", "tail", "-n", "1", "--json", "--db", path_str(&db)]);
+    let last: serde_json::Value = serde_json::from_str(stdout(&tail).trim()).unwrap();
+    assert_eq!(last["actor"], "user:carol");
+    assert_eq!(last["decision"], "level_changed");
+    assert_eq!(last["command"], "/level read_only");
+    assert_eq!(last["reason"], "from controlled to read_only");
+}
