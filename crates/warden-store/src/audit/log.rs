@@ -2,7 +2,7 @@
 //! reads the head, checks the anchor and inserts, so concurrent writers in
 //! any process chain correctly), reading pages, verifying, re-anchoring.
 
-use rusqlite::{Connection, Row, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 use warden_protocol::AuditRecord;
 
 use super::anchor::{AnchorFile, AuditAnchor};
@@ -26,11 +26,7 @@ pub(crate) fn head(conn: &Connection) -> StoreResult<Head> {
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            other => Err(other),
-        })?;
+        .optional()?;
     Ok(match row {
         Some((seq, hash)) => Head {
             seq: u64::try_from(seq)
@@ -119,11 +115,7 @@ fn check_against(
             params![sql_i64(anchor.head_seq)],
             |r| r.get(0),
         )
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            other => Err(other),
-        })?;
+        .optional()?;
     if hash.as_deref() != Some(anchor.head_hash.as_str()) {
         return Err(refuse(AuditProblem::Diverged {
             anchor: source.clone(),
