@@ -169,18 +169,43 @@ pub enum ApprovalError {
     Store(String),
 }
 
+/// Who decided, when a store is not told: the operator at this process's
+/// terminal. Stores that know the local user override [`ApprovalStore::decide`].
+pub const LOCAL_OPERATOR: &str = "user:local";
+
+/// A fresh approval id: 128 random bits from the operating system, as 32
+/// lowercase hex digits, so ids are unguessable and unique across processes.
+pub fn new_approval_id() -> Result<String, ApprovalError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApprovalError::Store(format!("no randomness for an approval id: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Durable approvals (SQLite in the server; memory in tests and replay).
 pub trait ApprovalStore: Send + Sync {
     fn create(&self, approval: Approval) -> Result<(), ApprovalError>;
     fn get(&self, id: &str) -> Result<Approval, ApprovalError>;
-    /// Record a human decision on a pending approval.
+    /// Record a human decision on a pending approval, naming who decided
+    /// (`user:alice`, `token:ci-bot`); durable stores audit it.
+    fn decide_as(
+        &self,
+        id: &str,
+        state: ApprovalState,
+        decided_by: &str,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> Result<Approval, ApprovalError>;
+    /// Record a decision by the operator at this process's terminal.
     fn decide(
         &self,
         id: &str,
         state: ApprovalState,
         reason: Option<String>,
         now_ms: u64,
-    ) -> Result<Approval, ApprovalError>;
+    ) -> Result<Approval, ApprovalError> {
+        self.decide_as(id, state, LOCAL_OPERATOR, reason, now_ms)
+    }
     /// Atomically turn an approved, unexpired approval into a consumed one.
     fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError>;
 }
@@ -220,10 +245,11 @@ impl ApprovalStore for MemoryApprovals {
         })
     }
 
-    fn decide(
+    fn decide_as(
         &self,
         id: &str,
         state: ApprovalState,
+        decided_by: &str,
         reason: Option<String>,
         now_ms: u64,
     ) -> Result<Approval, ApprovalError> {
@@ -234,6 +260,8 @@ impl ApprovalStore for MemoryApprovals {
             check_decidable(approval, now_ms)?;
             approval.state = state;
             approval.reason = reason;
+            approval.decided_by = Some(decided_by.to_string());
+            approval.decided_at_ms = Some(now_ms);
             Ok(approval.clone())
         })
     }
@@ -258,6 +286,7 @@ pub fn check_decidable(approval: &Approval, now_ms: u64) -> Result<(), ApprovalE
             Err(ApprovalError::Expired(id()))
         }
         ApprovalState::Pending => Ok(()),
+        ApprovalState::Expired => Err(ApprovalError::Expired(id())),
         ApprovalState::Consumed => Err(ApprovalError::AlreadyUsed(id())),
         ApprovalState::Approved => Err(ApprovalError::AlreadyDecided(id(), "approved")),
         ApprovalState::Denied => Err(ApprovalError::AlreadyDecided(id(), "denied")),
@@ -272,6 +301,7 @@ pub fn check_consumable(approval: &Approval, now_ms: u64) -> Result<(), Approval
             Err(ApprovalError::Expired(id()))
         }
         ApprovalState::Approved => Ok(()),
+        ApprovalState::Expired => Err(ApprovalError::Expired(id())),
         ApprovalState::Pending => Err(ApprovalError::Pending(id())),
         ApprovalState::Denied => Err(ApprovalError::Denied(id())),
         ApprovalState::Consumed => Err(ApprovalError::AlreadyUsed(id())),
@@ -393,7 +423,49 @@ mod tests {
             expires_at_ms: 300_000,
             state,
             reason: None,
+            decided_by: None,
+            decided_at_ms: None,
         }
+    }
+
+    #[test]
+    fn approval_ids_are_128_random_bits() {
+        let ids: std::collections::HashSet<String> =
+            (0..1000).map(|_| new_approval_id().unwrap()).collect();
+        assert_eq!(ids.len(), 1000);
+        assert!(
+            ids.iter()
+                .all(|id| id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()))
+        );
+    }
+
+    #[test]
+    fn decisions_record_who_and_when() {
+        let store = MemoryApprovals::default();
+        store.create(approval(ApprovalState::Pending)).unwrap();
+        let denied = store
+            .decide_as(
+                "a1",
+                ApprovalState::Denied,
+                "user:alice",
+                Some("not now".into()),
+                7,
+            )
+            .unwrap();
+        assert_eq!(denied.decided_by.as_deref(), Some("user:alice"));
+        assert_eq!(denied.decided_at_ms, Some(7));
+        assert_eq!(denied.reason.as_deref(), Some("not now"));
+        let mut expired = approval(ApprovalState::Expired);
+        expired.id = "a2".into();
+        store.create(expired).unwrap();
+        assert_eq!(
+            store.decide("a2", ApprovalState::Approved, None, 1),
+            Err(ApprovalError::Expired("a2".into()))
+        );
+        assert_eq!(
+            store.consume("a2", 1),
+            Err(ApprovalError::Expired("a2".into()))
+        );
     }
 
     #[test]

@@ -12,8 +12,48 @@ pub enum ApprovalState {
     /// A human approved; the stored call may run once.
     Approved,
     Denied,
+    /// Nobody decided (or ran it) before it expired; the call did not run.
+    Expired,
     /// Used once: an approval never authorises a second run.
     Consumed,
+}
+
+impl ApprovalState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalState::Pending => "pending",
+            ApprovalState::Approved => "approved",
+            ApprovalState::Denied => "denied",
+            ApprovalState::Expired => "expired",
+            ApprovalState::Consumed => "consumed",
+        }
+    }
+}
+
+impl std::fmt::Display for ApprovalState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Text that names no [`ApprovalState`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown approval state `{0}` (expected pending, approved, denied, expired or consumed)")]
+pub struct UnknownApprovalState(pub String);
+
+impl std::str::FromStr for ApprovalState {
+    type Err = UnknownApprovalState;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "pending" => ApprovalState::Pending,
+            "approved" => ApprovalState::Approved,
+            "denied" => ApprovalState::Denied,
+            "expired" => ApprovalState::Expired,
+            "consumed" => ApprovalState::Consumed,
+            other => return Err(UnknownApprovalState(other.to_string())),
+        })
+    }
 }
 
 /// A write waiting for (or given) a human's decision, bound to the exact call.
@@ -35,21 +75,39 @@ pub struct Approval {
     pub created_at_ms: u64,
     pub expires_at_ms: u64,
     pub state: ApprovalState,
+    /// Why it was approved or denied (the human's words).
     pub reason: Option<String>,
+    /// Who approved or denied it (`user:alice`, `token:ci-bot`).
+    #[serde(default)]
+    pub decided_by: Option<String>,
+    /// When it was approved or denied, milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub decided_at_ms: Option<u64>,
 }
 
-/// One executor decision, for the tamper-evident audit log. `decision` and
-/// `code` are strings, not enums, so that old log entries stay readable after
-/// the vocabulary grows.
+/// One decision, by the executor or a human, for the tamper-evident audit
+/// log. `decision` and `code` are strings, not enums, so that old log entries
+/// stay readable after the vocabulary grows.
+///
+/// The log's hash covers every serialised field: a field added later must be
+/// `#[serde(default, skip_serializing_if = ...)]` so that records written
+/// before it existed still verify.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
     pub session_id: String,
+    /// Who caused it: `assistant` (a call proposed by the model or the
+    /// router), `user:alice`, `token:ci-bot`, `system`.
+    pub actor: String,
     pub tool: String,
     pub target: Option<String>,
-    /// `allowed`, `blocked`, `approval_required`, `approved`, `denied`, `executed`, `failed`.
+    /// `allowed`, `blocked`, `approval_required`, `approved`, `denied`,
+    /// `expired`, `executed`, `failed`, `cached`, `anchor_reset`.
     pub decision: String,
     pub code: Option<String>,
-    pub summary: String,
+    /// The command (or the call's arguments) the decision concerns.
+    pub command: String,
+    /// Why: the block message, or the human's reason.
+    pub reason: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -74,6 +132,8 @@ mod tests {
             expires_at_ms: 2,
             state: ApprovalState::Pending,
             reason: None,
+            decided_by: None,
+            decided_at_ms: None,
         };
         let v = serde_json::to_value(&a).unwrap();
         assert_eq!(
@@ -91,33 +151,50 @@ mod tests {
                 "created_at_ms": 1,
                 "expires_at_ms": 2,
                 "state": "pending",
-                "reason": null
+                "reason": null,
+                "decided_by": null,
+                "decided_at_ms": null
             })
         );
         assert_eq!(serde_json::from_value::<Approval>(v).unwrap(), a);
+        // Approvals stored before decided_by existed still read.
+        let mut older = serde_json::to_value(&a).unwrap();
+        let object = older.as_object_mut().unwrap();
+        object.remove("decided_by");
+        object.remove("decided_at_ms");
+        assert_eq!(serde_json::from_value::<Approval>(older).unwrap(), a);
         for (state, text) in [
             (ApprovalState::Pending, "pending"),
             (ApprovalState::Approved, "approved"),
             (ApprovalState::Denied, "denied"),
+            (ApprovalState::Expired, "expired"),
             (ApprovalState::Consumed, "consumed"),
         ] {
             assert_eq!(serde_json::to_value(state).unwrap(), json!(text));
+            assert_eq!(state.as_str(), text);
+            assert_eq!(text.parse::<ApprovalState>(), Ok(state));
             assert_eq!(
                 serde_json::from_value::<ApprovalState>(json!(text)).unwrap(),
                 state
             );
         }
+        assert_eq!(
+            "gone".parse::<ApprovalState>(),
+            Err(UnknownApprovalState("gone".into()))
+        );
     }
 
     #[test]
     fn audit_record_json() {
         let r = AuditRecord {
             session_id: "s1".into(),
+            actor: "assistant".into(),
             tool: "read".into(),
             target: Some("host:web1".into()),
             decision: "blocked".into(),
             code: Some("READ_ONLY_VIOLATION".into()),
-            summary: "rm -rf /tmp/x is not read-only".into(),
+            command: "rm -rf /tmp/x".into(),
+            reason: Some("rm -rf /tmp/x is not read-only".into()),
             duration_ms: 0,
         };
         let v = serde_json::to_value(&r).unwrap();
@@ -125,11 +202,13 @@ mod tests {
             v,
             json!({
                 "session_id": "s1",
+                "actor": "assistant",
                 "tool": "read",
                 "target": "host:web1",
                 "decision": "blocked",
                 "code": "READ_ONLY_VIOLATION",
-                "summary": "rm -rf /tmp/x is not read-only",
+                "command": "rm -rf /tmp/x",
+                "reason": "rm -rf /tmp/x is not read-only",
                 "duration_ms": 0
             })
         );

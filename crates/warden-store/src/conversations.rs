@@ -49,7 +49,9 @@ impl Store {
         now_ms: u64,
     ) -> StoreResult<()> {
         let mut conn = self.conn()?;
-        let tx = conn.transaction()?;
+        // IMMEDIATE: take the write lock first, so concurrent writers wait
+        // (busy timeout) instead of failing on a stale read.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO sessions (id, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?2)
              ON CONFLICT(id) DO UPDATE SET updated_at_ms = ?2",

@@ -1,21 +1,27 @@
-//! Warden's persistence: one SQLite database (WAL mode) with migrations,
-//! holding durable approvals, the hash-chained audit log, conversation
-//! history, token usage and notes. Writes happen
-//! in transactions, so a process killed mid-write leaves the previous state.
+//! Warden's persistence: one SQLite database (WAL mode, synchronous FULL)
+//! with migrations, holding durable approvals, the hash-chained audit log
+//! (anchored by a file beside the database), conversation history, token
+//! usage and notes. Writes happen in transactions, so a process killed
+//! mid-write leaves the previous state.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use rusqlite::Connection;
-use rusqlite_migration::{M, Migrations};
 
 mod approvals;
 mod audit;
 mod conversations;
 mod notes;
+mod open;
+mod schema;
 mod usage;
 
-pub use audit::{AuditBreak, AuditEntry};
+pub use audit::{
+    AnchorFile, AnchorSource, AuditAnchor, AuditEntry, AuditProblem, AuditVerification,
+    ExportSummary, GENESIS_HASH, anchor_path, format_at, verify_audit_export,
+};
 pub use conversations::SessionSummary;
 pub use notes::StoredNote;
 pub use usage::{UsageRow, UsageTotals};
@@ -24,8 +30,58 @@ pub use usage::{UsageRow, UsageTotals};
 pub enum StoreError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("database migration: {0}")]
-    Migration(#[from] rusqlite_migration::Error),
+    #[error("database migration to schema version {version}: {source}")]
+    Migration {
+        version: usize,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "the database has schema version {found}, newer than this Warden supports ({supported}): upgrade Warden"
+    )]
+    SchemaTooNew { found: u32, supported: u32 },
+    #[error("{} is {what}, not a database file", path.display())]
+    NotAFile { path: PathBuf, what: &'static str },
+    #[error(
+        "cannot create the database {}: the directory {} does not exist",
+        path.display(),
+        dir.display()
+    )]
+    MissingDirectory { path: PathBuf, dir: PathBuf },
+    #[error(
+        "cannot create the database {}: the directory {} is not writable",
+        path.display(),
+        dir.display()
+    )]
+    ReadOnlyDirectory { path: PathBuf, dir: PathBuf },
+    #[error(
+        "cannot open the database {} for writing ({detail}); Warden writes the file and creates its -wal and -shm files beside it, so {} must be writable",
+        path.display(),
+        dir.display()
+    )]
+    CannotWrite {
+        path: PathBuf,
+        dir: PathBuf,
+        detail: String,
+    },
+    #[error("{} is not a Warden database (not an SQLite file)", path.display())]
+    NotADatabase { path: PathBuf },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("writing the audit export: {0}")]
+    Export(std::io::Error),
+    #[error("audit head anchor {}: {reason}", path.display())]
+    Anchor { path: PathBuf, reason: String },
+    #[error(
+        "the audit log does not match its head anchor, so nothing more is appended: {0}. Run `warden audit verify`; once the cause is known, `warden audit reanchor --reason TEXT` accepts the log as it is"
+    )]
+    AuditTampered(AuditProblem),
+    #[error("`{0}` is not a decision: an approval is approved or denied")]
+    NotADecision(warden_protocol::ApprovalState),
+    #[error("time {0} ms cannot be written as a date")]
+    BadTime(i64),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
     #[error("the store lock is poisoned")]
@@ -40,92 +96,50 @@ pub(crate) fn sql_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![
-        M::up(
-            "CREATE TABLE approvals (
-            id TEXT PRIMARY KEY,
-            session_id TEXT NOT NULL,
-            tool TEXT NOT NULL,
-            target TEXT NOT NULL,
-            arguments_hash TEXT NOT NULL,
-            arguments TEXT NOT NULL,
-            command TEXT NOT NULL,
-            risk TEXT NOT NULL,
-            description TEXT NOT NULL,
-            created_at_ms INTEGER NOT NULL,
-            expires_at_ms INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            reason TEXT
-        );
-        CREATE INDEX approvals_by_session ON approvals(session_id);
-        CREATE TABLE audit (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            at_ms INTEGER NOT NULL,
-            record TEXT NOT NULL,
-            prev_hash TEXT NOT NULL,
-            hash TEXT NOT NULL
-        );",
-        ),
-        M::up(
-            "CREATE TABLE sessions (
-            id TEXT PRIMARY KEY,
-            created_at_ms INTEGER NOT NULL,
-            updated_at_ms INTEGER NOT NULL,
-            title TEXT NOT NULL DEFAULT ''
-        );
-        CREATE TABLE messages (
-            session_id TEXT NOT NULL REFERENCES sessions(id),
-            seq INTEGER NOT NULL,
-            at_ms INTEGER NOT NULL,
-            message TEXT NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        );
-        CREATE TABLE usage (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            session_id TEXT NOT NULL,
-            provider TEXT NOT NULL,
-            model TEXT NOT NULL,
-            input_tokens INTEGER NOT NULL,
-            output_tokens INTEGER NOT NULL,
-            cost_usd REAL,
-            at_ms INTEGER NOT NULL
-        );
-        CREATE INDEX usage_by_session ON usage(session_id);
-        CREATE TABLE notes (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            target TEXT,
-            note TEXT NOT NULL,
-            at_ms INTEGER NOT NULL
-        );",
-        ),
-    ])
-}
+/// How long a writer waits for another process's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The database. Cheap to share behind an `Arc`.
 pub struct Store {
     conn: Mutex<Connection>,
+    anchors: audit::Anchors,
 }
 
 impl Store {
-    /// Open (creating if needed) and migrate the database at `path`.
+    /// Open (creating if needed, 0600) and migrate the database at `path`.
+    /// Its directory must exist. Any number of processes may open the same
+    /// new database at once; one migrates, the others wait.
     pub fn open(path: &Path) -> StoreResult<Store> {
-        let mut conn = Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        migrations().to_latest(&mut conn)?;
+        open::prepare_database_file(path)?;
+        let mut conn = Connection::open(path).map_err(|e| open::explain_open_error(path, e))?;
+        // Before anything that may wait for another process.
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        set_wal(&conn).map_err(|e| open::explain_open_error(path, e))?;
+        // A committed audit record must be on disk before its anchor is.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        let anchors = audit::Anchors::on_disk(path);
+        schema::migrate(&mut conn, |tx, found| {
+            audit::adopt_anchor(tx, &anchors, found)
+        })
+        .map_err(|e| match e {
+            StoreError::Sqlite(inner) => open::explain_open_error(path, inner),
+            other => other,
+        })?;
+        anchors.load_memory()?;
         Ok(Store {
             conn: Mutex::new(conn),
+            anchors,
         })
     }
 
-    /// A private in-memory database (tests, one-shot runs).
+    /// A private in-memory database (tests, one-shot runs); its audit head
+    /// anchor lives in memory only.
     pub fn open_in_memory() -> StoreResult<Store> {
         let mut conn = Connection::open_in_memory()?;
-        migrations().to_latest(&mut conn)?;
+        schema::migrate(&mut conn, |_, _| Ok(()))?;
         Ok(Store {
             conn: Mutex::new(conn),
+            anchors: audit::Anchors::in_memory(),
         })
     }
 
@@ -134,12 +148,20 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn migrations_are_valid() {
-        assert!(migrations().validate().is_ok());
+/// WAL mode, waiting when several processes switch a new database at once
+/// (the switch needs a lock the busy handler does not always wait for).
+fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(error)
+                if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(error) => return Err(error),
+        }
     }
 }

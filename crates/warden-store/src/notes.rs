@@ -17,7 +17,9 @@ const MAX_NOTES: i64 = 10_000;
 impl Store {
     pub fn add_note(&self, note: &StoredNote) -> StoreResult<()> {
         let mut conn = self.conn()?;
-        let tx = conn.transaction()?;
+        // IMMEDIATE: take the write lock first, so concurrent writers wait
+        // (busy timeout) instead of failing on a stale read.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO notes (target, note, at_ms) VALUES (?1, ?2, ?3)",
             params![note.target, note.text, sql_i64(note.at_ms)],

@@ -1,12 +1,15 @@
 //! `warden approvals list|approve|deny`: decide on pending writes from the
-//! command line. The session that asked runs the stored call once approved.
+//! command line, as `user:$USER`, with a reason; each decision is audited.
+//! The session that asked runs the stored call once approved.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use warden_core::ports::{ApprovalState, ApprovalStore};
+use warden_store::Store;
 
 use crate::storage::{self, SqliteApprovals};
 
@@ -21,15 +24,24 @@ pub struct ApprovalsArgs {
 
 #[derive(Subcommand)]
 enum ApprovalsCommand {
-    /// Pending requests, oldest first.
+    /// Approval requests, oldest first (pending ones unless --state says otherwise). Marks
+    /// those past their expiry expired first.
     List {
+        /// pending, approved, denied, expired or consumed.
+        #[arg(long, default_value = "pending")]
+        state: ApprovalState,
         /// One JSON object per line.
         #[arg(long)]
         json: bool,
     },
-    /// Approve a request: its exact call may run once.
-    Approve { id: String },
-    /// Deny a request, with a reason the model will see.
+    /// Approve a request: its exact call may run once. Recorded as yours (user:$USER).
+    Approve {
+        id: String,
+        /// Why: recorded with the decision and in the audit log.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Deny a request, with a reason the model will see. Recorded as yours (user:$USER).
     Deny {
         id: String,
         #[arg(long, default_value = "denied by the operator")]
@@ -46,18 +58,35 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
     let store = storage::open(config.db.value)?;
     let now = storage::now_ms();
     match args.command {
-        ApprovalsCommand::List { json } => {
-            let pending = store.pending_approvals(now)?;
-            if pending.is_empty() && !json {
-                println!("no pending approvals");
+        ApprovalsCommand::List { state, json } => {
+            // Listing still works when the sweep cannot be audited.
+            if let Err(error) = store.expire_approvals(now) {
+                eprintln!("warden: expired approvals were not marked expired: {error}");
             }
-            for approval in pending {
+            let approvals = store.approvals(Some(state))?;
+            if approvals.is_empty() && !json {
+                println!("no {state} approvals");
+            }
+            for approval in approvals {
                 if json {
                     println!("{}", serde_json::to_string(&approval)?);
                 } else {
-                    let left = approval.expires_at_ms.saturating_sub(now) / 1000;
+                    let when = match approval.state {
+                        ApprovalState::Pending | ApprovalState::Approved => format!(
+                            "expires in {}s",
+                            approval.expires_at_ms.saturating_sub(now) / 1000
+                        ),
+                        ApprovalState::Denied
+                        | ApprovalState::Expired
+                        | ApprovalState::Consumed => approval.state.to_string(),
+                    };
+                    let by = approval
+                        .decided_by
+                        .as_deref()
+                        .map(|who| format!("  by {who}"))
+                        .unwrap_or_default();
                     println!(
-                        "{}  {}  on {}  risk {}  expires in {left}s\n    {}",
+                        "{}  {}  on {}  risk {}  {when}{by}\n    {}",
                         approval.id,
                         approval.tool,
                         approval.target,
@@ -68,7 +97,9 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        ApprovalsCommand::Approve { id } => decide(&store, &id, ApprovalState::Approved, None, now),
+        ApprovalsCommand::Approve { id, reason } => {
+            decide(&store, &id, ApprovalState::Approved, reason, now)
+        }
         ApprovalsCommand::Deny { id, reason } => {
             decide(&store, &id, ApprovalState::Denied, Some(reason), now)
         }
@@ -76,18 +107,21 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
 }
 
 fn decide(
-    store: &std::sync::Arc<warden_store::Store>,
+    store: &Arc<Store>,
     id: &str,
     state: ApprovalState,
     reason: Option<String>,
     now: u64,
 ) -> Result<ExitCode> {
-    let approvals = SqliteApprovals(std::sync::Arc::clone(store));
+    let approvals = SqliteApprovals::new(Arc::clone(store));
     match approvals.decide(id, state, reason, now) {
         Ok(approval) => {
             println!(
-                "{id}: {:?}: {} on {}",
-                approval.state, approval.command, approval.target
+                "{id}: {} by {}: {} on {}",
+                approval.state,
+                approval.decided_by.as_deref().unwrap_or("?"),
+                approval.command,
+                approval.target
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -132,10 +132,10 @@ fn slash_command(command: &str, chat: &mut Chat<'_>, verbosity: &mut Verbosity) 
             println!("Forgot what this session discovered; the conversation history stays.");
         }
         "level" => match words.next().map(parse_level_arg) {
-            Some(Ok(level)) => {
-                chat.set_level(level);
-                println!("control level: {level}");
-            }
+            Some(Ok(level)) => match chat.set_level(level) {
+                Ok(()) => println!("control level: {level}"),
+                Err(error) => println!("control level unchanged ({}): {error}", chat.level()),
+            },
             Some(Err(error)) => println!("{error}"),
             None => println!(
                 "control level: {} (change with /level read_only|controlled|autonomous)",

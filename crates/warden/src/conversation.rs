@@ -12,7 +12,7 @@ use warden_core::agent::{
     Approver, Conversation, EventSink, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
 use warden_core::executor::{Executor, Moment, Session};
-use warden_core::ports::Inventory;
+use warden_core::ports::{AuditError, AuditRecord, AuditSink, Inventory};
 use warden_core::router::{RouteInfo, Router};
 use warden_protocol::{ControlLevel, ToolResponse};
 use warden_store::UsageRow;
@@ -125,8 +125,23 @@ impl<'w> Chat<'w> {
         self.executor.settings().control_level
     }
 
-    pub fn set_level(&mut self, level: ControlLevel) {
+    /// Change the control level; audited as the local operator's decision,
+    /// and not changed when it cannot be audited.
+    pub fn set_level(&mut self, level: ControlLevel) -> Result<(), AuditError> {
+        let before = self.level();
+        self.world.audit.append(AuditRecord {
+            session_id: self.session_id.clone(),
+            actor: crate::storage::local_operator(),
+            tool: "session".into(),
+            target: None,
+            decision: "level_changed".into(),
+            code: None,
+            command: format!("/level {level}"),
+            reason: Some(format!("from {before} to {level}")),
+            duration_ms: 0,
+        })?;
         self.executor.set_control_level(level);
+        Ok(())
     }
 
     /// Forget what this session discovered (FSM and context together).

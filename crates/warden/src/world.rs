@@ -44,7 +44,7 @@ impl World {
         options = options.pass_env("DOCKER_HOST");
         let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local);
         Ok(World {
-            approvals: SqliteApprovals(Arc::clone(&store)),
+            approvals: SqliteApprovals::new(Arc::clone(&store)),
             audit: SqliteAudit(Arc::clone(&store)),
             notes: SqliteNotes(Arc::clone(&store)),
             store,

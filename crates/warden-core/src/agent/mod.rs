@@ -463,7 +463,9 @@ async fn settle_approval(
                 format!("Command denied: {reason}"),
             )
         }
-        Decision::Recorded(ApprovalState::Pending | ApprovalState::Consumed) => {
+        Decision::Recorded(
+            ApprovalState::Pending | ApprovalState::Expired | ApprovalState::Consumed,
+        ) => {
             // Nobody decided in time (or it was used elsewhere): it did not run here.
             ctx.events.emit(LoopEvent::ApprovalResolved {
                 approval_id: approval.id.clone(),

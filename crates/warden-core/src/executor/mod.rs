@@ -6,7 +6,7 @@
 //! routing validation → command policy → control level / approval → audit →
 //! dispatch.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -51,7 +51,21 @@ pub struct Ports<'a> {
 pub struct Executor<'a> {
     settings: Settings,
     ports: Ports<'a>,
-    next_approval: AtomicU64,
+}
+
+/// Who the executor's own records name as their actor: the proposer of the
+/// call (the model or the router; the executor cannot tell which).
+const PROPOSER: &str = "assistant";
+
+/// One audit record as the executor fills it in.
+struct AuditLine<'x> {
+    tool: &'x str,
+    target: Option<&'x str>,
+    decision: &'x str,
+    code: Option<ErrorCode>,
+    /// The command (or call) the record concerns.
+    command: &'x str,
+    reason: Option<&'x str>,
 }
 
 /// Whether a human already approved this exact call.
@@ -70,11 +84,7 @@ struct Admitted {
 
 impl<'a> Executor<'a> {
     pub fn new(settings: Settings, ports: Ports<'a>) -> Self {
-        Executor {
-            settings,
-            ports,
-            next_approval: AtomicU64::new(1),
-        }
+        Executor { settings, ports }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -117,6 +127,7 @@ impl<'a> Executor<'a> {
                     session,
                     "control",
                     None,
+                    &format!("approval {approval_id}"),
                     ToolKind::Write,
                     ToolError::new(code, error.to_string()),
                 );
@@ -127,7 +138,14 @@ impl<'a> Executor<'a> {
                 ErrorCode::PolicyBlocked,
                 "the approval belongs to another session",
             );
-            return self.blocked(session, &approval.tool, None, ToolKind::Write, error);
+            return self.blocked(
+                session,
+                &approval.tool,
+                None,
+                &approval.command,
+                ToolKind::Write,
+                error,
+            );
         }
         let call = ProposedCall {
             tool: approval.tool.clone(),
@@ -182,17 +200,21 @@ impl<'a> Executor<'a> {
                     other => telemetry::gate_block(other, &proposed.tool),
                 }
                 let named = proposed.arguments.get("target").and_then(|t| t.as_str());
-                Prepared::Done(self.blocked(session, &proposed.tool, named, kind, error))
+                let command = call_command(&proposed.tool, &proposed.arguments);
+                Prepared::Done(self.blocked(session, &proposed.tool, named, &command, kind, error))
             }
             Ok(Gate::NeedsApproval(approval)) => {
                 // An approval request nobody can trace is not handed out.
                 if let Err(error) = self.audit(
                     session,
-                    &proposed.tool,
-                    Some(&approval.target),
-                    "approval_required",
-                    Some(ErrorCode::ApprovalRequired),
-                    &approval.command,
+                    AuditLine {
+                        tool: &proposed.tool,
+                        target: Some(&approval.target),
+                        decision: "approval_required",
+                        code: Some(ErrorCode::ApprovalRequired),
+                        command: &approval.command,
+                        reason: None,
+                    },
                     started,
                 ) {
                     let error = ToolError::new(
@@ -203,6 +225,7 @@ impl<'a> Executor<'a> {
                         session,
                         &proposed.tool,
                         None,
+                        &approval.command,
                         kind,
                         error,
                     ));
@@ -227,6 +250,7 @@ impl<'a> Executor<'a> {
             }
             Ok(Gate::Admitted(admitted)) => {
                 let target_id = admitted.target.as_ref().map(|t| t.id.to_string());
+                let command = plan_command(&admitted.plan, proposed);
                 // Knowledge gate: an identical read already answered this session.
                 let cache_key = (kind == ToolKind::Read).then(|| {
                     KnowledgeAccumulator::key(
@@ -247,11 +271,14 @@ impl<'a> Executor<'a> {
                     meta.cached_age_secs = Some(age.as_secs());
                     let _ = self.audit(
                         session,
-                        &proposed.tool,
-                        target_id.as_deref(),
-                        "cached",
-                        None,
-                        "",
+                        AuditLine {
+                            tool: &proposed.tool,
+                            target: target_id.as_deref(),
+                            decision: "cached",
+                            code: None,
+                            command: &command,
+                            reason: None,
+                        },
                         started,
                     );
                     return Prepared::Done(Outcome {
@@ -265,11 +292,14 @@ impl<'a> Executor<'a> {
                 // Nothing runs unaudited.
                 if let Err(error) = self.audit(
                     session,
-                    &proposed.tool,
-                    target_id.as_deref(),
-                    "allowed",
-                    None,
-                    "",
+                    AuditLine {
+                        tool: &proposed.tool,
+                        target: target_id.as_deref(),
+                        decision: "allowed",
+                        code: None,
+                        command: &command,
+                        reason: None,
+                    },
                     started,
                 ) {
                     let error = ToolError::new(
@@ -428,21 +458,36 @@ impl<'a> Executor<'a> {
             }
             (false, _) => "failed",
         };
-        let summary = outcome
-            .execs
-            .iter()
-            .map(|e| e.command.as_str())
-            .collect::<Vec<_>>()
-            .join("; ");
+        // What actually reached a host, else what was planned.
+        let command = if outcome.execs.is_empty() {
+            plan_command(
+                &admitted.plan,
+                &ProposedCall {
+                    tool: tool.clone(),
+                    arguments: arguments.clone(),
+                },
+            )
+        } else {
+            outcome
+                .execs
+                .iter()
+                .map(|e| e.command.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let failure = outcome.response.error.as_ref().map(|e| e.message.clone());
         // The call already ran: a failed record cannot undo it, so it is
         // reported in the result instead.
         if let Err(error) = self.audit(
             session,
-            &tool,
-            target_id.as_deref(),
-            decision,
-            outcome.response.error_code(),
-            &summary,
+            AuditLine {
+                tool: &tool,
+                target: target_id.as_deref(),
+                decision,
+                code: outcome.response.error_code(),
+                command: &command,
+                reason: failure.as_deref(),
+            },
             started,
         ) {
             outcome
@@ -551,15 +596,12 @@ impl<'a> Executor<'a> {
         plan: &Plan,
         at: Moment,
     ) -> Result<Approval, ToolError> {
-        let command = match plan {
-            Plan::Run(planned) => planned.command.clone(),
-            Plan::Replace { path, old, new } => format!("replace `{old}` with `{new}` in {path}"),
-            Plan::Internal => format!("{} {}", proposed.tool, proposed.arguments),
-        };
+        let command = plan_command(plan, proposed);
         let risk = warden_policy::classify(&command).risk;
-        let sequence = self.next_approval.fetch_add(1, Ordering::Relaxed);
+        let id = crate::ports::new_approval_id()
+            .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
         let approval = Approval {
-            id: format!("appr-{}-{sequence}", at.wall_ms),
+            id,
             session_id: session.id.clone(),
             tool: proposed.tool.clone(),
             target: target.map(|t| t.id.to_string()).unwrap_or_default(),
@@ -577,6 +619,8 @@ impl<'a> Executor<'a> {
                 + u64::try_from(self.settings.approval_ttl.as_millis()).unwrap_or(u64::MAX),
             state: ApprovalState::Pending,
             reason: None,
+            decided_by: None,
+            decided_at_ms: None,
         };
         self.ports
             .approvals
@@ -590,16 +634,20 @@ impl<'a> Executor<'a> {
         session: &Session,
         tool: &str,
         target: Option<&str>,
+        command: &str,
         kind: ToolKind,
         error: ToolError,
     ) -> Outcome {
         let audited = self.audit(
             session,
-            tool,
-            target,
-            "blocked",
-            Some(error.code),
-            &error.message,
+            AuditLine {
+                tool,
+                target,
+                decision: "blocked",
+                code: Some(error.code),
+                command,
+                reason: Some(&error.message),
+            },
             Instant::now(),
         );
         let mut response = ToolResponse::failure(error);
@@ -618,26 +666,41 @@ impl<'a> Executor<'a> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn audit(
         &self,
         session: &Session,
-        tool: &str,
-        target: Option<&str>,
-        decision: &str,
-        code: Option<ErrorCode>,
-        summary: &str,
+        line: AuditLine<'_>,
         started: Instant,
     ) -> Result<(), crate::ports::AuditError> {
         self.ports.audit.append(AuditRecord {
             session_id: session.id.clone(),
-            tool: tool.to_string(),
-            target: target.map(str::to_string),
-            decision: decision.to_string(),
-            code: code.map(|c| c.as_str().to_string()),
-            summary: summary.chars().take(500).collect(),
+            actor: PROPOSER.to_string(),
+            tool: line.tool.to_string(),
+            target: line.target.map(str::to_string),
+            decision: line.decision.to_string(),
+            code: line.code.map(|c| c.as_str().to_string()),
+            command: line.command.chars().take(2000).collect(),
+            reason: line.reason.map(|r| r.chars().take(500).collect()),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
+    }
+}
+
+/// The command a plan runs, for approvals and the audit log.
+fn plan_command(plan: &Plan, proposed: &ProposedCall) -> String {
+    match plan {
+        Plan::Run(planned) => planned.command.clone(),
+        Plan::Replace { path, old, new } => format!("replace `{old}` with `{new}` in {path}"),
+        Plan::Internal => call_command(&proposed.tool, &proposed.arguments),
+    }
+}
+
+/// The command a refused call concerns: its `command` argument, else the
+/// tool and its arguments.
+fn call_command(tool: &str, arguments: &Value) -> String {
+    match arguments.get("command").and_then(Value::as_str) {
+        Some(command) => command.to_string(),
+        None => format!("{tool} {arguments}"),
     }
 }
 

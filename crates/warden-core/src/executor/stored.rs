@@ -34,6 +34,7 @@ impl Executor<'_> {
                     &session,
                     "control",
                     None,
+                    &format!("run stored approval {approval_id}"),
                     ToolKind::Write,
                     ToolError::new(ErrorCode::NotFound, error.to_string()),
                 );
@@ -50,6 +51,7 @@ impl Executor<'_> {
                 &session,
                 &approval.tool,
                 Some(&approval.target),
+                &approval.command,
                 ToolKind::Write,
                 error,
             );

@@ -500,3 +500,42 @@ fn the_most_recent_user_reference_wins_routing() {
         assert_eq!(code(&outcome), expected, "after {message:?}");
     }
 }
+
+#[test]
+fn audit_records_carry_the_command_they_concern() {
+    let world = World::new();
+    let executor = world.executor(ControlLevel::Controlled);
+    let mut session = Session::new("s");
+    for command in ["uptime", "rm -rf /tmp/x"] {
+        executor.execute_now(
+            &mut session,
+            &call(
+                "read",
+                json!({"action": "exec", "target": "web1", "command": command}),
+            ),
+            at(0),
+        );
+    }
+    let records = world.audit.records();
+    let summary: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|r| (r.decision.as_str(), r.command.as_str(), r.actor.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("allowed", "uptime", "assistant"),
+            ("executed", "uptime", "assistant"),
+            ("blocked", "rm -rf /tmp/x", "assistant"),
+        ]
+    );
+    let blocked = &records[2];
+    assert!(
+        blocked
+            .reason
+            .as_deref()
+            .is_some_and(|r| !r.is_empty() && r != "rm -rf /tmp/x"),
+        "a block says why: {blocked:?}"
+    );
+    assert_eq!(records[0].reason, None);
+}

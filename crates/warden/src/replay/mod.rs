@@ -166,7 +166,8 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
         });
     }
     let hosts = SimulatedHosts::new(answers);
-    let approvals = SqliteApprovals(Arc::clone(store));
+    // Scripted decisions are the scenario's, not the local user's.
+    let approvals = SqliteApprovals::with_operator(Arc::clone(store), "replay");
     let audit = SqliteAudit(Arc::clone(store));
     let notes = warden_core::ports::MemoryNotes::default();
     let executor = Executor::new(
