@@ -1,6 +1,9 @@
 //! `warden approvals list|approve|deny`: decide on pending writes from the
 //! command line, as `user:$USER`, with a reason; each decision is audited.
-//! The session that asked runs the stored call once approved.
+//! The process that asked has ended by then (`warden ask` leaves a request
+//! pending when nobody can answer), so an approval given here runs the
+//! stored call at once: every gate again, the target re-resolved from the
+//! live inventory, then a verification read, all shown and audited.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,12 +37,16 @@ enum ApprovalsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Approve a request: its exact call may run once. Recorded as yours (user:$USER).
+    /// Approve a request and run its exact stored call now, then verify it. Recorded as
+    /// yours (user:$USER).
     Approve {
         id: String,
         /// Why: recorded with the decision and in the audit log.
         #[arg(long)]
         reason: Option<String>,
+        /// Only record the approval; do not run the call here.
+        #[arg(long)]
+        no_run: bool,
     },
     /// Deny a request, with a reason the model will see. Recorded as yours (user:$USER).
     Deny {
@@ -55,7 +62,7 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
         db: args.db.clone(),
         ..Default::default()
     })?;
-    let store = storage::open(config.db.value)?;
+    let store = storage::open(config.db.value.clone())?;
     let now = storage::now_ms();
     match args.command {
         ApprovalsCommand::List { state, json } => {
@@ -97,8 +104,13 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        ApprovalsCommand::Approve { id, reason } => {
-            decide(&store, &id, ApprovalState::Approved, reason, now)
+        ApprovalsCommand::Approve { id, reason, no_run } => {
+            let decided = decide(&store, &id, ApprovalState::Approved, reason, now)?;
+            if decided != ExitCode::SUCCESS || no_run {
+                return Ok(decided);
+            }
+            drop(store);
+            run_stored(config, &id)
         }
         ApprovalsCommand::Deny { id, reason } => {
             decide(&store, &id, ApprovalState::Denied, Some(reason), now)
@@ -130,4 +142,47 @@ fn decide(
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Run an approved call whose session is gone, and show what happened.
+fn run_stored(config: crate::config::Config, id: &str) -> Result<ExitCode> {
+    let world = crate::world::World::open(config)?;
+    crate::common::cancel_on_ctrl_c(&world.cancel)?;
+    let executor = world.executor();
+    let started = std::time::Instant::now();
+    let at = || warden_core::executor::Moment {
+        session: started.elapsed(),
+        wall_ms: storage::now_ms(),
+    };
+    let run = world
+        .runtime
+        .block_on(executor.run_stored_approval(id, at()));
+    let outcome = &run.outcome.response;
+    for exec in &run.outcome.execs {
+        println!(
+            "ran on {}: {} (exit {})",
+            exec.target, exec.command, exec.exit_code
+        );
+    }
+    match &outcome.error {
+        None => println!("{id}: the approved call ran."),
+        Some(error) => println!("{id}: {} ({})", error.message, error.code),
+    }
+    if let Some(verification) = &run.verification {
+        let shown = match (&verification.response.data, &verification.response.error) {
+            (Some(data), _) => data
+                .get("stdout")
+                .and_then(|s| s.as_str())
+                .map(str::to_string)
+                .unwrap_or_else(|| data.to_string()),
+            (None, Some(error)) => format!("the check failed: {} ({})", error.message, error.code),
+            (None, None) => String::new(),
+        };
+        println!("verification:\n{}", shown.trim_end());
+    }
+    Ok(if outcome.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(4)
+    })
 }

@@ -107,9 +107,20 @@ impl Executor<'_> {
                 .context
                 .register((*parent).clone(), Registration::RoutingParent, at.session);
         }
+        // The stored call names its target as the asker did ("thishost");
+        // in this session that name means the resource found by its id.
+        let mut target = (*target).clone();
+        if let Some(named) = approval.arguments.get("target").and_then(|t| t.as_str()) {
+            let known = named == target.id.to_string()
+                || target.name.eq_ignore_ascii_case(named)
+                || target.aliases.iter().any(|a| a.eq_ignore_ascii_case(named));
+            if !known {
+                target.aliases.push(named.to_string());
+            }
+        }
         session
             .context
-            .register((*target).clone(), Registration::Explicit, at.session);
+            .register(target, Registration::Explicit, at.session);
         session.fsm.on_discovery();
         Ok(())
     }
