@@ -8,12 +8,15 @@ use std::collections::HashMap;
 
 use warden_protocol::{ErrorCode, FsmState, ToolKind};
 
+use warden_protocol::CancelFlag;
+
+use super::outcome::TurnTally;
 use super::provider::{Message, ProposedToolCall};
 use super::{
-    Conversation, LoopEvent, TurnContext, emit_state_change, loop_detected, record_execs,
-    rewritten_call, settle_approval,
+    CANCELLED, Conversation, LoopEvent, TurnContext, emit_state_change, loop_detected,
+    record_execs, rewritten_call, settle_approval,
 };
-use crate::executor::{Performed, Prepared, ProposedCall};
+use crate::executor::{Outcome, Performed, Prepared, ProposedCall, verification_for};
 
 /// Reads dispatched together at most.
 const MAX_PARALLEL: usize = 4;
@@ -32,33 +35,62 @@ pub(super) async fn run_calls(
     tool_calls: Vec<ProposedToolCall>,
     turn: usize,
     identical: &mut HashMap<String, usize>,
+    tally: &mut TurnTally,
 ) -> bool {
     let mut any_ok = false;
     let mut batch: Vec<Begun> = Vec::new();
+    let mut codes: Vec<ErrorCode> = Vec::new();
     for proposed in tool_calls {
         let index = conversation.next_call_index;
         conversation.next_call_index += 1;
         let kind = crate::tools::classify_call(&proposed.name, &proposed.arguments);
 
         if kind != ToolKind::Read {
-            any_ok |= flush(ctx, conversation, &mut batch, turn).await;
+            any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
         }
         let begun = begin(ctx, proposed, index, turn, identical, kind);
         match &begun.step {
             Prepared::Ready(ready) if ready.may_run_in_parallel() => {
                 batch.push(begun);
                 if batch.len() == MAX_PARALLEL {
-                    any_ok |= flush(ctx, conversation, &mut batch, turn).await;
+                    any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
                 }
             }
             Prepared::Ready(_) | Prepared::Done(_) => {
-                any_ok |= flush(ctx, conversation, &mut batch, turn).await;
-                any_ok |= complete(ctx, conversation, begun, None, turn).await;
+                any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
+                let outcome = complete(ctx, conversation, begun, None, turn, tally).await;
+                any_ok |= note(outcome, &mut codes);
             }
         }
     }
-    any_ok |= flush(ctx, conversation, &mut batch, turn).await;
+    any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
+    if !any_ok {
+        tally.failing_codes = codes;
+    }
     any_ok
+}
+
+/// Whether the call succeeded; a failure's code is kept for the brake.
+fn note(outcome: Option<ErrorCode>, codes: &mut Vec<ErrorCode>) -> bool {
+    match outcome {
+        None => true,
+        Some(code) => {
+            codes.push(code);
+            false
+        }
+    }
+}
+
+/// The answer of a turn the user cancelled, honest about writes that were
+/// interrupted after they were sent.
+pub(super) fn cancelled_text(tally: &TurnTally) -> String {
+    if tally.interrupted_writes.is_empty() {
+        return CANCELLED.to_string();
+    }
+    format!(
+        "Cancelled, but a change was already sent and may have happened:\n{}",
+        tally.interrupted_writes.join("\n")
+    )
 }
 
 /// The call event, loop detection and the executor's gates.
@@ -113,6 +145,8 @@ async fn flush(
     conversation: &mut Conversation,
     batch: &mut Vec<Begun>,
     turn: usize,
+    tally: &mut TurnTally,
+    codes: &mut Vec<ErrorCode>,
 ) -> bool {
     if batch.is_empty() {
         return false;
@@ -129,7 +163,8 @@ async fn flush(
         .await;
     let mut any_ok = false;
     for (begun, performed) in batch.drain(..).zip(performed) {
-        any_ok |= complete(ctx, conversation, begun, performed, turn).await;
+        let outcome = complete(ctx, conversation, begun, performed, turn, tally).await;
+        any_ok |= note(outcome, codes);
     }
     any_ok
 }
@@ -169,14 +204,16 @@ fn track_recovery(conversation: &mut Conversation, tool: &str, outcome: &crate::
 }
 
 /// Finish one call: dispatch it if nobody did, then the automatic rewrite,
-/// the approval, the events and the tool message, in call order.
+/// the approval, the events and the tool message, in call order. Returns
+/// the call's error code (`None`: it succeeded).
 async fn complete(
     ctx: &mut TurnContext<'_, '_>,
     conversation: &mut Conversation,
     begun: Begun,
     performed: Option<Performed>,
     turn: usize,
-) -> bool {
+    tally: &mut TurnTally,
+) -> Option<ErrorCode> {
     let before: FsmState = ctx.session.fsm.state();
     let Begun {
         index,
@@ -224,6 +261,7 @@ async fn complete(
         }
     }
     track_recovery(conversation, &call.tool, &outcome);
+    tally.record(&call.tool, outcome.kind, &outcome.response);
     ctx.events.emit(LoopEvent::ToolResult {
         turn,
         index,
@@ -238,8 +276,103 @@ async fn complete(
     let content = serde_json::to_string(&outcome.response).unwrap_or_else(|_| "{}".to_string());
     conversation.messages.push(Message::Tool {
         call_id: id,
-        name: call.tool,
+        name: call.tool.clone(),
         content,
     });
-    outcome.response.ok
+    if interrupted_after_sending(&outcome) && ctx.session.cancel.is_cancelled() {
+        let checked = verify_interrupted(ctx, conversation, &call, turn).await;
+        tally.interrupted_writes.push(checked);
+    }
+    if outcome.response.ok {
+        None
+    } else {
+        Some(
+            outcome
+                .response
+                .error_code()
+                .unwrap_or(ErrorCode::ExecutionFailed),
+        )
+    }
+}
+
+/// A write that was sent to a host and then interrupted or timed out.
+fn interrupted_after_sending(outcome: &Outcome) -> bool {
+    outcome.kind == ToolKind::Write
+        && outcome
+            .response
+            .error
+            .as_ref()
+            .is_some_and(|e| e.details.extra.contains_key("possibly_applied"))
+}
+
+/// The user cancelled while a write was running: the change may have
+/// happened, so the read that checks it runs anyway (with a flag of its
+/// own), is shown and audited like any call, and the answer says what it saw.
+async fn verify_interrupted(
+    ctx: &mut TurnContext<'_, '_>,
+    conversation: &mut Conversation,
+    write: &ProposedCall,
+    turn: usize,
+) -> String {
+    let what = describe(write);
+    let Some(check) = verification_for(&write.tool, &write.arguments) else {
+        return format!("- {what}: nothing can check it automatically; check it yourself.");
+    };
+    let index = conversation.next_call_index;
+    conversation.next_call_index += 1;
+    let call_id = format!("verify-{index}");
+    let kind = crate::tools::classify_call(&check.tool, &check.arguments);
+    ctx.events.emit(LoopEvent::ToolCall {
+        turn,
+        index,
+        call_id: call_id.clone(),
+        name: check.tool.clone(),
+        arguments: check.arguments.clone(),
+        kind,
+    });
+    let turn_cancel = std::mem::replace(&mut ctx.session.cancel, CancelFlag::new());
+    let outcome = ctx
+        .executor
+        .execute(ctx.session, &check, (ctx.clock)())
+        .await;
+    ctx.session.cancel = turn_cancel;
+    record_execs(ctx, &outcome);
+    ctx.events.emit(LoopEvent::ToolResult {
+        turn,
+        index,
+        call_id,
+        name: check.tool.clone(),
+        ok: outcome.response.ok,
+        error_code: outcome.response.error_code(),
+        cached: false,
+    });
+    ctx.events.tool_output(index, &outcome.response);
+    let seen = match (&outcome.response.data, &outcome.response.error) {
+        (Some(data), _) => data
+            .get("stdout")
+            .and_then(|s| s.as_str())
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|| data.to_string()),
+        (None, Some(error)) => format!("the check failed: {}", error.message),
+        (None, None) => String::new(),
+    };
+    format!("- {what}; the check afterwards showed:\n{seen}")
+}
+
+/// `control service web1 (restart nginx)`, for the user.
+fn describe(call: &ProposedCall) -> String {
+    let field = |key: &str| call.arguments.get(key).and_then(|v| v.as_str());
+    let mut text = call.tool.clone();
+    for part in [field("action"), field("target")].into_iter().flatten() {
+        text.push(' ');
+        text.push_str(part);
+    }
+    let detail: Vec<&str> = ["operation", "service", "command", "path"]
+        .into_iter()
+        .filter_map(field)
+        .collect();
+    if !detail.is_empty() {
+        text.push_str(&format!(" ({})", detail.join(" ")));
+    }
+    text
 }

@@ -16,11 +16,14 @@ mod calls;
 pub mod cleanup;
 pub mod compaction;
 pub mod mentions;
+mod outcome;
 pub mod phantom;
 pub mod prompt;
 pub mod provider;
 pub mod usage;
 
+pub use outcome::{TurnEnd, TurnResult};
+use outcome::{TurnTally, failing_message, loop_message, model_failure_code};
 use provider::{Message, ModelReply, ModelRequest, Provider, ProviderError, ToolOffer};
 
 /// What a human (or a replay policy) decides on an approval request.
@@ -132,7 +135,7 @@ pub struct LoopLimits {
 impl Default for LoopLimits {
     fn default() -> Self {
         LoopLimits {
-            max_model_calls: 24,
+            max_model_calls: 12,
             max_identical_calls: 3,
             max_failed_replies: 3,
             budget: usage::Budget::default(),
@@ -151,10 +154,6 @@ pub struct Conversation {
     pub usage: usage::UsageLedger,
     /// Recoverable errors waiting for the model to recover, by (code, tool).
     pub pending_recoveries: Vec<(ErrorCode, String)>,
-}
-
-pub struct TurnResult {
-    pub final_text: Option<String>,
 }
 
 /// What the user sees when they cancel a turn.
@@ -228,9 +227,14 @@ pub async fn run_turn(
             .push(Message::system(mention_notes.join("\n")));
     }
     let mut identical: HashMap<String, usize> = HashMap::new();
+    let mut tally = TurnTally::default();
     let mut succeeded_this_turn = false;
     let mut failed_replies = 0;
     let mut held_answer: Option<String> = None;
+    // How the turn ends unless something below says otherwise.
+    let mut end = TurnEnd::ModelCallLimit {
+        calls: ctx.limits.max_model_calls,
+    };
     let mut calls_this_turn = 0usize;
     let tools = crate::tools::model_tools(ctx.executor.settings().toolset.as_deref());
     for model_call in 0..ctx.limits.max_model_calls {
@@ -249,6 +253,7 @@ pub async fn run_turn(
         }
         if let Some(message) = ctx.limits.budget.exceeded(&conversation.usage) {
             held_answer = Some(message);
+            end = TurnEnd::BudgetExceeded;
             break;
         }
         compaction::compact(
@@ -259,6 +264,7 @@ pub async fn run_turn(
         let cancel: CancelFlag = ctx.session.cancel.clone();
         if cancel.is_cancelled() {
             held_answer = Some(CANCELLED.to_string());
+            end = TurnEnd::Cancelled;
             break;
         }
         let request = ModelRequest {
@@ -287,14 +293,27 @@ pub async fn run_turn(
             Ok(reply) => reply,
             Err(ProviderError::ScriptExhausted) => {
                 ctx.events.emit(LoopEvent::ScriptExhausted);
+                end = TurnEnd::ScriptExhausted;
                 break;
             }
             Err(ProviderError::Cancelled) => {
                 held_answer = Some(CANCELLED.to_string());
+                end = TurnEnd::Cancelled;
                 break;
             }
             Err(error) => {
-                held_answer = Some(format!("The model could not answer: {error}"));
+                let message = match &error {
+                    // Never shown or acted on as if it were whole.
+                    ProviderError::Truncated { .. } => format!(
+                        "The model's answer was cut off before it finished ({error}); it is not shown as an answer. Ask again."
+                    ),
+                    _ => format!("The model could not answer: {error}"),
+                };
+                end = TurnEnd::ModelFailed {
+                    code: model_failure_code(&error),
+                    message: error.to_string(),
+                };
+                held_answer = Some(message);
                 break;
             }
         };
@@ -329,13 +348,23 @@ pub async fn run_turn(
                     block.message, block.recovery_hint
                 )));
                 held_answer = Some(answer);
+                end = TurnEnd::Unverified;
                 continue;
             }
             held_answer = Some(answer);
+            end = TurnEnd::Answered;
             break;
         }
         let reply_calls = tool_calls.len();
-        let any_ok = calls::run_calls(ctx, conversation, tool_calls, turn, &mut identical).await;
+        let any_ok = calls::run_calls(
+            ctx,
+            conversation,
+            tool_calls,
+            turn,
+            &mut identical,
+            &mut tally,
+        )
+        .await;
         succeeded_this_turn |= any_ok;
         calls_this_turn += reply_calls;
         for (threshold, nudge) in WRAP_UP_NUDGES {
@@ -344,15 +373,65 @@ pub async fn run_turn(
             }
         }
         failed_replies = if any_ok { 0 } else { failed_replies + 1 };
+        if let Some(tool) = tally.looping_tool.take() {
+            held_answer = Some(loop_message(&tool));
+            end = TurnEnd::LoopDetected { tool };
+            break;
+        }
+        if ctx.session.cancel.is_cancelled() {
+            held_answer = Some(calls::cancelled_text(&tally));
+            end = TurnEnd::Cancelled;
+            break;
+        }
+        // Tools were withheld and the model still only failed: stop.
+        if failed_replies > ctx.limits.max_failed_replies && !verifying {
+            held_answer = Some(failing_message(failed_replies, &tally.failing_codes));
+            end = TurnEnd::FailingCalls {
+                codes: tally.failing_codes.clone(),
+            };
+            break;
+        }
     }
-    let final_text = held_answer.map(|answer| finish_answer(ctx, answer, succeeded_this_turn));
+    if end
+        == (TurnEnd::ModelCallLimit {
+            calls: ctx.limits.max_model_calls,
+        })
+        && held_answer.is_none()
+    {
+        held_answer = Some(format!(
+            "Stopped: {} model calls for this message did not produce an answer. Nothing more runs for this request.",
+            ctx.limits.max_model_calls
+        ));
+    }
+    let final_text = held_answer.map(|answer| {
+        let (text, retracted) = finish_answer(ctx, answer, succeeded_this_turn);
+        match retracted {
+            Finished::Retracted => end = TurnEnd::Retracted,
+            Finished::Unverified => end = TurnEnd::Unverified,
+            Finished::AsGiven => {}
+        }
+        text
+    });
     if let Some(text) = &final_text {
         ctx.events.emit(LoopEvent::AssistantText {
             turn,
             text: text.clone(),
         });
     }
-    TurnResult { final_text }
+    TurnResult {
+        final_text,
+        end,
+        pending_approvals: tally.pending_approvals,
+        refused_writes: tally.refused_writes,
+        last_call_failed: tally.last_call_failed,
+    }
+}
+
+/// What finishing did to an answer.
+enum Finished {
+    AsGiven,
+    Retracted,
+    Unverified,
 }
 
 /// Phantom detection, and an honest word when a write stays unverified.
@@ -360,9 +439,12 @@ fn finish_answer(
     ctx: &mut TurnContext<'_, '_>,
     answer: String,
     succeeded_this_turn: bool,
-) -> String {
+) -> (String, Finished) {
     if ctx.session.fsm.can_final_answer().is_err() {
-        return "I made a change but could not verify it yet; nothing confirms it worked. Please check it, or ask me to verify.".to_string();
+        return (
+            "I made a change but could not verify it yet; nothing confirms it worked. Please check it, or ask me to verify.".to_string(),
+            Finished::Unverified,
+        );
     }
     if !succeeded_this_turn
         && !ctx.provider.last_text_is_deterministic()
@@ -371,9 +453,12 @@ fn finish_answer(
         let (provider, model) = ctx.provider.identity();
         crate::telemetry::phantom_detected(provider, model);
         ctx.events.emit(LoopEvent::PhantomDetected);
-        return phantom::PHANTOM_REPLACEMENT.to_string();
+        return (
+            phantom::PHANTOM_REPLACEMENT.to_string(),
+            Finished::Retracted,
+        );
     }
-    answer
+    (answer, Finished::AsGiven)
 }
 
 fn emit_state_change(ctx: &mut TurnContext<'_, '_>, before: FsmState) {

@@ -37,6 +37,10 @@ fn read(i: usize) -> ProposedToolCall {
 /// What one scripted turn produced.
 struct Run {
     events: Vec<LoopEvent>,
+    end: TurnEnd,
+    pending: Vec<String>,
+    refused_writes: usize,
+    last_call_failed: bool,
     final_text: Option<String>,
     conversation: Conversation,
     offers: Vec<ToolOffer>,
@@ -101,6 +105,10 @@ fn run_script(
     let result = crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, message));
     Run {
         events,
+        end: result.end,
+        pending: result.pending_approvals,
+        refused_writes: result.refused_writes,
+        last_call_failed: result.last_call_failed,
         final_text: result.final_text,
         conversation,
         offers: provider.offers,
@@ -228,7 +236,10 @@ fn wrap_up_nudges_after_12_and_18_calls() {
         ControlLevel::Controlled,
         &hosts,
         replies,
-        LoopLimits::default(),
+        LoopLimits {
+            max_model_calls: 24,
+            ..LoopLimits::default()
+        },
         "check everything on web1",
         None,
     );
@@ -306,4 +317,129 @@ fn turns_can_move_between_threads<'a>(
     conversation: &'a mut Conversation,
 ) -> impl std::future::Future<Output = TurnResult> + Send + 'a {
     run_turn(ctx, conversation, "")
+}
+
+#[test]
+fn a_loop_of_identical_calls_ends_the_turn_with_a_clear_message() {
+    let same = || {
+        reply(
+            "r",
+            "read",
+            json!({"action": "exec", "target": "web1", "command": "uptime"}),
+        )
+    };
+    let replies = vec![same(), same(), same(), same(), answer("web1 is up.")];
+    let hosts = SimulatedHosts::default();
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        replies,
+        LoopLimits::default(),
+        "uptime of web1",
+        None,
+    );
+    assert_eq!(
+        run.end,
+        TurnEnd::LoopDetected {
+            tool: "read".into()
+        }
+    );
+    let text = run.final_text.unwrap();
+    assert!(text.starts_with("Stopped:"), "{text}");
+    assert_eq!(
+        run.offers.len(),
+        4,
+        "the scripted answer is never asked for"
+    );
+}
+
+#[test]
+fn replies_that_keep_failing_end_the_turn() {
+    let bad = |i: usize| {
+        reply(
+            &format!("b{i}"),
+            "read",
+            json!({"action": "exec", "target": "web1", "command": format!("rm -rf /tmp/x{i}")}),
+        )
+    };
+    let replies: Vec<ModelReply> = (0..10).map(bad).collect();
+    let hosts = SimulatedHosts::default();
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        replies,
+        LoopLimits::default(),
+        "clean up web1",
+        None,
+    );
+    assert!(
+        matches!(&run.end, TurnEnd::FailingCalls { codes } if codes == &[ErrorCode::ReadOnlyViolation]),
+        "{:?}",
+        run.end
+    );
+    // Three failing replies, then one without tools that still failed.
+    assert_eq!(run.offers.len(), 4);
+    assert_eq!(run.refused_writes, 4);
+    assert!(hosts.received().is_empty());
+}
+
+#[test]
+fn model_calls_per_message_are_capped() {
+    let replies: Vec<ModelReply> = (0..30)
+        .map(|i| ModelReply {
+            usage: None,
+            text: None,
+            tool_calls: vec![read(i)],
+        })
+        .collect();
+    let hosts = SimulatedHosts::default();
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        replies,
+        LoopLimits::default(),
+        "check web1",
+        None,
+    );
+    assert_eq!(run.offers.len(), 12);
+    assert_eq!(run.end, TurnEnd::ModelCallLimit { calls: 12 });
+    assert!(run.final_text.unwrap().contains("12 model calls"));
+}
+
+#[test]
+fn pending_approvals_and_failed_commands_are_reported() {
+    let hosts = SimulatedHosts::new(vec![crate::simulated::Answer {
+        target: None,
+        matches: Box::new(|c: &str| c.contains("missing")),
+        output: ExecOutput {
+            stdout: String::new(),
+            stderr: "no such file".into(),
+            exit_code: 2,
+            truncated: false,
+        },
+    }]);
+    let run = run_script(
+        ControlLevel::Controlled,
+        &hosts,
+        vec![
+            reply("q", "query", json!({"action": "get", "target": "web1"})),
+            reply(
+                "w",
+                "control",
+                json!({"action": "service", "target": "web1", "service": "nginx", "operation": "restart"}),
+            ),
+            reply(
+                "r",
+                "read",
+                json!({"action": "exec", "target": "web1", "command": "cat /missing"}),
+            ),
+            answer("The restart waits for your approval; the file is missing."),
+        ],
+        LoopLimits::default(),
+        "restart nginx on web1",
+        None,
+    );
+    assert_eq!(run.end, TurnEnd::Answered);
+    assert_eq!(run.pending.len(), 1);
+    assert!(run.last_call_failed);
 }

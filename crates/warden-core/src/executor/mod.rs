@@ -31,7 +31,7 @@ mod resolution;
 mod stored;
 mod types;
 
-pub use stored::{StoredRun, verification_call};
+pub use stored::{StoredRun, verification_for};
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
 use commands::Plan;

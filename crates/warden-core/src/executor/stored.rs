@@ -63,7 +63,7 @@ impl Executor<'_> {
         }
         let outcome = self.execute_approved(&mut session, approval_id, at).await;
         let dispatched = !outcome.execs.is_empty();
-        let verification = match verification_call(&approval) {
+        let verification = match verification_for(&approval.tool, &approval.arguments) {
             Some(call) if dispatched => Some(self.execute(&mut session, &call, at).await),
             Some(_) | None => None,
         };
@@ -126,9 +126,10 @@ impl Executor<'_> {
     }
 }
 
-/// The read that shows whether a stored write did what it meant to.
-pub fn verification_call(approval: &Approval) -> Option<ProposedCall> {
-    let call = ToolCall::parse(&approval.tool, &approval.arguments).ok()?;
+/// The read that shows whether a write did what it meant to (after a stored
+/// approval ran, or after a write was interrupted once sent).
+pub fn verification_for(tool: &str, arguments: &serde_json::Value) -> Option<ProposedCall> {
+    let call = ToolCall::parse(tool, arguments).ok()?;
     let (tool, arguments) = match call {
         ToolCall::Control(ControlArgs::Service {
             target, service, ..
