@@ -153,7 +153,11 @@ impl PveClient {
     }
 
     /// `GET path?query`: the answer's `data`.
-    pub async fn get(&self, path: &ApiPath, query: &[(&str, String)]) -> Result<Value, ProxmoxError> {
+    pub async fn get(
+        &self,
+        path: &ApiPath,
+        query: &[(&str, String)],
+    ) -> Result<Value, ProxmoxError> {
         self.request(Method::GET, path, query, &[]).await
     }
 
@@ -168,12 +172,20 @@ impl PveClient {
     }
 
     /// `POST` with a form body (repeated names for arrays): the answer's `data`.
-    pub async fn post(&self, path: &ApiPath, form: &[(&str, String)]) -> Result<Value, ProxmoxError> {
+    pub async fn post(
+        &self,
+        path: &ApiPath,
+        form: &[(&str, String)],
+    ) -> Result<Value, ProxmoxError> {
         self.request(Method::POST, path, &[], form).await
     }
 
     /// `PUT` with a form body.
-    pub async fn put(&self, path: &ApiPath, form: &[(&str, String)]) -> Result<Value, ProxmoxError> {
+    pub async fn put(
+        &self,
+        path: &ApiPath,
+        form: &[(&str, String)],
+    ) -> Result<Value, ProxmoxError> {
         self.request(Method::PUT, path, &[], form).await
     }
 
@@ -262,7 +274,12 @@ impl PveClient {
         }
     }
 
-    fn transport_error(&self, method: &Method, path: &ApiPath, err: &reqwest::Error) -> ProxmoxError {
+    fn transport_error(
+        &self,
+        method: &Method,
+        path: &ApiPath,
+        err: &reqwest::Error,
+    ) -> ProxmoxError {
         let cluster = self.inner.cluster.clone();
         let host = self
             .inner
@@ -476,7 +493,8 @@ mod tests {
             ProxmoxError::Forbidden { privilege: Some(p), acl_path, .. }
                 if p == "VM.PowerMgmt" && acl_path == "/vms/100"
         ));
-        let vague = classify(403, &start, "Permission check failed").needing_privilege("VM.PowerMgmt");
+        let vague =
+            classify(403, &start, "Permission check failed").needing_privilege("VM.PowerMgmt");
         assert!(matches!(
             vague,
             ProxmoxError::Forbidden { privilege: Some(p), acl_path, .. }
@@ -504,7 +522,11 @@ mod tests {
             ProxmoxError::NotFound { what, .. } if what == "vm:pve1:100"
         ));
         assert!(matches!(
-            classify(500, &["nodes", "pve1", "qemu", "100", "agent", "exec"], "QEMU guest agent is not running"),
+            classify(
+                500,
+                &["nodes", "pve1", "qemu", "100", "agent", "exec"],
+                "QEMU guest agent is not running"
+            ),
             ProxmoxError::AgentNotRunning { .. }
         ));
         assert!(matches!(
@@ -516,20 +538,30 @@ mod tests {
     #[test]
     fn acl_paths() {
         let cases: [(&[&str], &str); 5] = [
-            (&["nodes", "pve1", "qemu", "100", "status", "start"], "/vms/100"),
+            (
+                &["nodes", "pve1", "qemu", "100", "status", "start"],
+                "/vms/100",
+            ),
             (&["nodes", "pve1", "lxc", "101"], "/vms/101"),
-            (&["nodes", "pve1", "storage", "local", "content"], "/storage/local"),
+            (
+                &["nodes", "pve1", "storage", "local", "content"],
+                "/storage/local",
+            ),
             (&["nodes", "pve1", "rrddata"], "/nodes/pve1"),
             (&["cluster", "resources"], "/"),
         ];
         for (segments, expected) in cases {
-            assert_eq!(acl_path_of(&ApiPath::new(segments.iter().copied())), expected);
+            assert_eq!(
+                acl_path_of(&ApiPath::new(segments.iter().copied())),
+                expected
+            );
         }
     }
 
     #[test]
     fn paths_display_and_escape() {
-        let path = ApiPath::new(["nodes", "pve1", "tasks"]).join(["UPID:pve1:0001:x:y:qmstart:100:warden@pve!ops:", "status"]);
+        let path = ApiPath::new(["nodes", "pve1", "tasks"])
+            .join(["UPID:pve1:0001:x:y:qmstart:100:warden@pve!ops:", "status"]);
         assert_eq!(
             path.to_string(),
             "/nodes/pve1/tasks/UPID:pve1:0001:x:y:qmstart:100:warden@pve!ops:/status"
@@ -550,8 +582,15 @@ mod tests {
         .unwrap();
         let client = PveClient::new(&settings).unwrap();
         let url = client.url(&ApiPath::new(["nodes", "a b/c", "status"]));
-        assert_eq!(url.as_str(), "https://127.0.0.1:8006/api2/json/nodes/a%20b%2Fc/status");
+        assert_eq!(
+            url.as_str(),
+            "https://127.0.0.1:8006/api2/json/nodes/a%20b%2Fc/status"
+        );
         let url = client.url(&path);
-        assert!(url.as_str().ends_with("/tasks/UPID:pve1:0001:x:y:qmstart:100:warden@pve!ops:/status"), "{url}");
+        assert!(
+            url.as_str()
+                .ends_with("/tasks/UPID:pve1:0001:x:y:qmstart:100:warden@pve!ops:/status"),
+            "{url}"
+        );
     }
 }

@@ -62,7 +62,10 @@ impl fmt::Debug for ProxmoxConfig {
             .field("url", &self.url)
             .field("token_id", &self.token_id)
             .field("token_secret_env", &self.token_secret_env)
-            .field("token_secret", &self.token_secret.as_ref().map(|_| "<redacted>"))
+            .field(
+                "token_secret",
+                &self.token_secret.as_ref().map(|_| "<redacted>"),
+            )
             .field("fingerprint", &self.fingerprint)
             .field("ca_file", &self.ca_file)
             .field("insecure", &self.insecure)
@@ -104,7 +107,9 @@ pub enum ConfigError {
     SecretEnvMissing { cluster: String, variable: String },
     #[error("[[proxmox]] `{cluster}`: the token secret is empty or contains whitespace")]
     BadSecret { cluster: String },
-    #[error("[[proxmox]] `{cluster}`: fingerprint {value:?} is not a SHA-256 fingerprint: {reason}")]
+    #[error(
+        "[[proxmox]] `{cluster}`: fingerprint {value:?} is not a SHA-256 fingerprint: {reason}"
+    )]
     BadFingerprint {
         cluster: String,
         value: String,
@@ -177,7 +182,11 @@ impl FromStr for CertFingerprint {
             return Err(format!(
                 "expected 32 bytes (64 hex digits), got {} hex digits{}",
                 digits.len(),
-                if digits.len() == 40 { " (a SHA-1 fingerprint?)" } else { "" }
+                if digits.len() == 40 {
+                    " (a SHA-1 fingerprint?)"
+                } else {
+                    ""
+                }
             ));
         }
         let bytes = hex::decode(&digits).map_err(|e| format!("not hex: {e}"))?;
@@ -361,7 +370,9 @@ fn parse_url(cluster: &str, text: &str) -> Result<Url, ConfigError> {
         return Err(bad("it must not carry a query or fragment"));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(bad("credentials belong in token_id/token_secret, not the url"));
+        return Err(bad(
+            "credentials belong in token_id/token_secret, not the url",
+        ));
     }
     // `https://pve1:8006`, `…/`, and `…/api2/json` all mean the same API root.
     let path = url.path().trim_end_matches('/').to_string();
@@ -386,7 +397,10 @@ fn check_token_id(cluster: &str, token_id: &str) -> Result<(), ConfigError> {
         return Err(bad("user, realm and token id must all be non-empty"));
     }
     // PVE's token ids: a letter, then letters, digits, `-`, `_`, `.`.
-    let token_ok = token.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    let token_ok = token
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
         && token
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
@@ -409,8 +423,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const FP: &str =
-        "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89";
+    const FP: &str = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89";
 
     fn base() -> ProxmoxConfig {
         ProxmoxConfig {
@@ -442,12 +455,18 @@ mod tests {
         let config: ProxmoxConfig = serde_json::from_value(toml_to_json(text)).unwrap();
         assert_eq!(config, base());
         let settings = config.resolve_with(env).unwrap();
-        assert_eq!(settings.api_base.as_str(), "https://pve1.lan:8006/api2/json/");
+        assert_eq!(
+            settings.api_base.as_str(),
+            "https://pve1.lan:8006/api2/json/"
+        );
         assert_eq!(
             settings.token.header_value(),
             "PVEAPIToken=warden@pve!ops=0f1e2d3c-aaaa-bbbb-cccc-1234567890ab"
         );
-        assert_eq!(settings.trust, TlsTrust::PinnedFingerprint(FP.parse().unwrap()));
+        assert_eq!(
+            settings.trust,
+            TlsTrust::PinnedFingerprint(FP.parse().unwrap())
+        );
         assert_eq!(settings.refresh_interval, DEFAULT_REFRESH_INTERVAL);
     }
 
@@ -488,7 +507,10 @@ mod tests {
     fn bad_entries_name_the_problem() {
         type Edit = fn(&mut ProxmoxConfig);
         let cases: Vec<(Edit, &str)> = vec![
-            (|c| c.name = "home lab".into(), "`name` is empty or contains whitespace"),
+            (
+                |c| c.name = "home lab".into(),
+                "`name` is empty or contains whitespace",
+            ),
             (|c| c.name = String::new(), "`name` is empty"),
             (|c| c.url = "pve1.lan:8006".into(), "needs a scheme"),
             (|c| c.url = "http://pve1.lan:8006".into(), "https only"),
@@ -498,10 +520,16 @@ mod tests {
             (|c| c.token_id = "warden@pve".into(), "no `!TOKENID`"),
             (|c| c.token_id = "warden!ops".into(), "no `@REALM`"),
             (|c| c.token_id = "@pve!ops".into(), "must all be non-empty"),
-            (|c| c.token_id = "warden@pve!1ops".into(), "must start with a letter"),
+            (
+                |c| c.token_id = "warden@pve!1ops".into(),
+                "must start with a letter",
+            ),
             (|c| c.token_secret_env = None, "no token secret"),
             (|c| c.token_secret = Some("x".into()), "not both"),
-            (|c| c.token_secret_env = Some("NOPE".into()), "`NOPE` (token_secret_env) is not set"),
+            (
+                |c| c.token_secret_env = Some("NOPE".into()),
+                "`NOPE` (token_secret_env) is not set",
+            ),
             (
                 |c| {
                     c.token_secret_env = None;
@@ -543,7 +571,11 @@ mod tests {
             let mut config = base();
             config.url = url.into();
             let settings = config.resolve_with(env).unwrap();
-            assert_eq!(settings.api_base.as_str(), "https://pve1.lan:8006/api2/json/", "{url}");
+            assert_eq!(
+                settings.api_base.as_str(),
+                "https://pve1.lan:8006/api2/json/",
+                "{url}"
+            );
         }
     }
 
@@ -551,7 +583,10 @@ mod tests {
     fn trust_choices() {
         let mut config = base();
         config.fingerprint = None;
-        assert_eq!(config.resolve_with(env).unwrap().trust, TlsTrust::PublicRoots);
+        assert_eq!(
+            config.resolve_with(env).unwrap().trust,
+            TlsTrust::PublicRoots
+        );
         config.insecure = true;
         assert_eq!(config.resolve_with(env).unwrap().trust, TlsTrust::Insecure);
         config.insecure = false;

@@ -98,7 +98,9 @@ pub enum ProxmoxError {
     Locked { target: String, lock: String },
 
     /// Templates cannot be started, stopped or snapshotted.
-    #[error("{target} is a template: templates cannot be {action}; clone it to get a guest that runs")]
+    #[error(
+        "{target} is a template: templates cannot be {action}; clone it to get a guest that runs"
+    )]
     Template { target: String, action: String },
 
     /// The HA manager holds the guest in a state where PVE refuses requests.
@@ -311,7 +313,8 @@ pub fn parse_permission_failure(message: &str) -> Option<(String, String)> {
         && privilege
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '.');
-    (path.starts_with('/') && looks_like_privilege).then(|| (path.to_string(), privilege.to_string()))
+    (path.starts_with('/') && looks_like_privilege)
+        .then(|| (path.to_string(), privilege.to_string()))
 }
 
 /// The lock name of PVE's "VM is locked (backup)" / "CT is locked (backup)".
@@ -342,10 +345,7 @@ mod tests {
                 Some(("/vms/100", "VM.GuestAgent.Unrestricted")),
             ),
             ("Permission check failed (API token not allowed)", None),
-            (
-                "Permission check failed (pool 'x' does not exist)",
-                None,
-            ),
+            ("Permission check failed (pool 'x' does not exist)", None),
             ("permission denied", None),
             ("", None),
         ];
@@ -358,8 +358,14 @@ mod tests {
 
     #[test]
     fn lock_failures_name_the_lock() {
-        assert_eq!(parse_lock_failure("VM is locked (backup)\n"), Some("backup".into()));
-        assert_eq!(parse_lock_failure("CT is locked (snapshot)"), Some("snapshot".into()));
+        assert_eq!(
+            parse_lock_failure("VM is locked (backup)\n"),
+            Some("backup".into())
+        );
+        assert_eq!(
+            parse_lock_failure("CT is locked (snapshot)"),
+            Some("snapshot".into())
+        );
         assert_eq!(parse_lock_failure("VM is locked ()"), None);
         assert_eq!(parse_lock_failure("no quorum"), None);
     }
@@ -376,7 +382,10 @@ mod tests {
             message: "Permission check failed".into(),
         };
         let text = err.to_string();
-        assert!(text.contains("lacks privilege `VM.PowerMgmt` on `/vms/100`"), "{text}");
+        assert!(
+            text.contains("lacks privilege `VM.PowerMgmt` on `/vms/100`"),
+            "{text}"
+        );
         let err = ProxmoxError::Locked {
             target: "vm:pve1:100".into(),
             lock: "backup".into(),

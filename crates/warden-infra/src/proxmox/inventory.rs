@@ -172,7 +172,9 @@ pub fn parse_cluster_resources(data: &Value) -> Result<ClusterResources, NotALis
                     maxmem: uint_field(item, "maxmem"),
                     uptime: uint_field(item, "uptime"),
                 }),
-                None => out.skipped.push(skip("a node without a usable `node` name")),
+                None => out
+                    .skipped
+                    .push(skip("a node without a usable `node` name")),
             },
             "qemu" | "lxc" => match parse_guest(item, &kind) {
                 Ok(guest) => out.guests.push(guest),
@@ -194,7 +196,9 @@ pub fn parse_cluster_resources(data: &Value) -> Result<ClusterResources, NotALis
                         used_bytes: uint_field(item, "disk"),
                         total_bytes: uint_field(item, "maxdisk"),
                     }),
-                    _ => out.skipped.push(skip("a storage without `node` and `storage`")),
+                    _ => out
+                        .skipped
+                        .push(skip("a storage without `node` and `storage`")),
                 }
             }
             _ => out.other_types += 1,
@@ -267,15 +271,22 @@ pub fn to_resources(cluster: &str, parsed: &ClusterResources) -> Vec<Resource> {
             *tag_count.entry(tag.as_str()).or_default() += 1;
         }
     }
-    let mut out = Vec::with_capacity(parsed.nodes.len() + parsed.guests.len() + parsed.storages.len());
+    let mut out =
+        Vec::with_capacity(parsed.nodes.len() + parsed.guests.len() + parsed.storages.len());
     for node in &parsed.nodes {
-        let mut resource = Resource::new(ResourceId::global(ResourceKind::Node, &node.name), &node.name);
+        let mut resource = Resource::new(
+            ResourceId::global(ResourceKind::Node, &node.name),
+            &node.name,
+        );
         resource.status = node.status.clone();
-        resource.attributes = attributes(cluster, &[
-            ("maxcpu", node.maxcpu.map(|v| json!(v))),
-            ("maxmem", node.maxmem.map(|v| json!(v))),
-            ("uptime", node.uptime.map(|v| json!(v))),
-        ]);
+        resource.attributes = attributes(
+            cluster,
+            &[
+                ("maxcpu", node.maxcpu.map(|v| json!(v))),
+                ("maxmem", node.maxmem.map(|v| json!(v))),
+                ("uptime", node.uptime.map(|v| json!(v))),
+            ],
+        );
         out.push(resource);
     }
     for guest in &parsed.guests {
@@ -290,18 +301,21 @@ pub fn to_resources(cluster: &str, parsed: &ClusterResources) -> Vec<Resource> {
         }
         resource.parent = Some(ResourceId::global(ResourceKind::Node, &guest.node));
         resource.status = guest.status.clone();
-        resource.attributes = attributes(cluster, &[
-            ("vmid", Some(json!(guest.vmid))),
-            ("node", Some(json!(guest.node))),
-            ("tags", (!guest.tags.is_empty()).then(|| json!(guest.tags))),
-            ("lock", guest.lock.as_ref().map(|v| json!(v))),
-            ("template", guest.template.then(|| json!(true))),
-            ("ha_state", guest.ha_state.as_ref().map(|v| json!(v))),
-            ("pool", guest.pool.as_ref().map(|v| json!(v))),
-            ("maxcpu", guest.maxcpu.map(|v| json!(v))),
-            ("maxmem", guest.maxmem.map(|v| json!(v))),
-            ("maxdisk", guest.maxdisk.map(|v| json!(v))),
-        ]);
+        resource.attributes = attributes(
+            cluster,
+            &[
+                ("vmid", Some(json!(guest.vmid))),
+                ("node", Some(json!(guest.node))),
+                ("tags", (!guest.tags.is_empty()).then(|| json!(guest.tags))),
+                ("lock", guest.lock.as_ref().map(|v| json!(v))),
+                ("template", guest.template.then(|| json!(true))),
+                ("ha_state", guest.ha_state.as_ref().map(|v| json!(v))),
+                ("pool", guest.pool.as_ref().map(|v| json!(v))),
+                ("maxcpu", guest.maxcpu.map(|v| json!(v))),
+                ("maxmem", guest.maxmem.map(|v| json!(v))),
+                ("maxdisk", guest.maxdisk.map(|v| json!(v))),
+            ],
+        );
         out.push(resource);
     }
     for storage in &parsed.storages {
@@ -309,13 +323,22 @@ pub fn to_resources(cluster: &str, parsed: &ClusterResources) -> Vec<Resource> {
         let mut resource = Resource::new(id, &storage.storage);
         resource.parent = Some(ResourceId::global(ResourceKind::Node, &storage.node));
         resource.status = storage.status.clone();
-        resource.attributes = attributes(cluster, &[
-            ("plugin_type", storage.plugin_type.as_ref().map(|v| json!(v))),
-            ("content", (!storage.content.is_empty()).then(|| json!(storage.content))),
-            ("shared", storage.shared.then(|| json!(true))),
-            ("used_bytes", storage.used_bytes.map(|v| json!(v))),
-            ("total_bytes", storage.total_bytes.map(|v| json!(v))),
-        ]);
+        resource.attributes = attributes(
+            cluster,
+            &[
+                (
+                    "plugin_type",
+                    storage.plugin_type.as_ref().map(|v| json!(v)),
+                ),
+                (
+                    "content",
+                    (!storage.content.is_empty()).then(|| json!(storage.content)),
+                ),
+                ("shared", storage.shared.then(|| json!(true))),
+                ("used_bytes", storage.used_bytes.map(|v| json!(v))),
+                ("total_bytes", storage.total_bytes.map(|v| json!(v))),
+            ],
+        );
         out.push(resource);
     }
     out
@@ -365,7 +388,10 @@ mod tests {
         assert!(parsed.nodes[0].is_online() && !parsed.nodes[1].is_online());
         assert_eq!(parsed.guests.len(), 4);
         let ct = &parsed.guests[1];
-        assert_eq!((ct.kind, ct.vmid, ct.lock.as_deref()), (GuestKind::Lxc, 141, Some("backup")));
+        assert_eq!(
+            (ct.kind, ct.vmid, ct.lock.as_deref()),
+            (GuestKind::Lxc, 141, Some("backup"))
+        );
         assert_eq!(ct.tags, vec!["homepage", "prod"]);
         assert!(parsed.guests[2].template);
         assert_eq!(parsed.guests[0].ha_state.as_deref(), Some("started"));
@@ -377,7 +403,11 @@ mod tests {
         let reasons: Vec<&str> = parsed.skipped.iter().map(|s| s.reason.as_str()).collect();
         assert_eq!(
             reasons,
-            vec!["a guest without a numeric `vmid`", "a guest without a usable `node`", "no `type`"]
+            vec![
+                "a guest without a numeric `vmid`",
+                "a guest without a usable `node`",
+                "no `type`"
+            ]
         );
         assert_eq!(parsed.skipped[0].id.as_deref(), Some("qemu/x"));
     }
@@ -429,7 +459,12 @@ mod tests {
             prop::option::of("[a-z][a-z0-9-]{0,8}"),
             prop::option::of(100u32..1_000_000),
             prop::bool::ANY,
-            prop::option::of(prop_oneof![Just(json!(0)), Just(json!(1)), Just(json!("1")), Just(json!(true))]),
+            prop::option::of(prop_oneof![
+                Just(json!(0)),
+                Just(json!(1)),
+                Just(json!("1")),
+                Just(json!(true))
+            ]),
             prop::option::of("[a-z;, ]{0,12}"),
             loose_number(),
         )
@@ -439,7 +474,11 @@ mod tests {
                     item["node"] = json!(node);
                 }
                 if let Some(vmid) = vmid {
-                    item["vmid"] = if vmid_as_text { json!(vmid.to_string()) } else { json!(vmid) };
+                    item["vmid"] = if vmid_as_text {
+                        json!(vmid.to_string())
+                    } else {
+                        json!(vmid)
+                    };
                 }
                 if let Some(template) = template {
                     item["template"] = template;

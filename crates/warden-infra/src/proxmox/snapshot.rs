@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde::Serialize;
 use warden_protocol::{Resource, ResourceId};
 
-use super::inventory::{ClusterResources, GuestInfo, GuestKind, NodeInfo, SkippedEntry, StorageInfo, to_resources};
+use super::inventory::{
+    ClusterResources, GuestInfo, GuestKind, NodeInfo, SkippedEntry, StorageInfo, to_resources,
+};
 
 /// An immutable, indexed inventory. Shared behind an `Arc`: lookups borrow.
 #[derive(Debug, Clone, Default)]
@@ -113,7 +115,9 @@ impl InventorySnapshot {
     }
 
     pub fn guest_by_vmid(&self, vmid: u32) -> Option<&GuestInfo> {
-        self.guest_by_vmid.get(&vmid).map(|&i| &self.parsed.guests[i])
+        self.guest_by_vmid
+            .get(&vmid)
+            .map(|&i| &self.parsed.guests[i])
     }
 
     /// The guest with this id (`vm:pve1:101`): same kind, node and vmid.
@@ -144,7 +148,9 @@ pub struct GuestMove {
 pub fn detect_moves(before: &InventorySnapshot, after: &InventorySnapshot) -> Vec<GuestMove> {
     let mut moves = Vec::new();
     for guest in after.guests() {
-        let Some(old) = before.guest_by_vmid(guest.vmid) else { continue };
+        let Some(old) = before.guest_by_vmid(guest.vmid) else {
+            continue;
+        };
         if old.kind == guest.kind && old.node != guest.node {
             moves.push(GuestMove {
                 cluster: after.cluster().to_string(),
@@ -181,7 +187,10 @@ mod tests {
         let by_name: Vec<_> = snap.named("JELLYFIN").map(|r| r.id.to_string()).collect();
         assert_eq!(by_name, vec!["vm:pve1:101"]);
         assert_eq!(snap.named("media").count(), 1);
-        assert_eq!(snap.named("141").next().unwrap().id.to_string(), "lxc:pve1:141");
+        assert_eq!(
+            snap.named("141").next().unwrap().id.to_string(),
+            "lxc:pve1:141"
+        );
         assert_eq!(snap.named("nothing").count(), 0);
         assert_eq!(snap.guest(&id).unwrap().vmid, 101);
         // Right vmid, wrong node or kind: not this guest.

@@ -65,8 +65,12 @@ impl FromStr for Upid {
             text: text.to_string(),
             reason,
         };
-        let rest = text.strip_prefix("UPID:").ok_or_else(|| bad("no `UPID:` prefix"))?;
-        let rest = rest.strip_suffix(':').ok_or_else(|| bad("no trailing `:`"))?;
+        let rest = text
+            .strip_prefix("UPID:")
+            .ok_or_else(|| bad("no `UPID:` prefix"))?;
+        let rest = rest
+            .strip_suffix(':')
+            .ok_or_else(|| bad("no trailing `:`"))?;
         let parts: Vec<&str> = rest.split(':').collect();
         let [node, pid, pstart, start, task_type, id, user] = parts.as_slice() else {
             return Err(bad("expected 7 fields"));
@@ -74,10 +78,13 @@ impl FromStr for Upid {
         if node.is_empty() || task_type.is_empty() || user.is_empty() {
             return Err(bad("node, type and user must not be empty"));
         }
-        let hex_u64 = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad("pid, pstart and starttime must be hex"));
+        let hex_u64 = |s: &str| {
+            u64::from_str_radix(s, 16).map_err(|_| bad("pid, pstart and starttime must be hex"))
+        };
         let pid = u32::try_from(hex_u64(pid)?).map_err(|_| bad("pid out of range"))?;
         let pstart = hex_u64(pstart)?;
-        let start_time = i64::try_from(hex_u64(start)?).map_err(|_| bad("starttime out of range"))?;
+        let start_time =
+            i64::try_from(hex_u64(start)?).map_err(|_| bad("starttime out of range"))?;
         Ok(Upid {
             node: node.to_string(),
             pid,
@@ -97,8 +104,12 @@ impl FromStr for Upid {
 pub enum TaskExit {
     Ok,
     /// Succeeded, with this many warnings in the log.
-    Warnings { count: u32 },
-    Failed { message: String },
+    Warnings {
+        count: u32,
+    },
+    Failed {
+        message: String,
+    },
 }
 
 impl TaskExit {
@@ -188,10 +199,14 @@ impl TaskWait {
 }
 
 /// The UPID a task-starting call answered with.
-pub fn upid_from_answer(client: &PveClient, path: &ApiPath, data: &Value) -> Result<Upid, ProxmoxError> {
-    let text = data
-        .as_str()
-        .ok_or_else(|| client.decode_error(path, format!("expected a task id (UPID), got {data}")))?;
+pub fn upid_from_answer(
+    client: &PveClient,
+    path: &ApiPath,
+    data: &Value,
+) -> Result<Upid, ProxmoxError> {
+    let text = data.as_str().ok_or_else(|| {
+        client.decode_error(path, format!("expected a task id (UPID), got {data}"))
+    })?;
     text.parse()
         .map_err(|e: UpidError| client.decode_error(path, e.to_string()))
 }
@@ -264,7 +279,9 @@ pub async fn read_log_tail(client: &PveClient, upid: &Upid) -> Result<Vec<String
         let lines = lines.as_array().cloned().unwrap_or_default();
         let count = lines.len();
         for line in lines {
-            let Some(text) = text_field(&line, "t") else { continue };
+            let Some(text) = text_field(&line, "t") else {
+                continue;
+            };
             if tail.len() == LOG_TAIL_LINES {
                 tail.pop_front();
             }
@@ -295,7 +312,9 @@ mod tests {
         assert_eq!(upid.task_type, "qmstart");
         assert_eq!(upid.id, "100");
         assert_eq!(upid.user, "warden@pve!ops");
-        let upid: Upid = "UPID:pve1:00000001:00000002:00000003:aptupdate::root@pam:".parse().unwrap();
+        let upid: Upid = "UPID:pve1:00000001:00000002:00000003:aptupdate::root@pam:"
+            .parse()
+            .unwrap();
         assert_eq!(upid.id, "");
     }
 
@@ -368,7 +387,12 @@ mod tests {
             assert_eq!(decide_exit(status, &log), expected, "{status:?} {log:?}");
         }
         assert!(TaskExit::Warnings { count: 1 }.succeeded());
-        assert!(!TaskExit::Failed { message: String::new() }.succeeded());
+        assert!(
+            !TaskExit::Failed {
+                message: String::new()
+            }
+            .succeeded()
+        );
     }
 
     proptest! {

@@ -60,7 +60,11 @@ pub fn bool_field(item: &Value, key: &str) -> Option<bool> {
 /// empty ones dropped, order kept, duplicates removed.
 pub fn split_tags(text: &str) -> Vec<String> {
     let mut tags: Vec<String> = Vec::new();
-    for tag in text.split([';', ',', ' ']).map(str::trim).filter(|t| !t.is_empty()) {
+    for tag in text
+        .split([';', ',', ' '])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
         if !tags.iter().any(|t| t == tag) {
             tags.push(tag.to_string());
         }
