@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::config::{ConfigError, ConnectionSettings};
-use super::error::{ProxmoxError, parse_lock_failure, parse_permission_failure};
+use super::error::{PermissionDenied, ProxmoxError, parse_lock_failure, parse_permission_failure};
 use super::tls;
 
 /// How long one request may take by default (connect included).
@@ -356,7 +356,7 @@ pub fn classify_failure(
         }
         403 => {
             let parsed = parse_permission_failure(message);
-            return ProxmoxError::Forbidden {
+            return ProxmoxError::Forbidden(Box::new(PermissionDenied {
                 cluster,
                 token_id: token_id.to_string(),
                 method: method.to_string(),
@@ -367,7 +367,7 @@ pub fn classify_failure(
                     .unwrap_or_else(|| acl_path_of(path)),
                 privilege: parsed.map(|(_, privilege)| privilege),
                 message: message.to_string(),
-            };
+            }));
         }
         // 595: pveproxy could not reach the node the request is for.
         595 | 596 => {
@@ -444,23 +444,12 @@ impl ProxmoxError {
     /// not (PVE's wording varies between endpoints and versions).
     pub fn needing_privilege(self, privilege: &str) -> Self {
         match self {
-            ProxmoxError::Forbidden {
-                cluster,
-                token_id,
-                method,
-                path,
-                acl_path,
-                privilege: None,
-                message,
-            } => ProxmoxError::Forbidden {
-                cluster,
-                token_id,
-                method,
-                path,
-                acl_path,
-                privilege: Some(privilege.to_string()),
-                message,
-            },
+            ProxmoxError::Forbidden(mut denied) => {
+                if denied.privilege.is_none() {
+                    denied.privilege = Some(privilege.to_string());
+                }
+                ProxmoxError::Forbidden(denied)
+            }
             other => other,
         }
     }
@@ -490,15 +479,15 @@ mod tests {
         ));
         assert!(matches!(
             classify(403, &start, "Permission check failed (/vms/100, VM.PowerMgmt)"),
-            ProxmoxError::Forbidden { privilege: Some(p), acl_path, .. }
-                if p == "VM.PowerMgmt" && acl_path == "/vms/100"
+            ProxmoxError::Forbidden(d)
+                if d.privilege.as_deref() == Some("VM.PowerMgmt") && d.acl_path == "/vms/100"
         ));
         let vague =
             classify(403, &start, "Permission check failed").needing_privilege("VM.PowerMgmt");
         assert!(matches!(
             vague,
-            ProxmoxError::Forbidden { privilege: Some(p), acl_path, .. }
-                if p == "VM.PowerMgmt" && acl_path == "/vms/100"
+            ProxmoxError::Forbidden(d)
+                if d.privilege.as_deref() == Some("VM.PowerMgmt") && d.acl_path == "/vms/100"
         ));
         assert!(matches!(
             classify(595, &start, "No route to host"),

@@ -21,22 +21,9 @@ pub enum ProxmoxError {
     )]
     Unauthorized { cluster: String, token_id: String },
 
-    /// 403: the token lacks a privilege. `privilege` is named whenever PVE
-    /// or the operation says which one is needed.
-    #[error(
-        "Proxmox cluster `{cluster}`: API token `{token_id}` lacks {} on `{acl_path}` ({method} {path}: {message})",
-        privilege.as_deref().map(|p| format!("privilege `{p}`")).unwrap_or_else(|| "a privilege".into())
-    )]
-    Forbidden {
-        cluster: String,
-        token_id: String,
-        method: String,
-        path: String,
-        /// The ACL path the privilege is checked on (`/vms/101`), when known.
-        acl_path: String,
-        privilege: Option<String>,
-        message: String,
-    },
+    /// 403: the token lacks a privilege (boxed: it is the largest variant).
+    #[error(transparent)]
+    Forbidden(Box<PermissionDenied>),
 
     /// The server's certificate is not the pinned one.
     #[error(
@@ -190,6 +177,24 @@ pub enum ProxmoxError {
     },
 }
 
+/// A 403, with the privilege named whenever PVE or the operation says
+/// which one is needed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Proxmox cluster `{cluster}`: API token `{token_id}` lacks {} on `{acl_path}` ({method} {path}: {message})",
+    privilege.as_deref().map(|p| format!("privilege `{p}`")).unwrap_or_else(|| "a privilege".into())
+)]
+pub struct PermissionDenied {
+    pub cluster: String,
+    pub token_id: String,
+    pub method: String,
+    pub path: String,
+    /// The ACL path the privilege is checked on (`/vms/101`), when known.
+    pub acl_path: String,
+    pub privilege: Option<String>,
+    pub message: String,
+}
+
 fn lock_hint(lock: &str) -> &'static str {
     match lock {
         "backup" => "a backup is running",
@@ -218,7 +223,7 @@ impl ProxmoxError {
     pub fn error_code(&self) -> ErrorCode {
         match self {
             ProxmoxError::Config(_) => ErrorCode::InvalidInput,
-            ProxmoxError::Unauthorized { .. } | ProxmoxError::Forbidden { .. } => {
+            ProxmoxError::Unauthorized { .. } | ProxmoxError::Forbidden(_) => {
                 ErrorCode::PolicyBlocked
             }
             ProxmoxError::CertificateMismatch { .. }
@@ -255,7 +260,7 @@ impl ProxmoxError {
             | ProxmoxError::AgentNotRunning { .. } => true,
             ProxmoxError::Config(_)
             | ProxmoxError::Unauthorized { .. }
-            | ProxmoxError::Forbidden { .. }
+            | ProxmoxError::Forbidden(_)
             | ProxmoxError::CertificateMismatch { .. }
             | ProxmoxError::Tls { .. }
             | ProxmoxError::Template { .. }
@@ -283,7 +288,7 @@ impl ProxmoxError {
             | ProxmoxError::Decode { .. } => false,
             ProxmoxError::Config(_)
             | ProxmoxError::Unauthorized { .. }
-            | ProxmoxError::Forbidden { .. }
+            | ProxmoxError::Forbidden(_)
             | ProxmoxError::CertificateMismatch { .. }
             | ProxmoxError::Tls { .. }
             | ProxmoxError::Unreachable { .. }
@@ -372,7 +377,7 @@ mod tests {
 
     #[test]
     fn messages_are_specific() {
-        let err = ProxmoxError::Forbidden {
+        let err = ProxmoxError::Forbidden(Box::new(PermissionDenied {
             cluster: "homelab".into(),
             token_id: "warden@pve!ops".into(),
             method: "POST".into(),
@@ -380,7 +385,7 @@ mod tests {
             acl_path: "/vms/100".into(),
             privilege: Some("VM.PowerMgmt".into()),
             message: "Permission check failed".into(),
-        };
+        }));
         let text = err.to_string();
         assert!(
             text.contains("lacks privilege `VM.PowerMgmt` on `/vms/100`"),

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::client::{ApiPath, PveClient};
 use super::control::read_guest_state;
-use super::error::ProxmoxError;
+use super::error::{PermissionDenied, ProxmoxError};
 use super::inventory::{GuestInfo, GuestKind};
 use super::values::{bool_field, float_field, text_field, uint_field};
 
@@ -168,7 +168,7 @@ async fn require_agent_privilege(
     if holds_privilege(&permissions, &acl_path, privilege) {
         return Ok(());
     }
-    Err(ProxmoxError::Forbidden {
+    Err(ProxmoxError::Forbidden(Box::new(PermissionDenied {
         cluster: client.cluster().to_string(),
         token_id: client.token_id().to_string(),
         method: "POST".into(),
@@ -176,7 +176,7 @@ async fn require_agent_privilege(
         acl_path,
         privilege: Some(privilege.to_string()),
         message: "checked with /access/permissions before sending the command".into(),
-    })
+    })))
 }
 
 #[cfg(test)]

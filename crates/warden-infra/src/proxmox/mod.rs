@@ -35,7 +35,7 @@ pub use config::{
 pub use control::{
     GuestState, HaManagement, PowerOperation, PowerOutcome, PowerPlan, ShutdownFallback, plan_power,
 };
-pub use error::ProxmoxError;
+pub use error::{PermissionDenied, ProxmoxError};
 pub use guest_agent::{Confinement, GuestCommandOutput};
 pub use inventory::{GuestInfo, GuestKind, NodeInfo, StorageInfo};
 pub use rrd::{

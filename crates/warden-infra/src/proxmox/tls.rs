@@ -196,13 +196,12 @@ pub fn find_fingerprint_mismatch(
             return Some(found);
         }
         // io::Error::source() skips the error it wraps; look inside it.
-        if let Some(inner) = e
+        if let Some(found) = e
             .downcast_ref::<std::io::Error>()
             .and_then(|io| io.get_ref())
+            .and_then(|inner| find_fingerprint_mismatch(inner))
         {
-            if let Some(found) = find_fingerprint_mismatch(inner) {
-                return Some(found);
-            }
+            return Some(found);
         }
         current = e.source();
     }
@@ -225,13 +224,12 @@ pub fn find_tls_error(err: &(dyn std::error::Error + 'static)) -> Option<String>
         if let Some(tls) = e.downcast_ref::<rustls::Error>() {
             return Some(tls.to_string());
         }
-        if let Some(inner) = e
+        if let Some(found) = e
             .downcast_ref::<std::io::Error>()
             .and_then(|io| io.get_ref())
+            .and_then(|inner| find_tls_error(inner))
         {
-            if let Some(found) = find_tls_error(inner) {
-                return Some(found);
-            }
+            return Some(found);
         }
         current = e.source();
     }
