@@ -175,8 +175,8 @@ async def serve(args):
         pve.apitokens[token_id] = secret
     if args.generate:
         generate(pve, args.generate, args.nodes)
-    tmp = tempfile.mkdtemp(prefix='fakepve-warden-')
-    certfile, keyfile, der = make_cert(tmp, hosts=(args.host,))
+    cert_dir = args.cert_dir or tempfile.mkdtemp(prefix='fakepve-warden-')
+    certfile, keyfile, der = make_cert(cert_dir, hosts=(args.host,))
     await pve.start(certfile, keyfile)
     runner = web.AppRunner(control_app(pve))
     await runner.setup()
@@ -201,6 +201,7 @@ def main():
     parser.add_argument('--token', action='append', default=[], help="'user@realm!id=secret', repeatable")
     parser.add_argument('--generate', type=int, default=0, help='generate this many guests')
     parser.add_argument('--nodes', type=int, default=1, help='nodes the generated guests spread over')
+    parser.add_argument('--cert-dir', help='where the certificate and key go (default: a new temporary directory)')
     parser.add_argument('--time-scale', type=float, default=0.0,
                         help='real seconds per PVE second; 0 finishes tasks at once (default 0)')
     args = parser.parse_args()

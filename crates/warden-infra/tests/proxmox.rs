@@ -1,0 +1,15 @@
+//! The Proxmox VE connector against a real `fakepve` server on loopback
+//! (see `fakepve/mod.rs`), and RRD parsing on recorded response shapes.
+
+mod fakepve;
+
+#[path = "proxmox/connect.rs"]
+mod connect;
+#[path = "proxmox/control.rs"]
+mod control;
+#[path = "proxmox/inventory.rs"]
+mod inventory;
+#[path = "proxmox/operations.rs"]
+mod operations;
+#[path = "proxmox/rrd_recorded.rs"]
+mod rrd_recorded;
