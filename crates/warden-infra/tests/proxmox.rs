@@ -1,5 +1,6 @@
 //! The Proxmox VE connector against a real `fakepve` server on loopback
 //! (see `fakepve/mod.rs`), and RRD parsing on recorded response shapes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
 mod fakepve;
 

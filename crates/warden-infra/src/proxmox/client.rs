@@ -91,6 +91,7 @@ struct Inner {
     cluster: String,
     token_id: String,
     auth: HeaderValue,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for PveClient {
@@ -140,6 +141,7 @@ impl PveClient {
                 cluster: settings.cluster.clone(),
                 token_id: settings.token.id().to_string(),
                 auth,
+                timeout,
             }),
         })
     }
@@ -310,7 +312,14 @@ impl PveClient {
                 cluster,
                 method: method.to_string(),
                 path: path.to_string(),
-                timeout: DEFAULT_REQUEST_TIMEOUT,
+                timeout: self.inner.timeout,
+            };
+        }
+        // A write whose connection broke after it was sent may have happened.
+        if !err.is_connect() && method != Method::GET {
+            return ProxmoxError::OutcomeUnknown {
+                what: format!("{method} {path}"),
+                reason: error_chain(err),
             };
         }
         ProxmoxError::Unreachable {

@@ -291,14 +291,20 @@ pub async fn power(
     let task = wait_for_task(client, &upid, wait).await?;
     outcome.task = Some(task);
     let expected = operation.expected_status();
-    let mut after = read_guest_state(client, guest).await?;
+    let dispatched = format!("{} of {target}", operation.verb());
+    let read_back = || async {
+        read_guest_state(client, guest)
+            .await
+            .map_err(|e| e.after_dispatch(&dispatched))
+    };
+    let mut after = read_back().await?;
     if plan == PowerPlan::ThroughHa {
         // The HA manager acts a few seconds after the request was queued.
         let mut pause = Duration::from_millis(200);
         while after.status != expected && started.elapsed() < wait.deadline {
             tokio::time::sleep(pause.min(wait.deadline.saturating_sub(started.elapsed()))).await;
             pause = (pause * 2).min(Duration::from_secs(2));
-            after = read_guest_state(client, guest).await?;
+            after = read_back().await?;
         }
     }
     outcome.status_after = after.status.clone();

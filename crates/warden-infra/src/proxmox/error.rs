@@ -145,6 +145,13 @@ pub enum ProxmoxError {
         log_tail: Vec<String>,
     },
 
+    /// A change was sent, but what became of it could not be read (the
+    /// connection broke while waiting): it may have happened.
+    #[error(
+        "{what} was sent, but its outcome could not be read ({reason}); check the guest before retrying"
+    )]
+    OutcomeUnknown { what: String, reason: String },
+
     /// The QEMU guest agent does not answer.
     #[error("the QEMU guest agent of {target} is not running or not answering: {message}")]
     AgentNotRunning { target: String, message: String },
@@ -195,6 +202,42 @@ pub struct PermissionDenied {
     pub message: String,
 }
 
+impl ProxmoxError {
+    /// An error met after a change was sent (while polling its task or
+    /// verifying it): a failure to read becomes [`ProxmoxError::OutcomeUnknown`],
+    /// so nobody takes it for "nothing happened". Errors that describe the
+    /// change's own outcome pass through.
+    pub fn after_dispatch(self, what: &str) -> Self {
+        match self {
+            ProxmoxError::Unreachable { .. }
+            | ProxmoxError::Timeout { .. }
+            | ProxmoxError::Tls { .. }
+            | ProxmoxError::CertificateMismatch { .. }
+            | ProxmoxError::NodeOffline { .. }
+            | ProxmoxError::Unauthorized { .. }
+            | ProxmoxError::Forbidden(_)
+            | ProxmoxError::Decode { .. }
+            | ProxmoxError::Api { .. }
+            | ProxmoxError::NoQuorum { .. }
+            | ProxmoxError::NotFound { .. }
+            | ProxmoxError::AgentNotRunning { .. } => ProxmoxError::OutcomeUnknown {
+                what: what.to_string(),
+                reason: self.to_string(),
+            },
+            ProxmoxError::Config(_)
+            | ProxmoxError::Locked { .. }
+            | ProxmoxError::Template { .. }
+            | ProxmoxError::HaRefused { .. }
+            | ProxmoxError::NotRunning { .. }
+            | ProxmoxError::Unsupported { .. }
+            | ProxmoxError::TaskFailed { .. }
+            | ProxmoxError::TaskStillRunning { .. }
+            | ProxmoxError::VerificationFailed { .. }
+            | ProxmoxError::OutcomeUnknown { .. } => self,
+        }
+    }
+}
+
 fn lock_hint(lock: &str) -> &'static str {
     match lock {
         "backup" => "a backup is running",
@@ -243,6 +286,7 @@ impl ProxmoxError {
             ProxmoxError::NotFound { .. } => ErrorCode::NotFound,
             ProxmoxError::TaskFailed { .. }
             | ProxmoxError::VerificationFailed { .. }
+            | ProxmoxError::OutcomeUnknown { .. }
             | ProxmoxError::Api { .. } => ErrorCode::ExecutionFailed,
             ProxmoxError::Decode { .. } => ErrorCode::Internal,
         }
@@ -271,6 +315,7 @@ impl ProxmoxError {
             | ProxmoxError::TaskFailed { .. }
             | ProxmoxError::TaskStillRunning { .. }
             | ProxmoxError::VerificationFailed { .. }
+            | ProxmoxError::OutcomeUnknown { .. }
             | ProxmoxError::Api { .. }
             | ProxmoxError::Decode { .. } => false,
         }
@@ -283,6 +328,7 @@ impl ProxmoxError {
             ProxmoxError::TaskFailed { .. }
             | ProxmoxError::TaskStillRunning { .. }
             | ProxmoxError::VerificationFailed { .. }
+            | ProxmoxError::OutcomeUnknown { .. }
             | ProxmoxError::Timeout { .. }
             | ProxmoxError::Api { .. }
             | ProxmoxError::Decode { .. } => false,
@@ -410,5 +456,31 @@ mod tests {
             "task qmstart on pve1 failed: boom (log tail: TASK ERROR: boom)"
         );
         assert!(!err.nothing_changed());
+    }
+
+    #[test]
+    fn read_failures_after_a_change_are_not_nothing() {
+        let unreachable = ProxmoxError::Unreachable {
+            cluster: "lab".into(),
+            url: "https://pve1:8006/".into(),
+            reason: "connection reset".into(),
+        };
+        assert!(unreachable.nothing_changed());
+        let after = unreachable.after_dispatch("POST /nodes/pve1/qemu/100/status/stop");
+        assert!(!after.nothing_changed());
+        assert!(
+            after
+                .to_string()
+                .starts_with("POST /nodes/pve1/qemu/100/status/stop was sent"),
+            "{after}"
+        );
+        let failed = ProxmoxError::TaskFailed {
+            upid: "u".into(),
+            node: "pve1".into(),
+            task_type: "qmstop".into(),
+            exit_status: "x".into(),
+            log_tail: vec![],
+        };
+        assert_eq!(failed.clone().after_dispatch("x"), failed);
     }
 }

@@ -222,8 +222,12 @@ pub async fn wait_for_task(
     let started = tokio::time::Instant::now();
     let status_path = task_path(upid).join(["status"]);
     let mut interval = wait.first_interval;
+    let dispatched = format!("task {upid}");
     let status = loop {
-        let status = client.get(&status_path, &[]).await?;
+        let status = client
+            .get(&status_path, &[])
+            .await
+            .map_err(|e| e.after_dispatch(&dispatched))?;
         let state = text_field(&status, "status");
         if state.as_deref() == Some("stopped") {
             break status;
@@ -241,7 +245,9 @@ pub async fn wait_for_task(
         interval = (interval * 2).min(wait.max_interval);
     };
     let exit_status = text_field(&status, "exitstatus");
-    let log_tail = read_log_tail(client, upid).await?;
+    let log_tail = read_log_tail(client, upid)
+        .await
+        .map_err(|e| e.after_dispatch(&dispatched))?;
     let exit = decide_exit(exit_status.as_deref(), &log_tail);
     let waited_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     match exit {
