@@ -13,6 +13,7 @@
 pub mod docker;
 pub mod local_exec;
 pub mod local_inventory;
+pub mod proxmox;
 pub mod routing;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
