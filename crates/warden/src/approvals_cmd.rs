@@ -33,7 +33,7 @@ enum ApprovalsCommand {
         /// pending, approved, denied, expired or consumed.
         #[arg(long, default_value = "pending")]
         state: ApprovalState,
-        /// One JSON object per line.
+        /// A JSON array.
         #[arg(long)]
         json: bool,
     },
@@ -71,13 +71,15 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
                 eprintln!("warden: expired approvals were not marked expired: {error}");
             }
             let approvals = store.approvals(Some(state))?;
-            if approvals.is_empty() && !json {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&approvals)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if approvals.is_empty() {
                 println!("no {state} approvals");
             }
             for approval in approvals {
-                if json {
-                    println!("{}", serde_json::to_string(&approval)?);
-                } else {
+                {
                     let when = match approval.state {
                         ApprovalState::Pending | ApprovalState::Approved => format!(
                             "expires in {}s",

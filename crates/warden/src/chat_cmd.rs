@@ -12,11 +12,12 @@ use rustyline::error::ReadlineError;
 use warden_core::agent::provider::Delta;
 use warden_core::ports::Inventory;
 
+use crate::approver::TerminalApprover;
 use crate::ask_cmd::finish_text;
 use crate::common::{CommonArgs, cancel_on_ctrl_c};
 use crate::config::parse_level_arg;
 use crate::conversation::Chat;
-use crate::display::{Progress, TerminalApprover, TerminalDisplay, Verbosity, print_delta};
+use crate::display::{Progress, TerminalDisplay, Verbosity, print_delta};
 use crate::world::World;
 
 #[derive(Args)]
@@ -54,16 +55,24 @@ pub fn run(args: &ChatArgs) -> Result<ExitCode> {
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
-    let mut approver = TerminalApprover::for_stdin();
+    let mut approver = TerminalApprover::for_stdin(&world.cancel);
+    // Ctrl-C at the idle prompt clears the line; a second one in a row
+    // quits, as does Ctrl-D.
+    let mut interrupted = false;
     loop {
         let prompt = format!("warden[{}]> ", chat.level());
         let line = match editor.readline(&prompt) {
             Ok(line) => line,
-            // Ctrl-C at the prompt clears the line; Ctrl-D leaves.
-            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Interrupted) if interrupted => break,
+            Err(ReadlineError::Interrupted) => {
+                interrupted = true;
+                eprintln!("(Ctrl-C again or Ctrl-D to quit)");
+                continue;
+            }
             Err(ReadlineError::Eof) => break,
             Err(error) => return Err(error).context("reading input"),
         };
+        interrupted = false;
         let line = line.trim();
         if line.is_empty() {
             continue;

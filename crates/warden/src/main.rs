@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod approvals_cmd;
+mod approver;
 mod ask_cmd;
 mod audit_cmd;
 mod chat_cmd;
@@ -13,10 +14,15 @@ mod common;
 mod config;
 mod conversation;
 mod display;
+mod exit_codes;
 mod explain_cmd;
 mod local;
 mod replay;
+mod sessions_cmd;
 mod storage;
+mod style;
+mod ticker;
+mod time_fmt;
 mod usage_cmd;
 mod world;
 
@@ -41,8 +47,8 @@ enum Command {
     Explain(explain_cmd::ExplainArgs),
     /// Tokens and estimated cost per provider and model.
     Usage(usage_cmd::UsageArgs),
-    /// Stored conversations, most recent first.
-    Sessions(usage_cmd::SessionsArgs),
+    /// Stored conversations, most recent first; `sessions show ID` prints one transcript.
+    Sessions(sessions_cmd::SessionsArgs),
     /// The effective configuration.
     Config(usage_cmd::ConfigArgs),
     /// Classify shell commands: read-only or not, interactive or not, catastrophic or not.
@@ -92,7 +98,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => ask_cmd::run(&args),
         Command::Explain(args) => explain_cmd::run(&args),
         Command::Usage(args) => usage_cmd::usage(&args),
-        Command::Sessions(args) => usage_cmd::sessions(&args),
+        Command::Sessions(args) => sessions_cmd::run(&args),
         Command::Config(args) => usage_cmd::config(&args),
         Command::Classify(args) => classify_cmd::run(&args),
         Command::Replay(args) => replay::run(&args),

@@ -113,7 +113,7 @@ fn writes_wait_for_approval_when_nobody_can_answer() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
     let (out, err, code) = warden(&db, &["ask", "restart warden-test-nonexistent"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 5, "an approval is still pending: {err}");
     assert!(out.starts_with("Not done yet"), "{out}\n{err}");
     let (pending, _, _) = warden(&db, &["approvals", "list"]);
     assert!(
@@ -121,11 +121,12 @@ fn writes_wait_for_approval_when_nobody_can_answer() {
         "{pending}"
     );
     // The read_only level refuses it outright, and nothing is left pending.
-    let (out, _, _) = warden(
+    let (out, _, code) = warden(
         &db,
         &["ask", "--level", "read_only", "stop warden-test-other"],
     );
     assert!(out.contains("POLICY_BLOCKED"), "{out}");
+    assert_eq!(code, 6, "a write refused by policy");
 }
 
 #[test]
