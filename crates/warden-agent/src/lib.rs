@@ -1,7 +1,12 @@
 //! `warden agent`: the host agent.
 #![forbid(unsafe_code)]
 
-pub mod sandbox;
 pub mod backoff;
+pub mod identity;
+pub mod nonces;
 pub mod output_cap;
 pub mod policy;
+pub mod private_files;
+pub mod sandbox;
+pub mod server_url;
+pub mod tls;

@@ -155,7 +155,10 @@ mod tests {
 
     #[test]
     fn output_within_the_limit_arrives_whole() {
-        assert_eq!(run(16, &[b"hello ", b"world"]), ("hello world".into(), false));
+        assert_eq!(
+            run(16, &[b"hello ", b"world"]),
+            ("hello world".into(), false)
+        );
         assert_eq!(run(10, &[b"0123456789"]), ("0123456789".into(), false));
         assert_eq!(run(10, &[]), (String::new(), false));
     }

@@ -116,7 +116,10 @@ fn admit_write(
         )));
     }
     let grant = request.grant.as_deref().ok_or_else(|| {
-        invalid(GrantInvalidReason::Missing, "a write needs a server-signed grant")
+        invalid(
+            GrantInvalidReason::Missing,
+            "a write needs a server-signed grant",
+        )
     })?;
     let accepted = verify_grant(grant, request, context, used)?;
     if context.max_level == ControlLevel::Controlled

@@ -98,7 +98,11 @@ fn a_valid_grant_admits_the_write() {
 fn every_broken_binding_has_its_reason() {
     let other_key = SigningKey::from_bytes(&[7; 32]);
     let cases: Vec<(&str, ExecRequest, GrantInvalidReason)> = vec![
-        ("no grant", write_with(None, &server_key()), GrantInvalidReason::Missing),
+        (
+            "no grant",
+            write_with(None, &server_key()),
+            GrantInvalidReason::Missing,
+        ),
         (
             "another key",
             write_with(Some(claims()), &other_key),
@@ -223,7 +227,11 @@ fn max_level_caps_writes() {
     );
     let refusal = decide(&unapproved, ControlLevel::Controlled, &none_used()).unwrap_err();
     assert_eq!(refusal.code, ExecErrorCode::PolicyBlocked);
-    assert!(refusal.message.contains("approval_id"), "{}", refusal.message);
+    assert!(
+        refusal.message.contains("approval_id"),
+        "{}",
+        refusal.message
+    );
     let half = write_with(
         Some(GrantClaims {
             approved_by: None,

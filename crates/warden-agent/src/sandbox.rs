@@ -92,7 +92,8 @@ fn apply_read_only() -> Result<SandboxStatus, SandboxError> {
     // ps`); the kernel cannot tell a read request from a write over a socket,
     // so connecting stays allowed, as on kernels before ABI 9.
     let connect = AccessFs::ResolveUnix;
-    let dev_null = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    let dev_null =
+        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
     let root = PathFd::new("/").map_err(|source| SandboxError::PathRule { path: "/", source })?;
     let null = PathFd::new("/dev/null").map_err(|source| SandboxError::PathRule {
         path: "/dev/null",
