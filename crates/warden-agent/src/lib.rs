@@ -3,10 +3,13 @@
 
 pub mod backoff;
 pub mod identity;
+pub mod inventory;
 pub mod nonces;
 pub mod output_cap;
 pub mod policy;
 pub mod private_files;
+pub mod proxmox;
+pub mod routing;
 pub mod sandbox;
 pub mod server_url;
 pub mod tls;
