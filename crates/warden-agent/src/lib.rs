@@ -2,6 +2,9 @@
 #![forbid(unsafe_code)]
 
 pub mod backoff;
+pub mod container_kill;
+pub mod environment;
+pub mod exec;
 pub mod identity;
 pub mod inventory;
 pub mod nonces;
