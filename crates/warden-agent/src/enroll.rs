@@ -62,6 +62,7 @@ pub enum EnrollError {
 pub async fn enroll(options: EnrollOptions) -> Result<Identity, EnrollError> {
     let server = ServerUrl::parse(&options.server)?;
     let name = check_agent_name(&options.name)?;
+    let (tls, presented) = client_config(&options.trust, &server)?;
     let state = StateDir::open(&options.state_dir)?;
     if let Some(existing) = state.find_identity()? {
         return Err(EnrollError::AlreadyEnrolled {
@@ -70,7 +71,6 @@ pub async fn enroll(options: EnrollOptions) -> Result<Identity, EnrollError> {
             path: state.path().to_path_buf(),
         });
     }
-    let (tls, presented) = client_config(&options.trust, &server)?;
     let key = state.load_or_create_key()?;
     let public_key = encode_base64(key.verifying_key().as_bytes());
     let request = EnrollRequest {
