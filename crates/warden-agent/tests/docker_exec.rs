@@ -65,13 +65,21 @@ async fn a_container_read_runs_inside_it_and_a_cancel_stops_it_there() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../warden-infra/tests/support/build-test-image.sh");
     let built = Command::new("sh").arg(script).arg(IMAGE).output().unwrap();
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let container = Container(format!("warden-test-agent-{}", std::process::id()));
     let run = Command::new("docker")
         .args(["run", "-d", "--name", &container.0, IMAGE])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let full_id = String::from_utf8(run.stdout).unwrap().trim().to_string();
     let short_id = &full_id[..12];
 
@@ -93,11 +101,22 @@ async fn a_container_read_runs_inside_it_and_a_cancel_stops_it_there() {
         .find(|r| r.id.to_string() == target)
         .unwrap_or_else(|| panic!("{target} not in the inventory: {inventory:?}"));
     assert_eq!(reported.id.kind, ResourceKind::DockerContainer);
-    assert_eq!(reported.parent.as_ref().unwrap().to_string(), "host:dockhost");
+    assert_eq!(
+        reported.parent.as_ref().unwrap().to_string(),
+        "host:dockhost"
+    );
 
     // A read inside the container: its hostname is its short id.
-    let out = conn.exec(read("in-container", &target, "cat /etc/hostname")).await;
-    assert_eq!(out.result.exit_code, Some(0), "{:?} {}", out.result, out.stderr());
+    let out = conn
+        .exec(read("in-container", &target, "cat /etc/hostname"))
+        .await;
+    assert_eq!(
+        out.result.exit_code,
+        Some(0),
+        "{:?} {}",
+        out.result,
+        out.stderr()
+    );
     assert_eq!(out.stdout().trim(), short_id);
     assert_eq!(
         out.result.sandbox.landlock_abi, None,
@@ -128,6 +147,9 @@ async fn a_container_read_runs_inside_it_and_a_cancel_stops_it_there() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(left, 0, "the process inside the container outlived the cancel");
+    assert_eq!(
+        left, 0,
+        "the process inside the container outlived the cancel"
+    );
     agent.stop().await.unwrap();
 }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agent_cmd;
 mod approvals_cmd;
 mod ask_cmd;
 mod audit_cmd;
@@ -53,6 +54,8 @@ enum Command {
     Audit(audit_cmd::AuditArgs),
     /// Pending write approvals: list, approve, deny.
     Approvals(approvals_cmd::ApprovalsArgs),
+    /// The host agent: enroll, run, install its systemd unit.
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
+        Command::Agent(args) => agent_cmd::run(args),
     };
     match result {
         Ok(code) => code,
