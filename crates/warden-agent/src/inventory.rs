@@ -195,7 +195,7 @@ mod tests {
             99,
             json!([{"name": "nginx", "active": "failed", "processes": 5}]),
         );
-        assert_eq!(stable_view(&[a.clone()]), stable_view(&[b]));
+        assert_eq!(stable_view(std::slice::from_ref(&a)), stable_view(&[b]));
         assert_ne!(stable_view(&[a]), stable_view(&[c]));
     }
 

@@ -13,8 +13,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use warden_protocol::agent::{
-    AgentFrame, CLOSE_UNAUTHORIZED, ExecClass, FrameError, Heartbeat, InventoryReport, ParsedFrame,
-    parse_frame,
+    AgentFrame, CLOSE_UNAUTHORIZED, ExecClass, ExecErrorCode, ExecFailure, ExecResult, FrameError,
+    Heartbeat, InventoryReport, ParsedFrame, parse_frame,
 };
 
 use crate::connection::{AgentSocket, Welcomed};
@@ -85,7 +85,15 @@ pub async fn serve(
                 last_heard = Instant::now();
                 match message {
                     Some(Ok(Message::Text(text))) => {
-                        handle_text(&text, dispatcher, &out_tx, shutting_down.is_some()).await;
+                        // Replies go straight to the socket: waiting on the
+                        // outbound queue here, which only this loop drains,
+                        // could deadlock behind a chatty command's output.
+                        let reply = handle_text(&text, dispatcher, &out_tx, shutting_down.is_some());
+                        if let Some(reply) = reply
+                            && let Err(reason) = send(&mut socket, &reply, dead_after).await
+                        {
+                            break SessionEnd::Lost { reason };
+                        }
                     }
                     Some(Ok(Message::Close(frame))) => {
                         let (code, reason) = frame
@@ -105,7 +113,7 @@ pub async fn serve(
                 }
             }
             Some(frame) = out_rx.recv() => {
-                if let Err(reason) = send(&mut socket, &frame).await {
+                if let Err(reason) = send(&mut socket, &frame, dead_after).await {
                     break SessionEnd::Lost { reason };
                 }
             }
@@ -119,7 +127,7 @@ pub async fn serve(
                 if silence >= beat && last_ping.elapsed() >= beat {
                     last_ping = Instant::now();
                     let ping = AgentFrame::Ping(Heartbeat { at: now_ms() });
-                    if let Err(reason) = send(&mut socket, &ping).await {
+                    if let Err(reason) = send(&mut socket, &ping, dead_after).await {
                         break SessionEnd::Lost { reason };
                     }
                 }
@@ -130,12 +138,12 @@ pub async fn serve(
                 shutting_down = Some(Instant::now());
             }
             () = dispatcher.idle(), if shutting_down.is_some() => {
-                flush(&mut socket, &mut out_rx).await;
+                flush(&mut socket, &mut out_rx, dead_after).await;
                 break SessionEnd::Shutdown;
             }
             () = sleep_until(shutdown_deadline.into()), if shutting_down.is_some() => {
                 tracing::warn!("shutting down with commands still running");
-                flush(&mut socket, &mut out_rx).await;
+                flush(&mut socket, &mut out_rx, dead_after).await;
                 break SessionEnd::Shutdown;
             }
         }
@@ -162,17 +170,18 @@ pub async fn serve(
     end
 }
 
-async fn handle_text(
+/// Acts on one text frame; returns the frame to answer with, if any.
+fn handle_text(
     text: &str,
     dispatcher: &Arc<Dispatcher>,
     out: &mpsc::Sender<AgentFrame>,
     shutting_down: bool,
-) {
+) -> Option<AgentFrame> {
     let frame = match parse_frame(text) {
         Ok(ParsedFrame::Known(frame)) => frame,
         Ok(ParsedFrame::Unknown { frame_type }) => {
             tracing::warn!("ignoring a frame of unknown type `{frame_type}`");
-            return;
+            return None;
         }
         Err(FrameError::Malformed {
             frame_type,
@@ -181,41 +190,32 @@ async fn handle_text(
         }) if frame_type == "exec" => {
             let raw: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             let result = dispatcher.refuse_malformed_exec(&raw, request_id, &message);
-            let _ = out.send(AgentFrame::ExecResult(result)).await;
-            return;
+            return Some(AgentFrame::ExecResult(result));
         }
         Err(err) => {
             tracing::warn!("rejecting a frame: {err}");
-            return;
+            return None;
         }
     };
     match frame {
-        AgentFrame::Exec(request) => {
-            if shutting_down {
-                let failure = warden_protocol::agent::ExecFailure::new(
-                    warden_protocol::agent::ExecErrorCode::Cancelled,
-                    "the agent is shutting down",
-                );
-                let result = warden_protocol::agent::ExecResult::refused(
-                    request.request_id.clone(),
-                    failure,
-                );
-                let _ = out.send(AgentFrame::ExecResult(result)).await;
-                return;
-            }
-            if let Some(refusal) = dispatcher.handle_exec(request, out.clone()) {
-                let _ = out.send(AgentFrame::ExecResult(refusal)).await;
-            }
+        AgentFrame::Exec(request) if shutting_down => {
+            let failure = ExecFailure::new(ExecErrorCode::Cancelled, "the agent is shutting down");
+            Some(AgentFrame::ExecResult(ExecResult::refused(
+                request.request_id,
+                failure,
+            )))
         }
+        AgentFrame::Exec(request) => dispatcher
+            .handle_exec(request, out.clone())
+            .map(AgentFrame::ExecResult),
         AgentFrame::Cancel(cancel) => {
             if !dispatcher.cancel(&cancel.request_id) {
                 tracing::debug!("cancel for {} which is not running", cancel.request_id);
             }
+            None
         }
-        AgentFrame::Ping(ping) => {
-            let _ = out.send(AgentFrame::Pong(Heartbeat { at: ping.at })).await;
-        }
-        AgentFrame::Pong(_) => {}
+        AgentFrame::Ping(ping) => Some(AgentFrame::Pong(Heartbeat { at: ping.at })),
+        AgentFrame::Pong(_) => None,
         AgentFrame::Challenge(_)
         | AgentFrame::Hello(_)
         | AgentFrame::Welcome(_)
@@ -227,11 +227,14 @@ async fn handle_text(
                 "ignoring a `{}` frame, which the server does not send after the handshake",
                 frame.frame_type()
             );
+            None
         }
     }
 }
 
-async fn send(socket: &mut AgentSocket, frame: &AgentFrame) -> Result<(), String> {
+/// Sends one frame. A peer that stops reading (a dead host behind a live
+/// TCP connection) blocks the send: past `limit` the connection counts as lost.
+async fn send(socket: &mut AgentSocket, frame: &AgentFrame, limit: Duration) -> Result<(), String> {
     let text = match frame.to_text() {
         Ok(text) => text,
         Err(err) => {
@@ -241,16 +244,21 @@ async fn send(socket: &mut AgentSocket, frame: &AgentFrame) -> Result<(), String
             return Ok(());
         }
     };
-    socket
-        .send(Message::text(text))
-        .await
-        .map_err(|err| format!("sending `{}`: {err}", frame.frame_type()))
+    match tokio::time::timeout(limit, socket.send(Message::text(text))).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(err)) => Err(format!("sending `{}`: {err}", frame.frame_type())),
+        Err(_) => Err(format!(
+            "sending `{}` blocked for {} ms",
+            frame.frame_type(),
+            limit.as_millis()
+        )),
+    }
 }
 
 /// Sends what is already queued (the results of cancelled commands).
-async fn flush(socket: &mut AgentSocket, out: &mut mpsc::Receiver<AgentFrame>) {
+async fn flush(socket: &mut AgentSocket, out: &mut mpsc::Receiver<AgentFrame>, limit: Duration) {
     while let Ok(frame) = out.try_recv() {
-        if send(socket, &frame).await.is_err() {
+        if send(socket, &frame, limit).await.is_err() {
             return;
         }
     }
