@@ -193,10 +193,10 @@ impl Dispatcher {
                     nonces
                         .record(&grant.nonce, grant.expires_at, now_ms)
                         .map_err(|err| {
-                            fail(ExecFailure::new(
-                                ExecErrorCode::ExecFailed,
-                                format!("refusing the write: its grant could not be recorded as used ({err})"),
-                            ))
+                            let message = format!(
+                                "refusing the write: its grant could not be recorded as used ({err})"
+                            );
+                            fail(ExecFailure::new(ExecErrorCode::ExecFailed, message))
                         })?;
                     tracing::info!(
                         request_id = %request.request_id,
