@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agent_cmd;
 mod approvals_cmd;
 mod approver;
 mod ask_cmd;
@@ -59,6 +60,8 @@ enum Command {
     Audit(audit_cmd::AuditArgs),
     /// Pending write approvals: list, approve, deny.
     Approvals(approvals_cmd::ApprovalsArgs),
+    /// The host agent: enroll, run, install its systemd unit.
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
+        Command::Agent(args) => agent_cmd::run(args),
     };
     match result {
         Ok(code) => code,
