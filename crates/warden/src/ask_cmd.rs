@@ -14,6 +14,7 @@ use crate::common::{CommonArgs, cancel_on_ctrl_c};
 use crate::conversation::{Chat, TurnOutcome};
 use crate::display::{JsonLines, JsonSink, Progress, TerminalDisplay, Verbosity, print_delta};
 use crate::exit_codes::{ASK_EXIT_CODES, AskExit, closing_error};
+use crate::remote::{self, RemoteArgs};
 use crate::world::World;
 
 #[derive(Args)]
@@ -30,10 +31,30 @@ pub struct AskArgs {
     /// The request, e.g. "disk usage" or "is ssh running".
     #[arg(required = true, num_args = 1..)]
     request: Vec<String>,
+    #[command(flatten)]
+    remote: RemoteArgs,
 }
 
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let text = args.request.join(" ");
+    if let Some(client) = args.remote.client()? {
+        let cancel = warden_protocol::CancelFlag::new();
+        cancel_on_ctrl_c(&cancel)?;
+        let output = if args.json {
+            remote::session::Output::JsonLines
+        } else {
+            remote::session::Output::Terminal
+        };
+        let exit = crate::common::runtime()?.block_on(remote::session::ask(
+            &client,
+            args.session.as_deref(),
+            &text,
+            args.common.level,
+            output,
+            &cancel,
+        ))?;
+        return Ok(exit.code());
+    }
     if args.json {
         return run_json(args, &text);
     }

@@ -18,6 +18,7 @@ mod display;
 mod exit_codes;
 mod explain_cmd;
 mod local;
+mod remote;
 mod replay;
 mod sessions_cmd;
 mod storage;
