@@ -186,7 +186,12 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
         Some(b'=') if bytes.get(at + 1) != Some(&b'=') => at + 1,
         Some(b':') if bytes.get(at + 1) == Some(&b'=') => at + 2,
         // YAML needs a blank after the colon; JSON quotes its keys.
-        Some(b':') if key_quoted || matches!(bytes.get(at + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n')) => at + 1,
+        Some(b':')
+            if key_quoted
+                || matches!(bytes.get(at + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+        {
+            at + 1
+        }
         // `--password secret`
         Some(_) if flag && at > key.end && bytes.get(at) != Some(&b'-') => at,
         _ => return None,
@@ -209,7 +214,9 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
     }
     let end = match context {
         Context::OwnLine => line_end(text, start),
-        Context::InString(quote) => find_closing(text, start, quote).unwrap_or_else(|| line_end(text, start)),
+        Context::InString(quote) => {
+            find_closing(text, start, quote).unwrap_or_else(|| line_end(text, start))
+        }
         Context::Inline => inline_end(bytes, start),
     };
     let value = trim_span(text, start..end);
@@ -283,7 +290,9 @@ fn xml_element_value(text: &str, from: usize) -> Option<Range<usize>> {
 fn yaml_block_scalar(text: &str, key_start: usize, value_start: usize) -> Option<Range<usize>> {
     let indicator = text[value_start..line_end(text, value_start)].trim_end();
     let is_block = indicator.starts_with(['|', '>'])
-        && indicator[1..].chars().all(|c| matches!(c, '-' | '+' | '0'..='9'));
+        && indicator[1..]
+            .chars()
+            .all(|c| matches!(c, '-' | '+' | '0'..='9'));
     if !is_block {
         return None;
     }

@@ -7,9 +7,28 @@ use super::kind::MARKER_PREFIX;
 
 /// Words that stand for "no value here" or a flag, never for a secret.
 const NON_SECRET_WORDS: &[&str] = &[
-    "redacted", "hidden", "(hidden)", "[hidden]", "<hidden>", "masked", "null", "(null)", "none",
-    "(none)", "nil", "~", "undefined", "n/a", "true", "false", "yes", "no", "on", "off",
-    "!vault", "$ansible_vault",
+    "redacted",
+    "hidden",
+    "(hidden)",
+    "[hidden]",
+    "<hidden>",
+    "masked",
+    "null",
+    "(null)",
+    "none",
+    "(none)",
+    "nil",
+    "~",
+    "undefined",
+    "n/a",
+    "true",
+    "false",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "!vault",
+    "$ansible_vault",
 ];
 
 /// Is `value` (quotes already removed) empty, a mask, a reference to a
@@ -17,7 +36,7 @@ const NON_SECRET_WORDS: &[&str] = &[
 /// an earlier marker?
 pub fn is_placeholder(value: &str) -> bool {
     let value = value.trim();
-    if value.is_empty() || value.starts_with(MARKER_PREFIX) {
+    if value.is_empty() || value.starts_with(MARKER_PREFIX.trim_end()) {
         return true;
     }
     let lower = value.to_ascii_lowercase();
@@ -45,7 +64,9 @@ fn is_reference(value: &str) -> bool {
     }
     value.strip_prefix('$').is_some_and(|name| {
         !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
     })
 }
 

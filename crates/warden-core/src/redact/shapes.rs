@@ -48,7 +48,7 @@ impl ShapeRules {
                 r"|(?-u:\b)(md5[0-9a-f]{32})(?-u:\b)",
             ))?,
             authorization: re(
-                r#"(?i-u)(?:^|[^a-z0-9_-])(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(bearer|basic|digest|token|negotiate|ntlm|apikey|bot|sso-key)[ \t]+)?([^\s"'<>,;\\]+)"#,
+                r#"(?i)(?:^|[^a-z0-9_-])(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(bearer|basic|digest|token|negotiate|ntlm|apikey|bot|sso-key)[ \t]+)?([^\s"'<>,;\\]+)"#,
             )?,
             bare_bearer: re(r"(?-u:\b)[Bb]earer[ \t]+([A-Za-z0-9._~+/\-]{16,}=*)")?,
             token: re(concat!(
@@ -64,7 +64,7 @@ impl ShapeRules {
                 r")",
             ))?,
             url_password: re(
-                r#"(?i-u)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/?#@"'<>]*:([^\s/@"'<>]+)@"#,
+                r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/?#@"'<>]*:([^\s/@"'<>]+)@"#,
             )?,
             proxmox_header: re(r"PVEAPIToken[= ][^\s=]+=([A-Za-z0-9\-]+)")?,
             proxmox_value: re(concat!(
