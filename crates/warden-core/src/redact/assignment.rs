@@ -26,6 +26,8 @@ pub struct AssignmentRules {
     key_fragment: Regex,
     /// Kubernetes/Compose env lists: `- name: DB_PASSWORD` / `value: x`.
     yaml_name_value: Regex,
+    /// The same inside a JSON string, newlines escaped.
+    escaped_yaml_name_value: Regex,
     json_name_value: Regex,
 }
 
@@ -43,6 +45,10 @@ impl AssignmentRules {
             .ok()?,
             yaml_name_value: Regex::new(
                 r#"(?m)name:[ \t]*["']?([A-Za-z0-9_.\-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*("[^"\n]*"|'[^'\n]*'|[^\n]*)"#,
+            )
+            .ok()?,
+            escaped_yaml_name_value: Regex::new(
+                r#"name:[ \t]*'?([A-Za-z0-9_.\-]+)'?[ \t]*(?:\\r)?\\n[ \t]*value:[ \t]*((?:[^"\\\n]|\\[^nr])*)"#,
             )
             .ok()?,
             json_name_value: Regex::new(
@@ -78,7 +84,11 @@ impl RuleSet for AssignmentRules {
             }
         }
         if text.contains("value") {
-            for regex in [&self.yaml_name_value, &self.json_name_value] {
+            for regex in [
+                &self.yaml_name_value,
+                &self.escaped_yaml_name_value,
+                &self.json_name_value,
+            ] {
                 for caps in regex.captures_iter(text) {
                     let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
                         continue;
@@ -183,7 +193,13 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
     let flag = text[key.clone()].starts_with("--");
     let after_separator = match bytes.get(at) {
         Some(b'=') if bytes.get(at + 1) == Some(&b'>') => at + 2,
-        Some(b'=') if bytes.get(at + 1) != Some(&b'=') => at + 1,
+        // `token == null` compares; `KEY==x` assigns `=x`.
+        Some(b'=')
+            if bytes.get(at + 1) == Some(&b'=') && (at > key.end || blank_at(bytes, at + 2)) =>
+        {
+            return None;
+        }
+        Some(b'=') => at + 1,
         Some(b':') if bytes.get(at + 1) == Some(&b'=') => at + 2,
         // YAML needs a blank after the colon; JSON quotes its keys.
         Some(b':')
@@ -221,6 +237,10 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
     };
     let value = trim_span(text, start..end);
     Some(value).filter(|r| !r.is_empty())
+}
+
+fn blank_at(bytes: &[u8], at: usize) -> bool {
+    matches!(bytes.get(at), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
@@ -273,7 +293,8 @@ fn inline_end(bytes: &[u8], from: usize) -> usize {
     while i < bytes.len() {
         match bytes[i] {
             b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'&' | b',' | b';' => break,
-            b'\\' if bytes.get(i + 1) == Some(&b'"') => break,
+            // `\"` ends a string, `\n` a line, inside a JSON document's text.
+            b'\\' if matches!(bytes.get(i + 1), Some(b'"' | b'n' | b'r' | b't')) => break,
             _ => i += 1,
         }
     }
