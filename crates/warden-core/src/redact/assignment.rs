@@ -16,14 +16,12 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::Finding;
 use super::key_names::secret_named_by;
+use super::kind::SecretKind;
 use super::placeholder::is_placeholder;
-use super::{Finding, RuleSet};
 
 pub struct AssignmentRules {
-    /// Fragments every secret-like key contains; candidates are checked by
-    /// [`secret_named_by`], so this only has to be a superset.
-    key_fragment: Regex,
     /// Kubernetes/Compose env lists: `- name: DB_PASSWORD` / `value: x`.
     yaml_name_value: Regex,
     /// The same inside a JSON string, newlines escaped.
@@ -39,10 +37,6 @@ impl AssignmentRules {
 
     fn compile() -> Option<AssignmentRules> {
         Some(AssignmentRules {
-            key_fragment: Regex::new(
-                r"(?i-u)pass|pwd|pw|secret|token|auth|cred|key|psk|cookie|dockercfg|dockerconfigjson",
-            )
-            .ok()?,
             yaml_name_value: Regex::new(
                 r#"(?m)name:[ \t]*["']?([A-Za-z0-9_.\-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*("[^"\n]*"|'[^'\n]*'|[^\n]*)"#,
             )
@@ -57,53 +51,163 @@ impl AssignmentRules {
             .ok()?,
         })
     }
-}
 
-impl RuleSet for AssignmentRules {
-    fn find(&self, text: &str, out: &mut Vec<Finding>) {
+    /// `key_fragments`: where [`super::triggers`] found a fragment of a
+    /// secret-like key name.
+    pub fn find(&self, text: &str, key_fragments: &[Range<usize>], out: &mut Vec<Finding>) {
         let bytes = text.as_bytes();
         let mut resume = 0;
-        for fragment in self.key_fragment.find_iter(text) {
-            if fragment.start() < resume {
+        for fragment in key_fragments {
+            if fragment.start < resume {
                 continue;
             }
-            let key = expand_key(bytes, fragment.range());
+            let key = expand_key(bytes, fragment.clone());
             resume = key.end;
-            let name = &text[key.clone()];
-            if name.eq_ignore_ascii_case("PVEAPIToken") {
-                continue; // the Proxmox rule keeps the token id
+            if let Some(finding) = secret_assigned_to(text, key) {
+                resume = resume.max(finding.range.end);
+                out.push(finding);
             }
-            let Some(kind) = secret_named_by(name) else {
-                continue;
-            };
-            if let Some(value) = assigned_value(text, key) {
-                if !is_placeholder(unquoted(&text[value.clone()])) {
-                    resume = value.end;
+        }
+        if text.contains("value") {
+            self.find_name_value_pairs(text, out);
+        }
+    }
+
+    fn find_name_value_pairs(&self, text: &str, out: &mut Vec<Finding>) {
+        for regex in [
+            &self.yaml_name_value,
+            &self.escaped_yaml_name_value,
+            &self.json_name_value,
+        ] {
+            for caps in regex.captures_iter(text) {
+                let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
+                    continue;
+                };
+                let Some(kind) = secret_named_by(name.as_str()) else {
+                    continue;
+                };
+                let value = trim_span(text, value.range());
+                if !value.is_empty() && !is_placeholder(unquoted(&text[value.clone()])) {
                     out.push(Finding::new(value, kind));
                 }
             }
         }
-        if text.contains("value") {
-            for regex in [
-                &self.yaml_name_value,
-                &self.escaped_yaml_name_value,
-                &self.json_name_value,
-            ] {
-                for caps in regex.captures_iter(text) {
-                    let (Some(name), Some(value)) = (caps.get(1), caps.get(2)) else {
-                        continue;
-                    };
-                    let Some(kind) = secret_named_by(name.as_str()) else {
-                        continue;
-                    };
-                    let value = trim_span(text, value.range());
-                    if !value.is_empty() && !is_placeholder(unquoted(&text[value.clone()])) {
-                        out.push(Finding::new(value, kind));
-                    }
-                }
-            }
-        }
     }
+}
+
+/// The secret assigned to the key at `key`, if the key names one and is
+/// followed by a value that is not a placeholder.
+fn secret_assigned_to(text: &str, key: Range<usize>) -> Option<Finding> {
+    let name = &text[key.clone()];
+    let lower = name.trim_start_matches('-').to_ascii_lowercase();
+    if lower == "pveapitoken" {
+        return proxmox_token_secret(text, key.end);
+    }
+    if lower.ends_with("authorization") {
+        return authorization_credentials(text, key);
+    }
+    let (value, kind) = match directive_value(text, &key, &lower) {
+        Some(value) => (value, SecretKind::Password),
+        None => (assigned_value(text, key)?, secret_named_by(name)?),
+    };
+    if is_placeholder(unquoted(&text[value.clone()])) {
+        return None;
+    }
+    Some(Finding::new(value, kind))
+}
+
+/// `Authorization: Bearer X`, `authorization: Basic X`, `Authorization=X`:
+/// the scheme stays, the credentials go.
+fn authorization_credentials(text: &str, key: Range<usize>) -> Option<Finding> {
+    const SCHEMES: &[&str] = &[
+        "bearer",
+        "basic",
+        "digest",
+        "token",
+        "negotiate",
+        "ntlm",
+        "apikey",
+        "bot",
+        "sso-key",
+    ];
+    let bytes = text.as_bytes();
+    let mut at = key.end;
+    if let Some(quote) = Quote::at(bytes, at) {
+        at += quote.text().len();
+    }
+    at = skip_blanks(bytes, at);
+    if !matches!(bytes.get(at), Some(b':' | b'=')) {
+        return None;
+    }
+    at = skip_blanks(bytes, at + 1);
+    if let Some(quote) = Quote::at(bytes, at) {
+        at = skip_blanks(bytes, at + quote.text().len());
+    }
+    let word_end = at
+        + text[at..]
+            .find(|c: char| !(c.is_ascii_alphabetic() || c == '-'))
+            .unwrap_or(text.len() - at);
+    let scheme = &text[at..word_end];
+    let mut kind = SecretKind::AuthorizationCredentials;
+    if SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) && blank_at(bytes, word_end) {
+        kind = if scheme.eq_ignore_ascii_case("bearer") {
+            SecretKind::BearerToken
+        } else {
+            SecretKind::AuthorizationCredentials
+        };
+        at = skip_blanks(bytes, word_end);
+    }
+    if text[at..].starts_with("PVEAPIToken") {
+        return None;
+    }
+    let end = inline_end(bytes, at);
+    let credentials = at..end;
+    (!credentials.is_empty() && !is_placeholder(&text[credentials.clone()]))
+        .then(|| Finding::new(credentials, kind))
+}
+
+/// `PVEAPIToken=user@realm!tokenid=SECRET`: the token id stays.
+fn proxmox_token_secret(text: &str, after_key: usize) -> Option<Finding> {
+    let bytes = text.as_bytes();
+    if !matches!(bytes.get(after_key), Some(b'=' | b' ')) {
+        return None;
+    }
+    let id_start = after_key + 1;
+    let id_end = id_start + text[id_start..].find(|c: char| c == '=' || c.is_whitespace())?;
+    if bytes.get(id_end) != Some(&b'=') || !text[id_start..id_end].contains('!') {
+        return None;
+    }
+    let start = id_end + 1;
+    let end = start
+        + text[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(text.len() - start);
+    (end > start).then(|| Finding::new(start..end, SecretKind::ProxmoxTokenSecret))
+}
+
+/// Space-separated directives: redis.conf `requirepass X` / `masterauth X`
+/// on a line of their own, `.netrc` `machine h login u password X`.
+fn directive_value(text: &str, key: &Range<usize>, lower: &str) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let start = skip_blanks(bytes, key.end);
+    if start == key.end || blank_at(bytes, start) {
+        return None;
+    }
+    let line = text[line_start(text, key.start)..key.start].trim_start();
+    let applies = match lower {
+        "requirepass" | "masterauth" => line.is_empty(),
+        "password" => line.starts_with("machine ") || line.starts_with("default"),
+        _ => false,
+    };
+    if !applies {
+        return None;
+    }
+    if let Some(quote) = Quote::at(bytes, start) {
+        let inner = start + quote.text().len();
+        let end = find_closing(text, inner, quote).unwrap_or_else(|| line_end(text, inner));
+        return Some(inner..end).filter(|r| !r.is_empty());
+    }
+    Some(start..inline_end(bytes, start))
 }
 
 fn is_key_byte(b: u8) -> bool {

@@ -23,6 +23,7 @@ mod key_names;
 mod kind;
 mod placeholder;
 mod shapes;
+mod triggers;
 
 #[cfg(test)]
 mod tests;
@@ -66,9 +67,10 @@ pub fn redact(text: &str) -> Redacted<'_> {
         // A rule that does not compile must not let secrets through: withhold everything.
         return whole_output_withheld();
     };
+    let hits = triggers::scan(&shapes.triggers, text);
     let mut findings = Vec::new();
-    shapes.find(text, &mut findings);
-    assignments.find(text, &mut findings);
+    shapes.find(text, &hits, &mut findings);
+    assignments.find(text, &hits.key_fragments, &mut findings);
     if findings.is_empty() {
         return Redacted {
             text: Cow::Borrowed(text),
@@ -76,11 +78,6 @@ pub fn redact(text: &str) -> Redacted<'_> {
         };
     }
     render(text, merge(findings))
-}
-
-/// Secrets found by one group of rules.
-trait RuleSet {
-    fn find(&self, text: &str, out: &mut Vec<Finding>);
 }
 
 /// One secret: where it is and what it is.

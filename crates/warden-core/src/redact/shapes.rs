@@ -1,30 +1,39 @@
 //! Secrets recognised by their shape, wherever they appear: private key
-//! blocks, password hashes, authorization headers, well-known token formats,
-//! passwords in URLs, Proxmox token secrets and a few directive formats.
-//! All patterns use ASCII word boundaries (`(?-u:\b)`): Unicode ones would
-//! push the regex engine off its fast path.
+//! blocks, password hashes, bearer tokens, well-known token formats,
+//! passwords in URLs and Proxmox token secrets. Patterns whose literals
+//! are in [`super::triggers`] run only on the lines where those literals
+//! were found; the hash and Proxmox patterns start with a rare literal of
+//! their own (`$`, `{`, `*`, `!`) and run over the whole text. All use
+//! ASCII word boundaries: Unicode ones would push the regex engine off its
+//! fast path.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::Finding;
 use super::kind::SecretKind;
 use super::placeholder::is_placeholder;
-use super::{Finding, RuleSet};
+use super::triggers::Hits;
 
-/// The compiled patterns, or `None` when one failed to compile (then
-/// [`super::redact`] withholds the whole text rather than leak it).
+/// A crypt(3) hash starts after one of these (or at the start of the text).
+const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'";
+
+/// The compiled patterns; `None` when one failed to compile, and then
+/// [`super::redact`] withholds the whole text rather than leak it.
 pub struct ShapeRules {
+    pub triggers: Regex,
     pem_begin: Regex,
-    password_hash: Regex,
-    authorization: Regex,
+    crypt_hash: Regex,
+    scheme_hash: Regex,
+    mysql_hash: Regex,
+    scram_hash: Regex,
     bare_bearer: Regex,
     token: Regex,
     url_password: Regex,
-    proxmox_header: Regex,
     proxmox_value: Regex,
     proxmox_token_file: Regex,
-    directive: Regex,
 }
 
 impl ShapeRules {
@@ -36,119 +45,91 @@ impl ShapeRules {
     fn compile() -> Option<ShapeRules> {
         let re = |source: &str| Regex::new(source).ok();
         Some(ShapeRules {
+            triggers: super::triggers::compile()?,
             pem_begin: re(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----")?,
-            password_hash: re(concat!(
-                // crypt(3) hashes: shadow, htpasswd (apr1, bcrypt), yescrypt, argon2 …
-                r"(?-u)(?:^|[\s:;,=!*(\[{]|\x22|')(\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5|apr1|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt)\$[A-Za-z0-9./+=,$\-]{8,})",
-                // LDAP/htpasswd scheme prefixes
-                r"|(\{(?i:SSHA512|SSHA256|SSHA|SHA512|SHA256|SHA|SMD5|MD5|CRYPT|PBKDF2[-A-Z0-9]*|ARGON2)\}[A-Za-z0-9+/=.$,\-]{4,})",
-                // MySQL native, PostgreSQL SCRAM and md5
-                r"|(\*[0-9A-Fa-f]{40})(?-u:\b)",
-                r"|(SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)",
-                r"|(?-u:\b)(md5[0-9a-f]{32})(?-u:\b)",
-            ))?,
-            authorization: re(
-                r#"(?i)(?:^|[^a-z0-9_-])(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(bearer|basic|digest|token|negotiate|ntlm|apikey|bot|sso-key)[ \t]+)?([^\s"'<>,;\\]+)"#,
+            // shadow, htpasswd (apr1, bcrypt), yescrypt, scrypt, argon2 …
+            crypt_hash: re(
+                r"\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5|apr1|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt)\$[A-Za-z0-9./+=,$\-]{8,}",
+            )?,
+            // LDAP userPassword and htpasswd scheme prefixes
+            scheme_hash: re(
+                r"\{(?:SSHA512|SSHA256|SSHA|SHA512|SHA256|SHA|SMD5|MD5|CRYPT|PBKDF2[-A-Z0-9]*|ARGON2|ssha|sha|crypt)\}[A-Za-z0-9+/=.$,\-]{4,}",
+            )?,
+            mysql_hash: re(r"\*[0-9A-Fa-f]{40}(?-u:\b)")?,
+            scram_hash: re(
+                r"SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+",
             )?,
             bare_bearer: re(r"(?-u:\b)[Bb]earer[ \t]+([A-Za-z0-9._~+/\-]{16,}=*)")?,
             token: re(concat!(
                 r"(?-u:\b)(?:",
                 r"(gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,242})",
-                r"|(gl(?:pat|dt|ptt|rt|cbt|imt|oas)-[A-Za-z0-9_\-]{20,})",
+                r"|(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_\-]{20,})",
                 r"|(xox[baprse]-[A-Za-z0-9\-]{10,})",
-                r"|((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?-u:\b)|AIza[0-9A-Za-z_\-]{35})",
-                r"|(sk-ant-[A-Za-z0-9_\-]{20,}|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9_\-]{20,})",
+                r"|((?:AKIA|ASIA)[A-Z0-9]{16}(?-u:\b)|AIza[0-9A-Za-z_\-]{35})",
+                r"|(sk-[A-Za-z0-9_\-]{20,})",
                 r"|((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
                 r"|(npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|dckr_pat_[A-Za-z0-9_\-]{20,})",
                 r"|(eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*)",
+                // a Docker config (`.dockerconfigjson`): base64 of `{"auths":`
+                r"|(eyJhdXRocyI6[A-Za-z0-9+/=]+)",
                 r")",
             ))?,
             url_password: re(
                 r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/?#@"'<>]*:([^\s/@"'<>]+)@"#,
             )?,
-            proxmox_header: re(r"PVEAPIToken[= ][^\s=]+=([A-Za-z0-9\-]+)")?,
             proxmox_value: re(concat!(
                 r#"(?:"value"[ \t]*:[ \t]*"|[│|][ \t]*value[ \t]*[│|][ \t]*)"#,
                 r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})",
             ))?,
-            // /etc/pve/priv/token.cfg: `user@realm!tokenid SECRET`
+            // /etc/pve/priv/token.cfg: `user@realm!tokenid SECRET`, matched from the `!`.
             proxmox_token_file: re(
-                r"(?m)^[^\s:@]+@[A-Za-z0-9._\-]+![A-Za-z0-9._\-]+[ \t]+([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})",
+                r"![A-Za-z0-9._\-]+[ \t]+([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})",
             )?,
-            directive: re(concat!(
-                // redis.conf, .netrc: `requirepass X`, `machine h login u password X`
-                r#"(?im)^[ \t]*(?:requirepass|masterauth|(?:machine|default)(?-u:\b)[^\n]*?(?-u:\b)password)[ \t]+("[^"\n]*"|[^\s]+)"#,
-            ))?,
         })
     }
-}
 
-impl RuleSet for ShapeRules {
-    fn find(&self, text: &str, out: &mut Vec<Finding>) {
-        self.find_private_keys(text, out);
-        self.find_password_hashes(text, out);
-        self.find_authorization(text, out);
-        self.find_tokens(text, out);
-        self.find_url_passwords(text, out);
-        self.find_proxmox(text, out);
-        for caps in self.directive.captures_iter(text) {
-            push_group(&caps, 1, SecretKind::Password, out);
+    pub fn find(&self, text: &str, hits: &Hits, out: &mut Vec<Finding>) {
+        self.find_private_keys(text, &hits.block_starts, out);
+        for &line in &hits.shape_lines {
+            let end = text[line..].find('\n').map_or(text.len(), |i| line + i);
+            self.find_on_line(text, line..end, out);
         }
+        self.find_password_hashes(text, out);
+        self.find_proxmox_secrets(text, out);
     }
-}
 
-impl ShapeRules {
     /// A block runs to its END line, or to the end of the text when the
     /// output was cut short inside it.
-    fn find_private_keys(&self, text: &str, out: &mut Vec<Finding>) {
-        let mut from = 0;
-        while let Some(caps) = self.pem_begin.captures_at(text, from) {
-            let (Some(whole), Some(label)) = (caps.get(0), caps.get(1)) else {
-                break;
+    fn find_private_keys(&self, text: &str, starts: &[usize], out: &mut Vec<Finding>) {
+        let mut covered = 0;
+        for &start in starts {
+            if start < covered {
+                continue;
+            }
+            let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let Some(caps) = self.pem_begin.captures(&text[start..line_end]) else {
+                continue;
             };
+            let (Some(begin), Some(label)) = (caps.get(0), caps.get(1)) else {
+                continue;
+            };
+            if begin.start() != 0 {
+                continue;
+            }
+            let after_begin = start + begin.end();
             let end_marker = format!("-----END {}-----", label.as_str());
-            let end = text[whole.end()..]
+            let end = text[after_begin..]
                 .find(&end_marker)
-                .map_or(text.len(), |i| whole.end() + i + end_marker.len());
-            out.push(Finding::new(whole.start()..end, SecretKind::PrivateKey));
-            from = end;
+                .map_or(text.len(), |i| after_begin + i + end_marker.len());
+            out.push(Finding::new(start..end, SecretKind::PrivateKey));
+            covered = end;
         }
     }
 
-    fn find_password_hashes(&self, text: &str, out: &mut Vec<Finding>) {
-        for caps in self.password_hash.captures_iter(text) {
-            for group in 1..caps.len() {
-                push_group(&caps, group, SecretKind::PasswordHash, out);
-            }
-        }
-    }
-
-    fn find_authorization(&self, text: &str, out: &mut Vec<Finding>) {
-        for caps in self.authorization.captures_iter(text) {
-            let Some(credentials) = caps.get(2) else {
-                continue;
-            };
-            // The Proxmox rule keeps the token id and removes only the secret.
-            if credentials.as_str().starts_with("PVEAPIToken") {
-                continue;
-            }
-            let bearer = caps
-                .get(1)
-                .is_some_and(|s| s.as_str().eq_ignore_ascii_case("bearer"));
-            let kind = if bearer {
-                SecretKind::BearerToken
-            } else {
-                SecretKind::AuthorizationCredentials
-            };
-            push_group(&caps, 2, kind, out);
-        }
-        for caps in self.bare_bearer.captures_iter(text) {
-            push_group(&caps, 1, SecretKind::BearerToken, out);
-        }
-    }
-
-    fn find_tokens(&self, text: &str, out: &mut Vec<Finding>) {
-        const KINDS: [SecretKind; 8] = [
+    fn find_on_line(&self, text: &str, line: Range<usize>, out: &mut Vec<Finding>) {
+        let slice = &text[line.clone()];
+        let at = |m: regex::Match<'_>| line.start + m.start()..line.start + m.end();
+        const TOKEN_KINDS: [SecretKind; 9] = [
             SecretKind::GithubToken,
             SecretKind::GitlabToken,
             SecretKind::SlackToken,
@@ -157,46 +138,73 @@ impl ShapeRules {
             SecretKind::StripeKey,
             SecretKind::RegistryToken,
             SecretKind::Jwt,
+            SecretKind::Secret,
         ];
-        for caps in self.token.captures_iter(text) {
-            for (group, kind) in KINDS.iter().enumerate() {
+        for caps in self.token.captures_iter(slice) {
+            for (group, kind) in TOKEN_KINDS.iter().enumerate() {
                 let Some(m) = caps.get(group + 1) else {
                     continue;
                 };
                 if *kind == SecretKind::AiProviderKey && !looks_like_ai_key(m.as_str()) {
                     continue;
                 }
-                out.push(Finding::new(m.range(), *kind));
+                out.push(Finding::new(at(m), *kind));
+            }
+        }
+        for (regex, kind) in [
+            (&self.bare_bearer, SecretKind::BearerToken),
+            (&self.url_password, SecretKind::UrlPassword),
+        ] {
+            for caps in regex.captures_iter(slice) {
+                if let Some(m) = caps.get(1).filter(|m| !is_placeholder(m.as_str())) {
+                    out.push(Finding::new(at(m), kind));
+                }
             }
         }
     }
 
-    fn find_url_passwords(&self, text: &str, out: &mut Vec<Finding>) {
-        for caps in self.url_password.captures_iter(text) {
-            push_group(&caps, 1, SecretKind::UrlPassword, out);
+    fn find_password_hashes(&self, text: &str, out: &mut Vec<Finding>) {
+        let bytes = text.as_bytes();
+        for m in self.crypt_hash.find_iter(text) {
+            let left = m.start().checked_sub(1).map(|i| bytes[i]);
+            if left.is_none_or(|b| HASH_LEFT_BOUNDARY.contains(&b)) {
+                out.push(Finding::new(m.range(), SecretKind::PasswordHash));
+            }
+        }
+        for regex in [&self.scheme_hash, &self.mysql_hash, &self.scram_hash] {
+            for m in regex.find_iter(text) {
+                out.push(Finding::new(m.range(), SecretKind::PasswordHash));
+            }
         }
     }
 
-    fn find_proxmox(&self, text: &str, out: &mut Vec<Finding>) {
-        for caps in self.proxmox_header.captures_iter(text) {
-            push_group(&caps, 1, SecretKind::ProxmoxTokenSecret, out);
-        }
+    fn find_proxmox_secrets(&self, text: &str, out: &mut Vec<Finding>) {
         for caps in self.proxmox_token_file.captures_iter(text) {
-            push_group(&caps, 1, SecretKind::ProxmoxTokenSecret, out);
+            let (Some(whole), Some(secret)) = (caps.get(0), caps.get(1)) else {
+                continue;
+            };
+            // `user@realm` from the line start up to the `!`.
+            let line = text[..whole.start()].rfind('\n').map_or(0, |i| i + 1);
+            let user = &text[line..whole.start()];
+            if user.contains('@') && !user.contains(char::is_whitespace) {
+                out.push(Finding::new(secret.range(), SecretKind::ProxmoxTokenSecret));
+            }
         }
         // A bare `value` UUID is a token secret only in token output
         // (`pveum user token add`, `pvesh create …/token`); elsewhere UUIDs
         // name disks and VMs and must survive.
         if text.contains("tokenid") {
             for caps in self.proxmox_value.captures_iter(text) {
-                push_group(&caps, 1, SecretKind::ProxmoxTokenSecret, out);
+                if let Some(m) = caps.get(1) {
+                    out.push(Finding::new(m.range(), SecretKind::ProxmoxTokenSecret));
+                }
             }
         }
     }
 }
 
-/// `sk-` prefixes also start host and pod names (`sk-prod-db-01`); real keys
-/// mix upper case, lower case and digits, or carry a provider prefix.
+/// `sk-` also starts host and pod names (`sk-prod-db-01`); real keys mix
+/// upper case, lower case and digits, or carry a provider prefix.
 fn looks_like_ai_key(candidate: &str) -> bool {
     let tail = candidate.trim_start_matches("sk-");
     let prefixed = ["ant-", "proj-", "svcacct-", "admin-"]
@@ -206,12 +214,4 @@ fn looks_like_ai_key(candidate: &str) -> bool {
         || (tail.bytes().any(|b| b.is_ascii_uppercase())
             && tail.bytes().any(|b| b.is_ascii_lowercase())
             && tail.bytes().any(|b| b.is_ascii_digit()))
-}
-
-fn push_group(caps: &regex::Captures<'_>, group: usize, kind: SecretKind, out: &mut Vec<Finding>) {
-    if let Some(m) = caps.get(group) {
-        if !is_placeholder(m.as_str().trim_matches('"')) {
-            out.push(Finding::new(m.range(), kind));
-        }
-    }
 }
