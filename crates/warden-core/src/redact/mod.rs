@@ -67,7 +67,7 @@ pub fn redact(text: &str) -> Redacted<'_> {
         // A rule that does not compile must not let secrets through: withhold everything.
         return whole_output_withheld();
     };
-    let hits = triggers::scan(&shapes.triggers, text);
+    let hits = shapes.triggers.scan(text);
     let mut findings = Vec::new();
     shapes.find(text, &hits, &mut findings);
     assignments.find(text, &hits.key_fragments, &mut findings);

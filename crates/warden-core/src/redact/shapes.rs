@@ -15,7 +15,7 @@ use regex::Regex;
 use super::Finding;
 use super::kind::SecretKind;
 use super::placeholder::is_placeholder;
-use super::triggers::Hits;
+use super::triggers::{Hits, Triggers};
 
 /// A crypt(3) hash starts after one of these (or at the start of the text).
 const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'";
@@ -23,7 +23,7 @@ const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'";
 /// The compiled patterns; `None` when one failed to compile, and then
 /// [`super::redact`] withholds the whole text rather than leak it.
 pub struct ShapeRules {
-    pub triggers: Regex,
+    pub triggers: Triggers,
     pem_begin: Regex,
     crypt_hash: Regex,
     scheme_hash: Regex,
@@ -45,7 +45,7 @@ impl ShapeRules {
     fn compile() -> Option<ShapeRules> {
         let re = |source: &str| Regex::new(source).ok();
         Some(ShapeRules {
-            triggers: super::triggers::compile()?,
+            triggers: Triggers::compile()?,
             pem_begin: re(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----")?,
             // shadow, htpasswd (apr1, bcrypt), yescrypt, scrypt, argon2 …
             crypt_hash: re(

@@ -1,22 +1,27 @@
-//! One pass over the text finds every place a secret could start, so the
-//! common case (no secret) costs a single literal search: the literals
-//! below compile to one SIMD multi-literal searcher (Teddy). Each rule then
-//! looks only where its literals were found.
+//! Two literal passes over the text find every place a secret could start,
+//! so the common case (no secret) costs two SIMD multi-literal searches
+//! (Teddy). Each rule then looks only where its literals were found.
 //!
-//! Key fragments are matched in three spellings (`pass`, `Pass`, `PASS`)
-//! rather than case-insensitively: eight case variants per fragment would
-//! overflow the fast searcher. `pAsSwOrD` is not seen.
+//! Why two passes and these spellings: the searcher is fastest with few
+//! literals of at least three bytes. Key fragments are matched in three
+//! spellings (`pass`, `Pass`, `PASS`) rather than case-insensitively (eight
+//! variants each would overflow it; `pAsSwOrD` is not seen), and the short
+//! `pw` only where it ends a key (`REDIS_PW=`, `pw=`).
 
 use std::ops::Range;
 
 use regex::Regex;
 
 /// Fragments every secret-named key contains (`DB_PASSWORD`, `clientSecret`,
-/// `X-Auth-Token`, `PrivateKey`, `REDIS_PW`, `wpa_psk`, `Set-Cookie`,
-/// `Authorization`, `requirepass`, `masterauth`).
+/// `X-Auth-Token`, `PrivateKey`, `MYSQL_PWD`, `wpa_psk`, `Set-Cookie`,
+/// `Authorization`, `requirepass`, `masterauth`, `PVEAPIToken`).
 pub const KEY_FRAGMENTS: [&str; 9] = [
-    "pass", "pw", "secret", "token", "auth", "key", "cred", "psk", "cookie",
+    "pass", "pwd", "secret", "token", "auth", "key", "cred", "psk", "cookie",
 ];
+
+/// `pw` as the last word of a key, spelled out (two bytes are too short
+/// for the fast searcher).
+const PW_KEY_ENDINGS: [&str; 6] = ["_pw", "_PW", "-pw", "-PW", "pw=", "PW="];
 
 /// Literals that start (or, for `://` and `Bearer`, announce) a secret
 /// recognised by its shape.
@@ -35,7 +40,12 @@ const SHAPE_LITERALS: &[&str] = &[
     "gldt-",
     "glrt-",
     "glptt-",
-    "xox",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "xoxs-",
+    "xoxe-",
     "AKIA",
     "ASIA",
     "AIza",
@@ -49,26 +59,64 @@ const SHAPE_LITERALS: &[&str] = &[
     "eyJ",
 ];
 
-/// Where the literals were found.
-#[derive(Debug, Default)]
-pub struct Hits {
-    /// Key fragments: candidates for assignments and headers.
-    pub key_fragments: Vec<Range<usize>>,
-    /// Start of every line holding a shape literal, each once, in order.
-    pub shape_lines: Vec<usize>,
-    /// Positions of `-----BEGIN `.
-    pub block_starts: Vec<usize>,
+/// The two literal searchers.
+pub struct Triggers {
+    key_fragments: Regex,
+    shapes: Regex,
 }
 
-pub fn compile() -> Option<Regex> {
-    let mut literals: Vec<String> = Vec::new();
-    for fragment in KEY_FRAGMENTS {
-        literals.push(fragment.to_string());
-        literals.push(capitalised(fragment));
-        literals.push(fragment.to_ascii_uppercase());
+impl Triggers {
+    pub fn compile() -> Option<Triggers> {
+        let mut fragments: Vec<String> = Vec::new();
+        for fragment in KEY_FRAGMENTS {
+            fragments.push(fragment.to_string());
+            fragments.push(capitalised(fragment));
+            fragments.push(fragment.to_ascii_uppercase());
+        }
+        fragments.extend(PW_KEY_ENDINGS.iter().map(|l| regex::escape(l)));
+        let shapes: Vec<String> = SHAPE_LITERALS.iter().map(|l| regex::escape(l)).collect();
+        Some(Triggers {
+            key_fragments: Regex::new(&fragments.join("|")).ok()?,
+            shapes: Regex::new(&shapes.join("|")).ok()?,
+        })
     }
-    literals.extend(SHAPE_LITERALS.iter().map(|l| regex::escape(l)));
-    Regex::new(&literals.join("|")).ok()
+
+    pub fn scan(&self, text: &str) -> Hits {
+        let mut hits = Hits {
+            key_fragments: self
+                .key_fragments
+                .find_iter(text)
+                .map(|m| pw_key(m))
+                .collect(),
+            ..Hits::default()
+        };
+        // The previous shape hit and its line: only the gap since is searched
+        // for a newline, so a long single-line document stays linear.
+        let mut previous: Option<(usize, usize)> = None;
+        for found in self.shapes.find_iter(text) {
+            if found.as_str().starts_with('-') {
+                hits.block_starts.push(found.start());
+            }
+            let (from, line) = previous.unwrap_or((0, 0));
+            let line = text[from..found.start()]
+                .rfind('\n')
+                .map_or(line, |i| from + i + 1);
+            if hits.shape_lines.last() != Some(&line) {
+                hits.shape_lines.push(line);
+            }
+            previous = Some((found.start(), line));
+        }
+        hits
+    }
+}
+
+/// The `pw` inside `_pw` or `pw=`, so the key around it is found.
+fn pw_key(found: regex::Match<'_>) -> Range<usize> {
+    match found.as_str().as_bytes() {
+        [b'_' | b'-', ..] => found.start() + 1..found.end(),
+        [.., b'='] => found.start()..found.end() - 1,
+        _ => found.range(),
+    }
 }
 
 fn capitalised(word: &str) -> String {
@@ -79,31 +127,13 @@ fn capitalised(word: &str) -> String {
         .unwrap_or_default()
 }
 
-pub fn scan(triggers: &Regex, text: &str) -> Hits {
-    let mut hits = Hits::default();
-    // The previous shape hit and its line: only the gap since is searched
-    // for a newline, so a long single-line document stays linear.
-    let mut previous: Option<(usize, usize)> = None;
-    for found in triggers.find_iter(text) {
-        let literal = found.as_str();
-        if KEY_FRAGMENTS
-            .iter()
-            .any(|f| literal.eq_ignore_ascii_case(f))
-        {
-            hits.key_fragments.push(found.range());
-            continue;
-        }
-        if literal.starts_with('-') {
-            hits.block_starts.push(found.start());
-        }
-        let (from, line) = previous.unwrap_or((0, 0));
-        let line = text[from..found.start()]
-            .rfind('\n')
-            .map_or(line, |i| from + i + 1);
-        if hits.shape_lines.last() != Some(&line) {
-            hits.shape_lines.push(line);
-        }
-        previous = Some((found.start(), line));
-    }
-    hits
+/// Where the literals were found.
+#[derive(Debug, Default)]
+pub struct Hits {
+    /// Key fragments: candidates for assignments and headers.
+    pub key_fragments: Vec<Range<usize>>,
+    /// Start of every line holding a shape literal, each once, in order.
+    pub shape_lines: Vec<usize>,
+    /// Positions of `-----BEGIN `.
+    pub block_starts: Vec<usize>,
 }
