@@ -99,14 +99,16 @@ impl AssignmentRules {
 /// followed by a value that is not a placeholder.
 fn secret_assigned_to(text: &str, key: Range<usize>) -> Option<Finding> {
     let name = &text[key.clone()];
-    let lower = name.trim_start_matches('-').to_ascii_lowercase();
-    if lower == "pveapitoken" {
+    let bare = name.trim_start_matches('-');
+    if bare.eq_ignore_ascii_case("pveapitoken") {
         return proxmox_token_secret(text, key.end);
     }
-    if lower.ends_with("authorization") {
+    let header = "authorization";
+    if bare.len() >= header.len() && bare[bare.len() - header.len()..].eq_ignore_ascii_case(header)
+    {
         return authorization_credentials(text, key);
     }
-    let (value, kind) = match directive_value(text, &key, &lower) {
+    let (value, kind) = match directive_value(text, &key, bare) {
         Some(value) => (value, SecretKind::Password),
         None => (assigned_value(text, key)?, secret_named_by(name)?),
     };
@@ -187,17 +189,18 @@ fn proxmox_token_secret(text: &str, after_key: usize) -> Option<Finding> {
 
 /// Space-separated directives: redis.conf `requirepass X` / `masterauth X`
 /// on a line of their own, `.netrc` `machine h login u password X`.
-fn directive_value(text: &str, key: &Range<usize>, lower: &str) -> Option<Range<usize>> {
+fn directive_value(text: &str, key: &Range<usize>, name: &str) -> Option<Range<usize>> {
     let bytes = text.as_bytes();
     let start = skip_blanks(bytes, key.end);
     if start == key.end || blank_at(bytes, start) {
         return None;
     }
     let line = text[line_start(text, key.start)..key.start].trim_start();
-    let applies = match lower {
-        "requirepass" | "masterauth" => line.is_empty(),
-        "password" => line.starts_with("machine ") || line.starts_with("default"),
-        _ => false,
+    let is = |directive: &str| name.eq_ignore_ascii_case(directive);
+    let applies = if is("requirepass") || is("masterauth") {
+        line.is_empty()
+    } else {
+        is("password") && (line.starts_with("machine ") || line.starts_with("default"))
     };
     if !applies {
         return None;
