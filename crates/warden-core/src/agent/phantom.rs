@@ -17,6 +17,7 @@
 //! - a measured value: a number with a unit, a metric with a number, a
 //!   count of live things, a time of a past event, an HTTP status — unless
 //!   the clause speaks of limits, defaults or typical values.
+//!
 //! Fenced code blocks and inline code are examples unless introduced as
 //! output; tables of statuses or measurements are live values.
 //!

@@ -229,10 +229,11 @@ pub fn secret_named_by(name: &str) -> Option<SecretKind> {
         if let Some(k) = word_kind(word) {
             kind = Some(k);
         }
-        if word == "key" && i > 0 {
-            if let Some((_, k)) = KEY_QUALIFIERS.iter().find(|(q, _)| *q == words[i - 1]) {
-                kind = Some(*k);
-            }
+        let qualifier = (word == "key" && i > 0)
+            .then(|| KEY_QUALIFIERS.iter().find(|(q, _)| *q == words[i - 1]))
+            .flatten();
+        if let Some((_, k)) = qualifier {
+            kind = Some(*k);
         }
     }
     let aws = words.first().is_some_and(|w| w == "aws");
