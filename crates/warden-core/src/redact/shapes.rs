@@ -15,7 +15,7 @@ use regex::Regex;
 use super::Finding;
 use super::kind::SecretKind;
 use super::placeholder::is_placeholder;
-use super::triggers::{Hits, Triggers};
+use super::triggers::{Hits, ShapeFamily, Triggers};
 
 /// A crypt(3) hash starts after one of these (or at the start of the text).
 const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'";
@@ -90,9 +90,11 @@ impl ShapeRules {
 
     pub fn find(&self, text: &str, hits: &Hits, out: &mut Vec<Finding>) {
         self.find_private_keys(text, &hits.block_starts, out);
-        for &line in &hits.shape_lines {
-            let end = text[line..].find('\n').map_or(text.len(), |i| line + i);
-            self.find_on_line(text, line..end, out);
+        for line in &hits.shape_lines {
+            let end = text[line.start..]
+                .find('\n')
+                .map_or(text.len(), |i| line.start + i);
+            self.find_on_line(text, line.start..end, line.family, out);
         }
         self.find_password_hashes(text, out);
         self.find_proxmox_secrets(text, out);
@@ -126,9 +128,29 @@ impl ShapeRules {
         }
     }
 
-    fn find_on_line(&self, text: &str, line: Range<usize>, out: &mut Vec<Finding>) {
+    fn find_on_line(
+        &self,
+        text: &str,
+        line: Range<usize>,
+        family: ShapeFamily,
+        out: &mut Vec<Finding>,
+    ) {
         let slice = &text[line.clone()];
         let at = |m: regex::Match<'_>| line.start + m.start()..line.start + m.end();
+        let (regex, kind) = match family {
+            ShapeFamily::Token => return self.find_tokens(slice, line.start, out),
+            ShapeFamily::Bearer => (&self.bare_bearer, SecretKind::BearerToken),
+            ShapeFamily::Url => (&self.url_password, SecretKind::UrlPassword),
+        };
+        for caps in regex.captures_iter(slice) {
+            if let Some(m) = caps.get(1).filter(|m| !is_placeholder(m.as_str())) {
+                out.push(Finding::new(at(m), kind));
+            }
+        }
+    }
+
+    fn find_tokens(&self, slice: &str, offset: usize, out: &mut Vec<Finding>) {
+        let at = |m: regex::Match<'_>| offset + m.start()..offset + m.end();
         const TOKEN_KINDS: [SecretKind; 9] = [
             SecretKind::GithubToken,
             SecretKind::GitlabToken,
@@ -149,16 +171,6 @@ impl ShapeRules {
                     continue;
                 }
                 out.push(Finding::new(at(m), *kind));
-            }
-        }
-        for (regex, kind) in [
-            (&self.bare_bearer, SecretKind::BearerToken),
-            (&self.url_password, SecretKind::UrlPassword),
-        ] {
-            for caps in regex.captures_iter(slice) {
-                if let Some(m) = caps.get(1).filter(|m| !is_placeholder(m.as_str())) {
-                    out.push(Finding::new(at(m), kind));
-                }
             }
         }
     }

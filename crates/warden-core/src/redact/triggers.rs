@@ -94,17 +94,33 @@ impl Triggers {
         // for a newline, so a long single-line document stays linear.
         let mut previous: Option<(usize, usize)> = None;
         for found in self.shapes.find_iter(text) {
-            if found.as_str().starts_with('-') {
-                hits.block_starts.push(found.start());
-            }
+            let family = match found.as_str() {
+                "-----BEGIN " => {
+                    hits.block_starts.push(found.start());
+                    continue;
+                }
+                "://" => ShapeFamily::Url,
+                "Bearer" | "bearer" => ShapeFamily::Bearer,
+                _ => ShapeFamily::Token,
+            };
             let (from, line) = previous.unwrap_or((0, 0));
             let line = text[from..found.start()]
                 .rfind('\n')
                 .map_or(line, |i| from + i + 1);
-            if hits.shape_lines.last() != Some(&line) {
-                hits.shape_lines.push(line);
-            }
             previous = Some((found.start(), line));
+            let entry = ShapeLine {
+                start: line,
+                family,
+            };
+            if !hits
+                .shape_lines
+                .iter()
+                .rev()
+                .take_while(|l| l.start == line)
+                .any(|l| *l == entry)
+            {
+                hits.shape_lines.push(entry);
+            }
         }
         hits
     }
@@ -132,8 +148,26 @@ fn capitalised(word: &str) -> String {
 pub struct Hits {
     /// Key fragments: candidates for assignments and headers.
     pub key_fragments: Vec<Range<usize>>,
-    /// Start of every line holding a shape literal, each once, in order.
-    pub shape_lines: Vec<usize>,
+    /// Every line holding a shape literal, once per family, in order.
+    pub shape_lines: Vec<ShapeLine>,
     /// Positions of `-----BEGIN `.
     pub block_starts: Vec<usize>,
+}
+
+/// A line to search for one family of shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShapeLine {
+    pub start: usize,
+    pub family: ShapeFamily,
+}
+
+/// Which pattern a shape literal calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeFamily {
+    /// A well-known token prefix (`ghp_`, `AKIA`, `eyJ`, …).
+    Token,
+    /// `Bearer` outside an Authorization header.
+    Bearer,
+    /// `://`: a URL that may carry a password.
+    Url,
 }
