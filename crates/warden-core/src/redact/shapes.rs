@@ -31,7 +31,6 @@ pub struct ShapeRules {
     scram_hash: Regex,
     bare_bearer: Regex,
     token: Regex,
-    url_password: Regex,
     proxmox_value: Regex,
     proxmox_token_file: Regex,
 }
@@ -74,9 +73,6 @@ impl ShapeRules {
                 r"|(eyJhdXRocyI6[A-Za-z0-9+/=]+)",
                 r")",
             ))?,
-            url_password: re(
-                r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]{1,20}://[^\s:/?#@"'<>]*:([^\s/@"'<>]+)@"#,
-            )?,
             proxmox_value: re(concat!(
                 r#"(?:"value"[ \t]*:[ \t]*"|[│|][ \t]*value[ \t]*[│|][ \t]*)"#,
                 r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})",
@@ -95,6 +91,11 @@ impl ShapeRules {
                 .find('\n')
                 .map_or(text.len(), |i| line.start + i);
             self.find_on_line(text, line.start..end, line.family, out);
+        }
+        for &separator in &hits.url_separators {
+            if let Some(password) = url_password(text, separator) {
+                out.push(Finding::new(password, SecretKind::UrlPassword));
+            }
         }
         self.find_password_hashes(text, out);
         self.find_proxmox_secrets(text, out);
@@ -137,14 +138,14 @@ impl ShapeRules {
     ) {
         let slice = &text[line.clone()];
         let at = |m: regex::Match<'_>| line.start + m.start()..line.start + m.end();
-        let (regex, kind) = match family {
-            ShapeFamily::Token => return self.find_tokens(slice, line.start, out),
-            ShapeFamily::Bearer => (&self.bare_bearer, SecretKind::BearerToken),
-            ShapeFamily::Url => (&self.url_password, SecretKind::UrlPassword),
-        };
-        for caps in regex.captures_iter(slice) {
-            if let Some(m) = caps.get(1).filter(|m| !is_placeholder(m.as_str())) {
-                out.push(Finding::new(at(m), kind));
+        match family {
+            ShapeFamily::Token => self.find_tokens(slice, line.start, out),
+            ShapeFamily::Bearer => {
+                for caps in self.bare_bearer.captures_iter(slice) {
+                    if let Some(m) = caps.get(1).filter(|m| !is_placeholder(m.as_str())) {
+                        out.push(Finding::new(at(m), SecretKind::BearerToken));
+                    }
+                }
             }
         }
     }
@@ -213,6 +214,36 @@ impl ShapeRules {
             }
         }
     }
+}
+
+/// The password of `scheme://user:PASSWORD@host`, given the position of
+/// its `://`; the user and host stay.
+fn url_password(text: &str, separator: usize) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let is_scheme_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let mut scheme = separator;
+    while scheme > 0 && is_scheme_byte(bytes[scheme - 1]) {
+        scheme -= 1;
+    }
+    if separator - scheme < 2 || !bytes[scheme].is_ascii_alphabetic() {
+        return None;
+    }
+    let mut colon = None;
+    for (i, &b) in bytes.iter().enumerate().skip(separator + 3) {
+        match b {
+            b'@' => {
+                let password = colon? + 1..i;
+                let value = &text[password.clone()];
+                return (!password.is_empty() && !is_placeholder(value)).then_some(password);
+            }
+            b'/' | b'"' | b'\'' | b'<' | b'>' => return None,
+            b'?' | b'#' if colon.is_none() => return None,
+            b':' if colon.is_none() => colon = Some(i),
+            _ if b.is_ascii_whitespace() => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `sk-` also starts host and pod names (`sk-prod-db-01`); real keys mix

@@ -99,7 +99,10 @@ impl Triggers {
                     hits.block_starts.push(found.start());
                     continue;
                 }
-                "://" => ShapeFamily::Url,
+                "://" => {
+                    hits.url_separators.push(found.start());
+                    continue;
+                }
                 "Bearer" | "bearer" => ShapeFamily::Bearer,
                 _ => ShapeFamily::Token,
             };
@@ -152,6 +155,8 @@ pub struct Hits {
     pub shape_lines: Vec<ShapeLine>,
     /// Positions of `-----BEGIN `.
     pub block_starts: Vec<usize>,
+    /// Positions of `://`.
+    pub url_separators: Vec<usize>,
 }
 
 /// A line to search for one family of shapes.
@@ -168,6 +173,4 @@ pub enum ShapeFamily {
     Token,
     /// `Bearer` outside an Authorization header.
     Bearer,
-    /// `://`: a URL that may carry a password.
-    Url,
 }
