@@ -57,18 +57,23 @@ impl AssignmentRules {
     pub fn find(&self, text: &str, key_fragments: &[Range<usize>], out: &mut Vec<Finding>) {
         let bytes = text.as_bytes();
         let mut resume = 0;
+        // `name: DB_PASSWORD` / `"name": "DB_PASSWORD"`: the value is on a sibling key.
+        let mut named_key = false;
         for fragment in key_fragments {
             if fragment.start < resume {
                 continue;
             }
             let key = expand_key(bytes, fragment.clone());
             resume = key.end;
+            named_key |= bytes[key.start.saturating_sub(12)..key.start]
+                .windows(4)
+                .any(|w| w == b"name");
             if let Some(finding) = secret_assigned_to(text, key) {
                 resume = resume.max(finding.range.end);
                 out.push(finding);
             }
         }
-        if text.contains("value") {
+        if named_key {
             self.find_name_value_pairs(text, out);
         }
     }

@@ -98,7 +98,12 @@ impl ShapeRules {
             }
         }
         self.find_password_hashes(text, out);
-        self.find_proxmox_secrets(text, out);
+        // `full-tokenid`: the fragment `token` followed by `id`.
+        let token_id = hits
+            .key_fragments
+            .iter()
+            .any(|f| text.as_bytes().get(f.end..f.end + 2) == Some(b"id"));
+        self.find_proxmox_secrets(text, token_id, out);
     }
 
     /// A block runs to its END line, or to the end of the text when the
@@ -191,7 +196,7 @@ impl ShapeRules {
         }
     }
 
-    fn find_proxmox_secrets(&self, text: &str, out: &mut Vec<Finding>) {
+    fn find_proxmox_secrets(&self, text: &str, token_id: bool, out: &mut Vec<Finding>) {
         for caps in self.proxmox_token_file.captures_iter(text) {
             let (Some(whole), Some(secret)) = (caps.get(0), caps.get(1)) else {
                 continue;
@@ -206,7 +211,7 @@ impl ShapeRules {
         // A bare `value` UUID is a token secret only in token output
         // (`pveum user token add`, `pvesh create …/token`); elsewhere UUIDs
         // name disks and VMs and must survive.
-        if text.contains("tokenid") {
+        if token_id {
             for caps in self.proxmox_value.captures_iter(text) {
                 if let Some(m) = caps.get(1) {
                     out.push(Finding::new(m.range(), SecretKind::ProxmoxTokenSecret));
