@@ -113,6 +113,23 @@ fn secret_assigned_to(text: &str, key: Range<usize>) -> Option<Finding> {
     {
         return authorization_credentials(text, key);
     }
+    // Most fragments in ordinary output (`publickey for`, `sshd:auth)`)
+    // are followed by no separator: leave before any further work.
+    let bytes = text.as_bytes();
+    let mut after = key.end;
+    if let Some(quote) = Quote::at(bytes, after) {
+        after += quote.text().len();
+    }
+    let after = skip_blanks(bytes, after);
+    let separated = matches!(bytes.get(after), Some(b'=' | b':' | b'>'));
+    let spaced_flag_or_directive = after > key.end
+        && (name.starts_with("--")
+            || ["requirepass", "masterauth", "password"]
+                .iter()
+                .any(|d| bare.eq_ignore_ascii_case(d)));
+    if !separated && !spaced_flag_or_directive {
+        return None;
+    }
     let (value, kind) = match directive_value(text, &key, bare) {
         Some(value) => (value, SecretKind::Password),
         None => (assigned_value(text, key)?, secret_named_by(name)?),
