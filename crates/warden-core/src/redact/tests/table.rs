@@ -290,6 +290,10 @@ fn assignments_whose_key_names_a_secret() {
             "env:\n- name: DB_PASSWORD\n  value: s3cret\n- name: TZ\n  value: UTC\n",
             "env:\n- name: DB_PASSWORD\n  value: [redacted: password]\n- name: TZ\n  value: UTC\n",
         ),
+        (
+            r#"{"stdout":"env:\n- name: DB_PASSWORD\n  value: s3cret\n"}"#,
+            r#"{"stdout":"env:\n- name: DB_PASSWORD\n  value: [redacted: password]\n"}"#,
+        ),
         ("requirepass foobared", "requirepass [redacted: password]"),
         (
             "machine github.com login bob password s3cret",
