@@ -173,6 +173,7 @@ const SETTING_QUALIFIERS: &[&str] = &[
     "plugins",
     "cache",
     "socket",
+    "sock",
     "ref",
     "rounds",
     "iterations",

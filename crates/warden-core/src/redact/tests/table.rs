@@ -340,6 +340,14 @@ fn settings_placeholders_and_references_stay() {
             "Password: [redacted: password]",
         ),
         ("if token == null {", "if token == null {"),
+        (
+            "SSH_AUTH_SOCK=/run/user/1000/ssh-agent\nGIT_ASKPASS=/usr/bin/ksshaskpass\nPASSWORD_STORE_DIR=/root/.password-store\nGNOME_KEYRING_CONTROL=/run/user/1000/keyring",
+            "SSH_AUTH_SOCK=/run/user/1000/ssh-agent\nGIT_ASKPASS=/usr/bin/ksshaskpass\nPASSWORD_STORE_DIR=/root/.password-store\nGNOME_KEYRING_CONTROL=/run/user/1000/keyring",
+        ),
+        (
+            "  tls.crt: LS0tLS1CRUdJTiBDRVJU\n  tls.key: LS0tLS1CRUdJTiBQUklW\n",
+            "  tls.crt: LS0tLS1CRUdJTiBDRVJU\n  tls.key: [redacted: private key]\n",
+        ),
     ]);
 }
 
