@@ -268,7 +268,12 @@ impl EventSink for Recording<'_> {
         self.display.emit(event);
     }
 
-    fn tool_output(&mut self, index: usize, response: &ToolResponse) {
-        self.display.tool_output(index, response);
+    fn tool_output(
+        &mut self,
+        index: usize,
+        response: &ToolResponse,
+        model_sees: &serde_json::Value,
+    ) {
+        self.display.tool_output(index, response, model_sees);
     }
 }

@@ -186,7 +186,7 @@ impl EventSink for TerminalDisplay {
         }
     }
 
-    fn tool_output(&mut self, _index: usize, response: &ToolResponse) {
+    fn tool_output(&mut self, _index: usize, response: &ToolResponse, model_sees: &Value) {
         if self.verbosity != Verbosity::Verbose {
             if let Some(error) = &response.error {
                 if error.code != warden_protocol::ErrorCode::ApprovalRequired {
@@ -201,10 +201,14 @@ impl EventSink for TerminalDisplay {
                 self.verbose(&format!("hint: {hint}"));
             }
         }
-        // What the model saw, cut to a screenful.
+        // The result, cut to a screenful: the real output on the operator's
+        // own terminal, with a note when the model saw secrets redacted.
         let seen = serde_json::to_string_pretty(response).unwrap_or_default();
         for line in shown_output(&seen, VERBOSE_OUTPUT_LINES) {
             self.verbose(&format!("│ {line}"));
+        }
+        if serde_json::to_value(response).ok().as_ref() != Some(model_sees) {
+            self.verbose("(the model saw this with secrets redacted)");
         }
     }
 }

@@ -190,9 +190,18 @@ pub struct TurnContext<'t, 'e> {
 pub trait EventSink: Send {
     fn emit(&mut self, event: LoopEvent);
 
-    /// The full response of a tool call, for displays that show results.
-    /// The transcript keeps only the outcome (`tool_result`).
-    fn tool_output(&mut self, _index: usize, _response: &warden_protocol::ToolResponse) {}
+    /// The full response of a tool call, for displays that show results:
+    /// `response` as it came back (the operator's own terminal shows it),
+    /// `model_sees` with secrets redacted (what the model, the store and
+    /// any stream to elsewhere get). The transcript keeps only the outcome
+    /// (`tool_result`).
+    fn tool_output(
+        &mut self,
+        _index: usize,
+        _response: &warden_protocol::ToolResponse,
+        _model_sees: &serde_json::Value,
+    ) {
+    }
 }
 
 impl EventSink for Vec<LoopEvent> {
