@@ -327,6 +327,3 @@ fn failed_units(host: &Resource, stdout: &str) -> String {
     }
     lines.join("\n")
 }
-
-#[cfg(test)]
-mod tests;
