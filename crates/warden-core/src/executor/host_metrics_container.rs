@@ -108,6 +108,9 @@ pub(super) fn parse(sections: &[(&str, Vec<&str>)], out: &mut Map<String, Value>
         let memory: u64 = memory.parse().unwrap_or(0);
         // 0 means no limit: docker stats then shows the host's memory.
         container.insert("memory_limit_set".into(), json!(memory > 0));
+        if memory > 0 {
+            container.insert("memory_limit_configured_bytes".into(), json!(memory));
+        }
         let nano: f64 = nano_cpus.parse().unwrap_or(0.0);
         let quota: f64 = quota.parse().unwrap_or(0.0);
         let period: f64 = period.parse().unwrap_or(0.0);
@@ -155,6 +158,7 @@ running 1073741824 1500000000 0 0
         assert_eq!(c["memory_limit_bytes"], 1024 * 1024 * 1024u64);
         assert_eq!(c["memory_percent"], 50.0);
         assert_eq!(c["memory_limit_set"], true);
+        assert_eq!(c["memory_limit_configured_bytes"], 1073741824u64);
         assert_eq!(c["cpu_limit_cores"], 1.5);
         assert_eq!(c["net_rx_bytes"], 1200);
         assert_eq!(c["block_read_bytes"], 4_100_000);

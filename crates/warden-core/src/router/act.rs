@@ -8,7 +8,7 @@ use warden_protocol::Resource;
 
 use super::exit::exit_code_words;
 use super::intent::ControlOp;
-use super::observe::{container_state, unit_blocks, unit_candidates};
+use super::observe::{SYSTEMD_RUNS, container_state, unit_blocks, unit_candidates};
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, failure, named};
 use super::resolve::known_services;
@@ -29,7 +29,7 @@ fn unit_check_command(service: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     format!(
-        "echo {UNIT_CHECK}; if command -v systemctl >/dev/null; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState -- {units}; else echo {NO_SYSTEMCTL}; fi"
+        "echo {UNIT_CHECK}; if {SYSTEMD_RUNS}; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState -- {units}; else echo {NO_SYSTEMCTL}; fi"
     )
 }
 
@@ -78,7 +78,7 @@ pub fn service_control(
     let decide = |res: Res<'_>| -> Result<(), String> {
         if res.stdout().contains(NO_SYSTEMCTL) {
             return Err(format!(
-                "I can't {} {service} on {}: it does not run systemd (there is no `systemctl`), so there is no service manager to do it with. Nothing was done.",
+                "I can't {} {service} on {}: it does not run systemd, so there is no service manager to do it with. Nothing was done.",
                 operation.as_str(),
                 named(host)
             ));

@@ -73,16 +73,25 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
             }
         }
     }
-    let plan = built.unwrap_or_else(|problem| Plan::Say(plan::refusal(&recognised.intent, &problem)));
     let confidence = match recognised.stage {
         Stage::FastPath | Stage::Parser => "certain",
         Stage::Heuristic | Stage::Llm | Stage::Unmatched => "a guess (no model is configured)",
+    };
+    let (plan, reason) = match built {
+        Ok(plan) => (plan, format!("{evidence}; {confidence}")),
+        Err(problem) => (
+            Plan::Say(plan::refusal(&recognised.intent, &problem)),
+            format!(
+                "{evidence}, but {}: answered without running anything",
+                problem.describe_briefly()
+            ),
+        ),
     };
     Decision {
         stage: recognised.stage,
         route: name,
         plan: Some(plan),
-        reason: format!("{evidence}; {confidence}"),
+        reason,
     }
 }
 

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::observe::{unit_blocks, unit_candidates};
+use super::observe::{SYSTEMD_RUNS, unit_blocks, unit_candidates};
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, clip_lines, failure, named};
 use crate::executor::commands::quote;
@@ -26,7 +26,9 @@ pub fn container_exit(container: &Resource, step: usize, last: &[Value]) -> Step
         (_, [inspect, logs, ..]) if Res(inspect).ok() => {
             let mut text = describe_container_exit(container, Res(inspect).stdout());
             let logs = Res(logs);
-            if logs.ran() {
+            if logs.ran() && logs.stdout().trim().is_empty() {
+                text.push_str("\nIt logged nothing.");
+            } else if logs.ran() {
                 let lines = super::logs::in_time_order(logs.stdout());
                 text.push_str(&format!(
                     "\nLast {} log lines:\n{}",
@@ -140,7 +142,7 @@ pub fn unit_exit_command(service: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     format!(
-        "if command -v systemctl >/dev/null; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,Result,ExecMainCode,ExecMainStatus,ExecMainExitTimestamp,NRestarts,ActiveEnterTimestamp -- {quoted}; echo {JOURNAL_MARKER}; journalctl --no-pager -n {LOG_LINES} {journal_units} 2>&1; else echo {NO_SYSTEMCTL}; fi"
+        "if {SYSTEMD_RUNS}; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,Result,ExecMainCode,ExecMainStatus,ExecMainExitTimestamp,NRestarts,ActiveEnterTimestamp -- {quoted}; echo {JOURNAL_MARKER}; journalctl --no-pager -n {LOG_LINES} {journal_units} 2>&1; else echo {NO_SYSTEMCTL}; fi"
     )
 }
 

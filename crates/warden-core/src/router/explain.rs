@@ -73,7 +73,7 @@ pub fn dry_run_answers() -> Vec<crate::simulated::Answer> {
         matches: Box::new(|command: &str| command.contains(super::act::UNIT_CHECK)),
         output: crate::ports::ExecOutput {
             stdout: format!(
-                "{}\nId=unit.service\nLoadState=loaded\nActiveState=active\nSubState=running\n",
+                "{}\nLoadState=loaded\nActiveState=active\nSubState=running\n",
                 super::act::UNIT_CHECK
             ),
             stderr: String::new(),

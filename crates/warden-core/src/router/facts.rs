@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
+use super::observe::SYSTEMD_RUNS;
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, clip_lines, failure, named};
 
@@ -66,7 +67,7 @@ impl Fact {
             }
             Fact::Updates => super::updates::COMMAND.to_string(),
             Fact::FailedUnits => format!(
-                "if command -v systemctl >/dev/null; then systemctl list-units --failed --no-legend --plain --no-pager; else echo {NO_SYSTEMCTL}; fi"
+                "if {SYSTEMD_RUNS}; then systemctl list-units --failed --no-legend --plain --no-pager; else echo {NO_SYSTEMCTL}; fi"
             ),
         }
     }
@@ -223,8 +224,9 @@ fn ports(host: &Resource, port: Option<u16>, stdout: &str) -> String {
     let mut lines = vec![match port {
         Some(p) => format!("Listening on port {p} on {}:", named(host)),
         None => format!(
-            "{} listening sockets on {} (from ss):",
+            "{} listening socket{} on {} (from ss):",
             listeners.len(),
+            if listeners.len() == 1 { "" } else { "s" },
             named(host)
         ),
     }];
@@ -295,7 +297,7 @@ fn kernel(host: &Resource, stdout: &str) -> String {
 fn failed_units(host: &Resource, stdout: &str) -> String {
     if stdout.contains(NO_SYSTEMCTL) {
         return format!(
-            "{} does not run systemd (no `systemctl`), so there are no units that could have failed.",
+            "{} does not run systemd, so there are no units that could have failed.",
             named(host)
         );
     }

@@ -12,6 +12,9 @@ use super::resolve::has_systemd;
 use crate::executor::commands::quote;
 use crate::executor::host_metrics::Metric;
 
+/// Whether systemd is the running init (what `sd_booted()` checks):
+/// `systemctl` may be installed where systemd does not run (containers).
+pub const SYSTEMD_RUNS: &str = "[ -d /run/systemd/system ]";
 const PROCESSES_MARKER: &str = "@@warden:processes";
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
 const NO_PGREP: &str = "@@warden:no-pgrep";
@@ -152,7 +155,7 @@ pub fn service_status_command(host: &Resource, service: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ");
         parts.push(format!(
-            "if command -v systemctl >/dev/null; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null; else echo {NO_SYSTEMCTL}; fi"
+            "if {SYSTEMD_RUNS}; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null; else echo {NO_SYSTEMCTL}; fi"
         ));
     }
     let process = service.trim_end_matches(".service");

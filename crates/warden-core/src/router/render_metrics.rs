@@ -126,13 +126,24 @@ pub fn metrics(host: &Resource, res: Res<'_>) -> String {
 fn container(target: &Resource, c: &Value) -> String {
     let name = named(target);
     let mut lines = Vec::new();
-    let state = c["state"].as_str();
-    lines.push(match state {
-        Some(state) if state != "running" => format!(
-            "{name} is {state}, so it uses no CPU or memory now (the Docker engine's numbers):"
-        ),
-        _ => format!("{name}, from the Docker engine (the container's own numbers, not the host's):"),
-    });
+    let state = c["state"].as_str().unwrap_or("running");
+    let memory_limit = match c["memory_limit_configured_bytes"].as_u64() {
+        Some(limit) => format!("a {} memory limit", bytes(limit)),
+        None => "no memory limit".to_string(),
+    };
+    let cpu_limit = match c["cpu_limit_cores"].as_f64() {
+        Some(cores) => format!("a limit of {cores} cores"),
+        None => "no CPU limit".to_string(),
+    };
+    if state != "running" {
+        // A stopped container uses nothing; its limits are still configured.
+        return format!(
+            "{name} is {state}, so it uses no CPU or memory now; it has {memory_limit} and {cpu_limit} (the Docker engine's numbers)."
+        );
+    }
+    lines.push(format!(
+        "{name}, from the Docker engine (the container's own numbers, not the host's):"
+    ));
     match (c["memory_used_bytes"].as_u64(), c["memory_limit_bytes"].as_u64()) {
         (Some(used), Some(limit)) if c["memory_limit_set"].as_bool() == Some(true) => {
             lines.push(format!(
