@@ -71,7 +71,10 @@ pub fn write_file_command(path: &str, content: &str) -> String {
 /// `--timestamps` every line says when it was written, and `2>&1` keeps
 /// stderr lines among the stdout lines instead of after them.
 fn docker_logs(container: &str, lines: u32, since: &str) -> String {
-    format!("docker logs --timestamps --tail={lines}{since} {} 2>&1", quote(container))
+    format!(
+        "docker logs --timestamps --tail={lines}{since} {} 2>&1",
+        quote(container)
+    )
 }
 
 /// `docker logs --since` takes a Go duration or a timestamp, not
@@ -240,11 +243,16 @@ mod tests {
 
     #[test]
     fn container_logs_merge_streams_in_time_order() {
-        assert_eq!(docker_logs("abc", 50, ""), "docker logs --timestamps --tail=50 'abc' 2>&1");
+        assert_eq!(
+            docker_logs("abc", 50, ""),
+            "docker logs --timestamps --tail=50 'abc' 2>&1"
+        );
         assert_eq!(docker_since("1 hour ago"), "3600s");
         assert_eq!(docker_since("2 days ago"), "172800s");
         assert_eq!(docker_since("90m"), "90m");
-        assert!(warden_policy::classify(&docker_logs("abc", 50, " --since '3600s'")).read_allowed());
+        assert!(
+            warden_policy::classify(&docker_logs("abc", 50, " --since '3600s'")).read_allowed()
+        );
     }
 
     #[test]

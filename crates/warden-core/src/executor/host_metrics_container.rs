@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::executor::commands::quote;
 use super::{Metric, SEP, percent, round2};
+use crate::executor::commands::quote;
 
 /// The command for a container's metrics, run on its host.
 pub fn container_command(container: &str, metric: Metric) -> String {
@@ -125,7 +125,11 @@ pub(super) fn parse(sections: &[(&str, Vec<&str>)], out: &mut Map<String, Value>
     }
     let size: Vec<u64> = body("container-size")
         .and_then(|mut l| l.next())
-        .map(|l| l.split_whitespace().filter_map(|f| f.parse().ok()).collect())
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|f| f.parse().ok())
+                .collect()
+        })
         .unwrap_or_default();
     if let [rw, root, ..] = size.as_slice() {
         container.insert("size_rw_bytes".into(), json!(rw));

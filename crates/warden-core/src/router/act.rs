@@ -67,7 +67,9 @@ pub fn service_control(
     let found = all
         .get(1)
         .and_then(|r| loaded_unit(Res(r).stdout(), service));
-    let unit = found.clone().unwrap_or_else(|| unit_candidates(service).remove(0));
+    let unit = found
+        .clone()
+        .unwrap_or_else(|| unit_candidates(service).remove(0));
     // As typed when that is the unit; the real unit when it is another
     // (`ssh` → `sshd.service`).
     let name = if unit == format!("{service}.service") || unit == service {
@@ -231,10 +233,9 @@ pub fn container_control(
             (ControlOp::Stop, "exited" | "created") => {
                 format!("Done: {} was stopped.", named(container))
             }
-            (ControlOp::Stop, _) => format!(
-                "The stop of {} ran, but it is {status}.",
-                named(container)
-            ),
+            (ControlOp::Stop, _) => {
+                format!("The stop of {} ran, but it is {status}.", named(container))
+            }
             (_, "running") => format!("Done: {} was {}.", named(container), operation.past()),
             (_, "restarting") => format!(
                 "{} was {}, but it exited again with code {} and Docker is restarting it.",
@@ -252,7 +253,11 @@ pub fn container_control(
                 "{} was {}, but it is {} now, not running.",
                 named(container),
                 operation.past(),
-                if other.is_empty() { "in an unknown state" } else { other }
+                if other.is_empty() {
+                    "in an unknown state"
+                } else {
+                    other
+                }
             ),
         };
         format!("{verdict}\n  now: {now}")

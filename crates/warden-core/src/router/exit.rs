@@ -56,10 +56,7 @@ pub fn container_exit(container: &Resource, step: usize, last: &[Value]) -> Step
 pub fn exit_code_words(code: i64) -> String {
     if code > 128 && code < 160 {
         let signal = code - 128;
-        format!(
-            "{code} (128 + {signal}: killed by {})",
-            signal_name(signal)
-        )
+        format!("{code} (128 + {signal}: killed by {})", signal_name(signal))
     } else {
         code.to_string()
     }

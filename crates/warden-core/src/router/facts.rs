@@ -253,7 +253,10 @@ fn ports(host: &Resource, port: Option<u16>, stdout: &str) -> String {
 fn sessions(host: &Resource, stdout: &str) -> String {
     let rows: Vec<&str> = stdout.lines().filter(|l| !l.trim().is_empty()).collect();
     if rows.is_empty() {
-        return format!("Nobody is logged in on {} (according to `who`).", named(host));
+        return format!(
+            "Nobody is logged in on {} (according to `who`).",
+            named(host)
+        );
     }
     let mut users: Vec<&str> = rows
         .iter()

@@ -285,10 +285,7 @@ pub(super) fn typed<'t>(original: &'t str, lower: &'t str, m: regex::Match<'t>) 
 /// The modifiers at the end of a log request, parsed from the text as typed.
 fn tail(original: &str, lower: &str, m: Option<regex::Match<'_>>) -> Option<modifiers::Tail> {
     let text = m.map_or("", |m| typed(original, lower, m));
-    modifiers::parse(
-        text,
-        &[Modifier::Host, Modifier::Since, Modifier::Filter],
-    )
+    modifiers::parse(text, &[Modifier::Host, Modifier::Since, Modifier::Filter])
 }
 
 /// The names of a list ("nginx and redis") in order, without `@` and "the".

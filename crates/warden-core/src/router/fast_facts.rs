@@ -8,8 +8,7 @@ use super::fast::{KIND, LEAD, NAME, Pattern, each, name, names, on, typed};
 use super::intent::{Fact, Intent, ProcessOrder, Subject, SubjectKind};
 use super::modifiers::{self, Modifier};
 
-const HOSTPORT: &str =
-    r"((?:https://)?(?:\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.\-]*)(?::[0-9]{1,5})?/?)";
+const HOSTPORT: &str = r"((?:https://)?(?:\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.\-]*)(?::[0-9]{1,5})?/?)";
 const CERT: &str = r"(?:(?:tls|ssl|https|x509)[ \t]+)?(?:cert|certificate|certs)";
 const FROM: &str = r"(?:[ \t]+from[ \t]+(@?[a-z0-9_][a-z0-9_.\-:]*))?";
 const ON_HOST: &str = r"(?:[ \t]+(?:on|at)[ \t]+(@?[a-z0-9_][a-z0-9_.\-:]*))?";
@@ -158,7 +157,11 @@ pub fn match_facts(original: &str, lower: &str) -> Option<(&'static str, Intent)
         return fact(&TOP, Fact::TopProcesses(by), name(c.get(3)));
     }
     if let Some(c) = TOP_MOST.captures(lower) {
-        return fact(&TOP_MOST, Fact::TopProcesses(order(c.get(1))), name(c.get(2)));
+        return fact(
+            &TOP_MOST,
+            Fact::TopProcesses(order(c.get(1))),
+            name(c.get(2)),
+        );
     }
     if let Some(c) = PORT_ONE.captures(lower) {
         let port = c[1].parse().ok().filter(|p| *p > 0)?;

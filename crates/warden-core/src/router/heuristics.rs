@@ -170,14 +170,41 @@ const STOPWORDS: &[&str] = &[
     "time",
 ];
 
-
 /// Keywords the heuristics act on: a word a typo away from one of these
 /// (and not itself known) is a typo, not a name.
 const KEYWORDS: &[&str] = &[
-    "disk", "usage", "memory", "cpu", "load", "network", "logs", "journal", "syslog", "restart",
-    "start", "stop", "reload", "status", "running", "services", "containers", "errors",
-    "processes", "ports", "kernel", "updates", "failed", "certificate", "space", "health",
-    "storage", "swap", "bandwidth", "warnings", "healthy", "version",
+    "disk",
+    "usage",
+    "memory",
+    "cpu",
+    "load",
+    "network",
+    "logs",
+    "journal",
+    "syslog",
+    "restart",
+    "start",
+    "stop",
+    "reload",
+    "status",
+    "running",
+    "services",
+    "containers",
+    "errors",
+    "processes",
+    "ports",
+    "kernel",
+    "updates",
+    "failed",
+    "certificate",
+    "space",
+    "health",
+    "storage",
+    "swap",
+    "bandwidth",
+    "warnings",
+    "healthy",
+    "version",
 ];
 
 /// Diagnostic questions are a model's job; the router never guesses them.
@@ -297,8 +324,22 @@ fn each(subjects: &[String], make: impl Fn(&str) -> Intent) -> Option<Intent> {
 /// on names the request lists plainly.
 fn control_targets<'w>(rest: &[&'w str]) -> Option<Vec<&'w str>> {
     const SKIP: &[&str] = &[
-        "the", "service", "services", "container", "containers", "daemon", "unit", "for", "me",
-        "please", "now", "again", "us", "right", "away", "quickly",
+        "the",
+        "service",
+        "services",
+        "container",
+        "containers",
+        "daemon",
+        "unit",
+        "for",
+        "me",
+        "please",
+        "now",
+        "again",
+        "us",
+        "right",
+        "away",
+        "quickly",
     ];
     let mut names = Vec::new();
     let mut i = 0;

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use super::intent::{LogsRequest, MAX_LOG_LINES};
-use super::since::now_unix;
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, failure, named};
 use super::resolve::{has_systemd, log_files};
+use super::since::now_unix;
 use crate::executor::commands::quote;
 
 /// How many journal entries a filtered search looks through.
@@ -120,7 +120,8 @@ fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -
         .map(|s| format!(" in {}", s.describe()))
         .unwrap_or_default();
     format!(
-        "Last {count} lines{matching} of {source} on {}{since}:\n{}",
+        "Last {}{matching} of {source} on {}{since}:\n{}",
+        lines_word(count),
         named(host),
         block(out)
     )
@@ -251,6 +252,15 @@ pub fn service_logs(
     }
 }
 
+/// "1 line", "3 lines".
+fn lines_word(count: usize) -> String {
+    if count == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{count} lines")
+    }
+}
+
 fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
@@ -311,7 +321,11 @@ pub fn container_logs(
                             String::new()
                         },
                         named(container),
-                        if ordered.is_empty() { " (it logged nothing)" } else { "" }
+                        if ordered.is_empty() {
+                            " (it logged nothing)"
+                        } else {
+                            ""
+                        }
                     ),
                     None => format!("{} has logged nothing{window}.", named(container)),
                 });
@@ -322,8 +336,8 @@ pub fn container_logs(
                 .map(|f| format!(" matching \"{f}\""))
                 .unwrap_or_default();
             Step::Answer(format!(
-                "Last {} lines{matching} of the log of {}{window} (stdout and stderr in time order, as the Docker engine timestamped them):\n{}",
-                selected.len() - start,
+                "Last {}{matching} of the log of {}{window} (stdout and stderr in time order, as the Docker engine timestamped them):\n{}",
+                lines_word(selected.len() - start),
                 named(container),
                 block(&text)
             ))

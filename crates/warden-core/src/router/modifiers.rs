@@ -88,7 +88,8 @@ pub fn parse(text: &str, allowed: &[Modifier]) -> Option<Tail> {
             }
             tail.since = Some(next.0);
             i = next.1;
-        } else if matches!(word, Some("in")) && matches!(word_at(&tokens, i + 1), Some("them" | "it"))
+        } else if matches!(word, Some("in"))
+            && matches!(word_at(&tokens, i + 1), Some("them" | "it"))
         {
             // "… with timeout in them".
             i += 2;
@@ -227,8 +228,18 @@ mod tests {
     fn tails() {
         let cases: Vec<(&str, Option<&str>, Option<Since>, Option<&str>)> = vec![
             ("", None, None, None),
-            (" with \"timeout\" since 1h", None, hours(1), Some("timeout")),
-            (" since 1h with \"timeout\"", None, hours(1), Some("timeout")),
+            (
+                " with \"timeout\" since 1h",
+                None,
+                hours(1),
+                Some("timeout"),
+            ),
+            (
+                " since 1h with \"timeout\"",
+                None,
+                hours(1),
+                Some("timeout"),
+            ),
             (" with timeout since 1h", None, hours(1), Some("timeout")),
             (
                 " containing 'it''s broken' on web1",
@@ -248,9 +259,19 @@ mod tests {
                 hours(2),
                 Some("connection refused"),
             ),
-            (" on web1 over the past 2 hours", Some("web1"), hours(2), None),
+            (
+                " on web1 over the past 2 hours",
+                Some("web1"),
+                hours(2),
+                None,
+            ),
             (" \"Timeout\"", None, None, Some("Timeout")),
-            (" with errors today", None, Some(Since::Today), Some("error")),
+            (
+                " with errors today",
+                None,
+                Some(Since::Today),
+                Some("error"),
+            ),
             (" with timeout in them", None, None, Some("timeout")),
             (" for the last hour", None, hours(1), None),
             (" for `OOM`", None, None, Some("OOM")),
@@ -281,7 +302,10 @@ mod tests {
             assert_eq!(parse(text, ALL), None, "{text}");
         }
         // Only what the route allows.
-        assert_eq!(parse(" with timeout", &[Modifier::Host, Modifier::Since]), None);
+        assert_eq!(
+            parse(" with timeout", &[Modifier::Host, Modifier::Since]),
+            None
+        );
         assert_eq!(
             parse(" on web1 since today", &[Modifier::Host, Modifier::Since])
                 .map(|t| (t.on, t.since)),

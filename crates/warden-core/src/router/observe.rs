@@ -37,7 +37,9 @@ pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> S
             }
             Step::Calls(vec![Call::new("metrics", arguments)])
         }
-        (_, [result, ..]) if Res(result).ok() => Step::Answer(super::render_metrics::metrics(host, Res(result))),
+        (_, [result, ..]) if Res(result).ok() => {
+            Step::Answer(super::render_metrics::metrics(host, Res(result)))
+        }
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read the metrics of {}", named(host)),
             Res(result),

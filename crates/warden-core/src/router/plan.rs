@@ -348,9 +348,12 @@ fn control(operation: ControlOp, target: Target) -> Plan {
             container: r,
             operation,
         },
-        ResourceKind::Vm | ResourceKind::Lxc if operation == ControlOp::Reload => Plan::Say(
-            format!("A guest cannot be reloaded; ask to restart {} instead.", r.name),
-        ),
+        ResourceKind::Vm | ResourceKind::Lxc if operation == ControlOp::Reload => {
+            Plan::Say(format!(
+                "A guest cannot be reloaded; ask to restart {} instead.",
+                r.name
+            ))
+        }
         ResourceKind::Vm | ResourceKind::Lxc => Plan::GuestControl {
             guest: r,
             operation,

@@ -144,7 +144,10 @@ fn container(target: &Resource, c: &Value) -> String {
     lines.push(format!(
         "{name}, from the Docker engine (the container's own numbers, not the host's):"
     ));
-    match (c["memory_used_bytes"].as_u64(), c["memory_limit_bytes"].as_u64()) {
+    match (
+        c["memory_used_bytes"].as_u64(),
+        c["memory_limit_bytes"].as_u64(),
+    ) {
         (Some(used), Some(limit)) if c["memory_limit_set"].as_bool() == Some(true) => {
             lines.push(format!(
                 "  memory: {} of its {} limit ({:.1}%)",

@@ -60,7 +60,9 @@ pub fn distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[i - 2][j - 2] + 1);
             }
@@ -216,7 +218,11 @@ mod tests {
         ];
         for (text, expected) in cases {
             let found = nearest(text, 3);
-            assert_eq!(found.first().map(String::as_str), Some(*expected), "{text}: {found:?}");
+            assert_eq!(
+                found.first().map(String::as_str),
+                Some(*expected),
+                "{text}: {found:?}"
+            );
         }
         for far in ["what should I name my cat", "hello there", "bake a cake"] {
             assert_eq!(nearest(far, 3), Vec::<String>::new(), "{far}");

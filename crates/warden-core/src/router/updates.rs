@@ -89,9 +89,15 @@ pub fn answer(host: &Resource, stdout: &str) -> String {
         .to_string();
     let rest: Vec<&str> = lines.collect();
     let (upgrades, freshness) = match manager.as_str() {
-        "apt" => (parse_apt(&rest), "the package lists as of the last `apt update`"),
+        "apt" => (
+            parse_apt(&rest),
+            "the package lists as of the last `apt update`",
+        ),
         "dnf" | "yum" => (parse_dnf(&rest), "the cached repository metadata"),
-        "apk" => (parse_apk(&rest), "the package index as of the last `apk update`"),
+        "apk" => (
+            parse_apk(&rest),
+            "the package index as of the last `apk update`",
+        ),
         "no-package-manager" => {
             return format!(
                 "{} has none of apt, dnf, yum or apk, so I cannot tell which updates are pending.",

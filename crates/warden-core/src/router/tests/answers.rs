@@ -163,10 +163,11 @@ fn why_containers_and_units_exited() {
     let container = Plan::ContainerExit {
         container: named("jellyfin"),
     };
-    let inspect = json!([{"State": {"Status": "exited", "ExitCode": 137, "OOMKilled": true, "Error": "",
+    let inspect =
+        json!([{"State": {"Status": "exited", "ExitCode": 137, "OOMKilled": true, "Error": "",
         "FinishedAt": "2026-11-23T10:00:00.5Z"}, "RestartCount": 3,
         "HostConfig": {"RestartPolicy": {"Name": "on-failure"}}}])
-    .to_string();
+        .to_string();
     let logs = "2026-11-23T09:59:59.000000001Z starting transcode\n2026-11-23T09:59:58.000000000Z booting\n";
     let text = answer_with(&container, &[ok_with(&inspect), ok_with(logs)]);
     assert!(
@@ -201,10 +202,7 @@ fn why_containers_and_units_exited() {
         text.contains("was killed by the kernel's OOM killer"),
         "{text}"
     );
-    let missing = answer_with(
-        &unit,
-        &[ok_with("Id=nginx.service\nLoadState=not-found\n")],
-    );
+    let missing = answer_with(&unit, &[ok_with("Id=nginx.service\nLoadState=not-found\n")]);
     assert!(
         missing.starts_with("There is no unit called nginx"),
         "{missing}"
@@ -275,7 +273,7 @@ fn container_logs_are_ordered_filtered_and_windowed() {
     assert_eq!(calls[0].arguments["since"], "1h");
     let text = answer_with(&plan, &[ok_with(out)]);
     assert!(
-        text.starts_with("Last 1 lines matching \"Timeout\" of the log of jellyfin (docker_container:web1:abc123) in the last hour"),
+        text.starts_with("Last 1 line matching \"Timeout\" of the log of jellyfin (docker_container:web1:abc123) in the last hour"),
         "{text}"
     );
     assert!(

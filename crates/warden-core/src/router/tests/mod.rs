@@ -110,7 +110,12 @@ impl Outcome {
 }
 
 /// One turn without a model.
-pub fn ask(message: &str, level: ControlLevel, decision: Decision, answers: Vec<Answer>) -> Outcome {
+pub fn ask(
+    message: &str,
+    level: ControlLevel,
+    decision: Decision,
+    answers: Vec<Answer>,
+) -> Outcome {
     turn(message, level, decision, answers, None)
 }
 

@@ -43,14 +43,42 @@ fn what_the_router_keeps_and_what_it_hands_over() {
         ("why did jellyfin exit", Stage::FastPath, "certain"),
         ("df -h", Stage::Parser, "certain"),
         ("stop jellyfin and redis", Stage::FastPath, "certain"),
-        ("restart cache", Stage::Llm, "`cache` is not a service web1 reported"),
-        ("why did backup fail", Stage::Llm, "`backup` is not a service web1 reported"),
-        ("could you stop redis for me", Stage::Llm, "only a keyword guess"),
-        ("how full is the disk on pve1", Stage::Llm, "only a keyword guess"),
-        ("why is jellyfin slow", Stage::Llm, "no fast path, command parse or keyword matched"),
-        ("disk usage on nowhere", Stage::Llm, "`nowhere` is not a resource Warden knows"),
+        (
+            "restart cache",
+            Stage::Llm,
+            "`cache` is not a service web1 reported",
+        ),
+        (
+            "why did backup fail",
+            Stage::Llm,
+            "`backup` is not a service web1 reported",
+        ),
+        (
+            "could you stop redis for me",
+            Stage::Llm,
+            "only a keyword guess",
+        ),
+        (
+            "how full is the disk on pve1",
+            Stage::Llm,
+            "only a keyword guess",
+        ),
+        (
+            "why is jellyfin slow",
+            Stage::Llm,
+            "no fast path, command parse or keyword matched",
+        ),
+        (
+            "disk usage on nowhere",
+            Stage::Llm,
+            "`nowhere` is not a resource Warden knows",
+        ),
         ("systemctl restart nginx", Stage::Llm, "changes things"),
-        ("stop the jellyfin and cache containers", Stage::Llm, "`cache` is not a container"),
+        (
+            "stop the jellyfin and cache containers",
+            Stage::Llm,
+            "`cache` is not a container",
+        ),
     ];
     for (text, stage, reason) in cases {
         let (info, plan) = route(&inventory, text, true);

@@ -22,7 +22,10 @@ fn on(host: Option<&str>) -> Option<String> {
 }
 
 fn metric(metric: Metric, host: Option<&str>) -> Intent {
-    Intent::Metric { metric, on: on(host) }
+    Intent::Metric {
+        metric,
+        on: on(host),
+    }
 }
 
 fn status(name: &str, host: Option<&str>, said: Option<SubjectKind>) -> Intent {
@@ -39,7 +42,12 @@ fn logs(subject: Option<&str>, lines: u32, filter: Option<&str>, since: Option<S
     })
 }
 
-fn control(operation: ControlOp, name: &str, host: Option<&str>, said: Option<SubjectKind>) -> Intent {
+fn control(
+    operation: ControlOp,
+    name: &str,
+    host: Option<&str>,
+    said: Option<SubjectKind>,
+) -> Intent {
     Intent::Control {
         operation,
         subject: Subject::new(name, on(host), said),
@@ -87,14 +95,34 @@ fn metrics() {
     check(vec![
         ("disk usage", FastPath, metric(Disk, None)),
         ("Disk usage on pve1?", FastPath, metric(Disk, Some("pve1"))),
-        ("what's the memory usage on web1", FastPath, metric(Memory, Some("web1"))),
+        (
+            "what's the memory usage on web1",
+            FastPath,
+            metric(Memory, Some("web1")),
+        ),
         ("show me the cpu", FastPath, metric(Cpu, None)),
         ("load average", FastPath, metric(Load, None)),
-        ("disk usage including containers", FastPath, metric(DiskAll, None)),
-        ("disk usage with all mounts on web1", FastPath, metric(DiskAll, Some("web1"))),
-        ("how much free space is left on pve1", Heuristic, metric(Disk, Some("pve1"))),
+        (
+            "disk usage including containers",
+            FastPath,
+            metric(DiskAll, None),
+        ),
+        (
+            "disk usage with all mounts on web1",
+            FastPath,
+            metric(DiskAll, Some("web1")),
+        ),
+        (
+            "how much free space is left on pve1",
+            Heuristic,
+            metric(Disk, Some("pve1")),
+        ),
         ("is the disk full", Heuristic, metric(Disk, None)),
-        ("how much memory is jellyfin using", Heuristic, metric(Memory, Some("jellyfin"))),
+        (
+            "how much memory is jellyfin using",
+            Heuristic,
+            metric(Memory, Some("jellyfin")),
+        ),
     ]);
     // Typos are not guessed at: the suggestions answer them.
     for typo in ["disk usgae", "dsik usage", "memroy usage on web1"] {
@@ -107,10 +135,22 @@ fn statuses() {
     use SubjectKind::*;
     check(vec![
         ("is ssh running", FastPath, status("ssh", None, None)),
-        ("is nginx up on web1?", FastPath, status("nginx", Some("web1"), None)),
-        ("status of jellyfin", FastPath, status("jellyfin", None, None)),
+        (
+            "is nginx up on web1?",
+            FastPath,
+            status("nginx", Some("web1"), None),
+        ),
+        (
+            "status of jellyfin",
+            FastPath,
+            status("jellyfin", None, None),
+        ),
         ("nginx status", FastPath, status("nginx", None, None)),
-        ("is the cache container running", FastPath, status("cache", None, Some(Container))),
+        (
+            "is the cache container running",
+            FastPath,
+            status("cache", None, Some(Container)),
+        ),
         (
             "check if postgres is still running please",
             Heuristic,
@@ -125,33 +165,73 @@ fn statuses() {
             ]),
         ),
     ]);
-    not(&["is the nginx config valid", "why is nginx down"], "status");
+    not(
+        &["is the nginx config valid", "why is nginx down"],
+        "status",
+    );
 }
 
 #[test]
 fn logs_with_filters_and_windows() {
     let hour = ago(1, TimeUnit::Hour);
     check(vec![
-        ("show the last 20 lines of the syslog", FastPath, logs(None, 20, None, None)),
+        (
+            "show the last 20 lines of the syslog",
+            FastPath,
+            logs(None, 20, None, None),
+        ),
         ("syslog", FastPath, logs(None, 50, None, None)),
-        ("logs of nginx", FastPath, logs(Some("nginx"), 50, None, None)),
-        ("nginx logs with \"Timeout\"", FastPath, logs(Some("nginx"), 50, Some("Timeout"), None)),
+        (
+            "logs of nginx",
+            FastPath,
+            logs(Some("nginx"), 50, None, None),
+        ),
+        (
+            "nginx logs with \"Timeout\"",
+            FastPath,
+            logs(Some("nginx"), 50, Some("Timeout"), None),
+        ),
         // Quotes are the filter, whatever order the modifiers come in.
-        ("nginx logs with \"timeout\" since 1h", FastPath, logs(Some("nginx"), 50, Some("timeout"), hour)),
-        ("nginx logs since 1h with \"timeout\"", FastPath, logs(Some("nginx"), 50, Some("timeout"), hour)),
-        ("nginx logs with timeout since 1h", FastPath, logs(Some("nginx"), 50, Some("timeout"), hour)),
-        ("nginx logs with \"since 1h\"", FastPath, logs(Some("nginx"), 50, Some("since 1h"), None)),
+        (
+            "nginx logs with \"timeout\" since 1h",
+            FastPath,
+            logs(Some("nginx"), 50, Some("timeout"), hour),
+        ),
+        (
+            "nginx logs since 1h with \"timeout\"",
+            FastPath,
+            logs(Some("nginx"), 50, Some("timeout"), hour),
+        ),
+        (
+            "nginx logs with timeout since 1h",
+            FastPath,
+            logs(Some("nginx"), 50, Some("timeout"), hour),
+        ),
+        (
+            "nginx logs with \"since 1h\"",
+            FastPath,
+            logs(Some("nginx"), 50, Some("since 1h"), None),
+        ),
         (
             "nginx logs with \"connection refused\" in the last 2 hours",
             FastPath,
-            logs(Some("nginx"), 50, Some("connection refused"), ago(2, TimeUnit::Hour)),
+            logs(
+                Some("nginx"),
+                50,
+                Some("connection refused"),
+                ago(2, TimeUnit::Hour),
+            ),
         ),
         (
             "last 100 lines of the jellyfin logs since 1h",
             FastPath,
             logs(Some("jellyfin"), 100, None, hour),
         ),
-        ("jellyfin logs with errors today", FastPath, logs(Some("jellyfin"), 50, Some("error"), Some(Since::Today))),
+        (
+            "jellyfin logs with errors today",
+            FastPath,
+            logs(Some("jellyfin"), 50, Some("error"), Some(Since::Today)),
+        ),
         (
             "any errors in the nginx logs today",
             Heuristic,
@@ -178,7 +258,11 @@ fn controls() {
     use ControlOp::*;
     use SubjectKind::*;
     check(vec![
-        ("restart nginx", FastPath, control(Restart, "nginx", None, None)),
+        (
+            "restart nginx",
+            FastPath,
+            control(Restart, "nginx", None, None),
+        ),
         (
             "please restart the jellyfin container on media-server",
             FastPath,
@@ -189,9 +273,21 @@ fn controls() {
             FastPath,
             control(Restart, "cache", None, Some(Container)),
         ),
-        ("restart the nginx service", FastPath, control(Restart, "nginx", None, Some(Service))),
-        ("stop vm media-vm", FastPath, control(Stop, "media-vm", None, Some(Guest))),
-        ("could you stop redis for me", Heuristic, control(Stop, "redis", None, None)),
+        (
+            "restart the nginx service",
+            FastPath,
+            control(Restart, "nginx", None, Some(Service)),
+        ),
+        (
+            "stop vm media-vm",
+            FastPath,
+            control(Stop, "media-vm", None, Some(Guest)),
+        ),
+        (
+            "could you stop redis for me",
+            Heuristic,
+            control(Stop, "redis", None, None),
+        ),
         (
             "stop jellyfin and redis",
             FastPath,
@@ -240,31 +336,107 @@ fn controls() {
 fn host_facts() {
     use ProcessOrder::*;
     check(vec![
-        ("top processes by cpu", FastPath, fact(Fact::TopProcesses(Cpu), None)),
-        ("top processes by memory on web1", FastPath, fact(Fact::TopProcesses(Memory), Some("web1"))),
-        ("show the top 10 memory processes", FastPath, fact(Fact::TopProcesses(Memory), None)),
-        ("what's using the most ram", FastPath, fact(Fact::TopProcesses(Memory), None)),
-        ("which process is using the most cpu on web1", FastPath, fact(Fact::TopProcesses(Cpu), Some("web1"))),
-        ("memory hogs", FastPath, fact(Fact::TopProcesses(Memory), None)),
-        ("open ports", FastPath, fact(Fact::Ports { port: None }, None)),
-        ("show listening ports on web1", FastPath, fact(Fact::Ports { port: None }, Some("web1"))),
-        ("which ports are open", FastPath, fact(Fact::Ports { port: None }, None)),
-        ("what's listening on port 8080", FastPath, fact(Fact::Ports { port: Some(8080) }, None)),
+        (
+            "top processes by cpu",
+            FastPath,
+            fact(Fact::TopProcesses(Cpu), None),
+        ),
+        (
+            "top processes by memory on web1",
+            FastPath,
+            fact(Fact::TopProcesses(Memory), Some("web1")),
+        ),
+        (
+            "show the top 10 memory processes",
+            FastPath,
+            fact(Fact::TopProcesses(Memory), None),
+        ),
+        (
+            "what's using the most ram",
+            FastPath,
+            fact(Fact::TopProcesses(Memory), None),
+        ),
+        (
+            "which process is using the most cpu on web1",
+            FastPath,
+            fact(Fact::TopProcesses(Cpu), Some("web1")),
+        ),
+        (
+            "memory hogs",
+            FastPath,
+            fact(Fact::TopProcesses(Memory), None),
+        ),
+        (
+            "open ports",
+            FastPath,
+            fact(Fact::Ports { port: None }, None),
+        ),
+        (
+            "show listening ports on web1",
+            FastPath,
+            fact(Fact::Ports { port: None }, Some("web1")),
+        ),
+        (
+            "which ports are open",
+            FastPath,
+            fact(Fact::Ports { port: None }, None),
+        ),
+        (
+            "what's listening on port 8080",
+            FastPath,
+            fact(Fact::Ports { port: Some(8080) }, None),
+        ),
         ("who is logged in", FastPath, fact(Fact::Sessions, None)),
-        ("who's logged in on web1", FastPath, fact(Fact::Sessions, Some("web1"))),
+        (
+            "who's logged in on web1",
+            FastPath,
+            fact(Fact::Sessions, Some("web1")),
+        ),
         ("logged in users", FastPath, fact(Fact::Sessions, None)),
-        ("who is on web1", FastPath, fact(Fact::Sessions, Some("web1"))),
+        (
+            "who is on web1",
+            FastPath,
+            fact(Fact::Sessions, Some("web1")),
+        ),
         ("kernel version", FastPath, fact(Fact::Kernel, None)),
-        ("what kernel is web1 running", FastPath, fact(Fact::Kernel, Some("web1"))),
+        (
+            "what kernel is web1 running",
+            FastPath,
+            fact(Fact::Kernel, Some("web1")),
+        ),
         ("which os is this", FastPath, fact(Fact::Kernel, None)),
-        ("os version on bare", FastPath, fact(Fact::Kernel, Some("bare"))),
+        (
+            "os version on bare",
+            FastPath,
+            fact(Fact::Kernel, Some("bare")),
+        ),
         ("pending updates", FastPath, fact(Fact::Updates, None)),
-        ("are there any updates on web1", FastPath, fact(Fact::Updates, Some("web1"))),
-        ("check for security updates", FastPath, fact(Fact::Updates, None)),
-        ("is web1 up to date", FastPath, fact(Fact::Updates, Some("web1"))),
+        (
+            "are there any updates on web1",
+            FastPath,
+            fact(Fact::Updates, Some("web1")),
+        ),
+        (
+            "check for security updates",
+            FastPath,
+            fact(Fact::Updates, None),
+        ),
+        (
+            "is web1 up to date",
+            FastPath,
+            fact(Fact::Updates, Some("web1")),
+        ),
         ("failed units", FastPath, fact(Fact::FailedUnits, None)),
-        ("any failed services on web1", FastPath, fact(Fact::FailedUnits, Some("web1"))),
-        ("which services have failed", FastPath, fact(Fact::FailedUnits, None)),
+        (
+            "any failed services on web1",
+            FastPath,
+            fact(Fact::FailedUnits, Some("web1")),
+        ),
+        (
+            "which services have failed",
+            FastPath,
+            fact(Fact::FailedUnits, None),
+        ),
     ]);
     not(&["kernel log", "top", "ports.conf", "who"], "top_processes");
     not(&["update nginx", "apt update"], "updates");
@@ -277,22 +449,85 @@ fn host_facts() {
 fn errors_certificates_and_exits() {
     use SubjectKind::*;
     check(vec![
-        ("errors in the last hour", FastPath, Intent::Errors { since: ago(1, TimeUnit::Hour), on: None }),
-        ("any errors today on web1", FastPath, Intent::Errors { since: Some(Since::Today), on: on(Some("web1")) }),
-        ("show recent errors", FastPath, Intent::Errors { since: None, on: None }),
-        ("were there any errors since 30m", FastPath, Intent::Errors { since: ago(30, TimeUnit::Minute), on: None }),
-        ("certificate expiry of example.com:443", FastPath, cert("example.com", 443, None)),
-        ("when does the tls cert for example.org expire", FastPath, cert("example.org", 443, None)),
-        ("ssl cert of https://mail.example.com:8443/ from web1", FastPath, cert("mail.example.com", 8443, Some("web1"))),
-        ("check example.net cert expiry", FastPath, cert("example.net", 443, None)),
+        (
+            "errors in the last hour",
+            FastPath,
+            Intent::Errors {
+                since: ago(1, TimeUnit::Hour),
+                on: None,
+            },
+        ),
+        (
+            "any errors today on web1",
+            FastPath,
+            Intent::Errors {
+                since: Some(Since::Today),
+                on: on(Some("web1")),
+            },
+        ),
+        (
+            "show recent errors",
+            FastPath,
+            Intent::Errors {
+                since: None,
+                on: None,
+            },
+        ),
+        (
+            "were there any errors since 30m",
+            FastPath,
+            Intent::Errors {
+                since: ago(30, TimeUnit::Minute),
+                on: None,
+            },
+        ),
+        (
+            "certificate expiry of example.com:443",
+            FastPath,
+            cert("example.com", 443, None),
+        ),
+        (
+            "when does the tls cert for example.org expire",
+            FastPath,
+            cert("example.org", 443, None),
+        ),
+        (
+            "ssl cert of https://mail.example.com:8443/ from web1",
+            FastPath,
+            cert("mail.example.com", 8443, Some("web1")),
+        ),
+        (
+            "check example.net cert expiry",
+            FastPath,
+            cert("example.net", 443, None),
+        ),
         ("why did nginx exit", FastPath, why("nginx", None, None)),
-        ("why did the jellyfin container crash", FastPath, why("jellyfin", None, Some(Container))),
-        ("why does redis keep restarting on web1", FastPath, why("redis", Some("web1"), None)),
-        ("exit code of jellyfin", FastPath, why("jellyfin", None, None)),
-        ("what killed postgres", FastPath, why("postgres", None, None)),
+        (
+            "why did the jellyfin container crash",
+            FastPath,
+            why("jellyfin", None, Some(Container)),
+        ),
+        (
+            "why does redis keep restarting on web1",
+            FastPath,
+            why("redis", Some("web1"), None),
+        ),
+        (
+            "exit code of jellyfin",
+            FastPath,
+            why("jellyfin", None, None),
+        ),
+        (
+            "what killed postgres",
+            FastPath,
+            why("postgres", None, None),
+        ),
     ]);
     // "errors in the nginx logs" is a log search, not host-wide errors.
-    not(&["errors in the nginx logs", "error in my config"], "errors");
+    not(
+        &["errors in the nginx logs", "error in my config"],
+        "errors",
+    );
     not(&["certificate of nginx", "cert expiry"], "certificate");
     not(&["why is jellyfin slow", "why did you do that"], "why_exit");
 }
@@ -300,19 +535,89 @@ fn errors_certificates_and_exits() {
 #[test]
 fn lists_notes_commands_and_nothing() {
     check(vec![
-        ("list services", FastPath, Intent::List { what: ListWhat::Services, on: None }),
-        ("what's running on web1", FastPath, Intent::List { what: ListWhat::Services, on: on(Some("web1")) }),
-        ("show all containers", FastPath, Intent::List { what: ListWhat::Containers, on: None }),
-        ("list vms", FastPath, Intent::List { what: ListWhat::Resources(Some(ResourceKind::Vm)), on: None }),
-        ("list resources", FastPath, Intent::List { what: ListWhat::Resources(None), on: None }),
-        ("remember the NAS backup runs at 02:00", FastPath, Intent::Remember { note: "the NAS backup runs at 02:00".into() }),
-        ("what do you know about backups", FastPath, Intent::Recall { query: "backups".into() }),
-        ("explain `journalctl -f -u nginx`", FastPath, Intent::Explain { command: "journalctl -f -u nginx".into() }),
-        ("df -h", Parser, Intent::Run { command: "df -h".into() }),
-        ("$ systemctl status nginx", Parser, Intent::Run { command: "systemctl status nginx".into() }),
+        (
+            "list services",
+            FastPath,
+            Intent::List {
+                what: ListWhat::Services,
+                on: None,
+            },
+        ),
+        (
+            "what's running on web1",
+            FastPath,
+            Intent::List {
+                what: ListWhat::Services,
+                on: on(Some("web1")),
+            },
+        ),
+        (
+            "show all containers",
+            FastPath,
+            Intent::List {
+                what: ListWhat::Containers,
+                on: None,
+            },
+        ),
+        (
+            "list vms",
+            FastPath,
+            Intent::List {
+                what: ListWhat::Resources(Some(ResourceKind::Vm)),
+                on: None,
+            },
+        ),
+        (
+            "list resources",
+            FastPath,
+            Intent::List {
+                what: ListWhat::Resources(None),
+                on: None,
+            },
+        ),
+        (
+            "remember the NAS backup runs at 02:00",
+            FastPath,
+            Intent::Remember {
+                note: "the NAS backup runs at 02:00".into(),
+            },
+        ),
+        (
+            "what do you know about backups",
+            FastPath,
+            Intent::Recall {
+                query: "backups".into(),
+            },
+        ),
+        (
+            "explain `journalctl -f -u nginx`",
+            FastPath,
+            Intent::Explain {
+                command: "journalctl -f -u nginx".into(),
+            },
+        ),
+        (
+            "df -h",
+            Parser,
+            Intent::Run {
+                command: "df -h".into(),
+            },
+        ),
+        (
+            "$ systemctl status nginx",
+            Parser,
+            Intent::Run {
+                command: "systemctl status nginx".into(),
+            },
+        ),
         ("help", FastPath, Intent::Help),
     ]);
-    for text in ["why is jellyfin slow", "hello there", "what should I name my cat", ""] {
+    for text in [
+        "why is jellyfin slow",
+        "hello there",
+        "what should I name my cat",
+        "",
+    ] {
         assert_eq!(got(text), None, "{text}");
     }
 }
@@ -320,9 +625,22 @@ fn lists_notes_commands_and_nothing() {
 #[test]
 fn evidence_names_the_pattern_or_parse() {
     let fast = recognise("restart nginx").unwrap();
-    assert_eq!(fast.evidence, "the `control` pattern matched the whole request");
+    assert_eq!(
+        fast.evidence,
+        "the `control` pattern matched the whole request"
+    );
     let parsed = recognise("df -h").unwrap();
-    assert!(parsed.evidence.contains("`df` is a program the command policy knows"), "{}", parsed.evidence);
+    assert!(
+        parsed
+            .evidence
+            .contains("`df` is a program the command policy knows"),
+        "{}",
+        parsed.evidence
+    );
     let guessed = recognise("could you stop redis for me").unwrap();
-    assert!(guessed.evidence.starts_with("keywords: `stop` first"), "{}", guessed.evidence);
+    assert!(
+        guessed.evidence.starts_with("keywords: `stop` first"),
+        "{}",
+        guessed.evidence
+    );
 }

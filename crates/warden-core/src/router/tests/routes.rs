@@ -24,7 +24,11 @@ fn disk_usage_reads_metrics_and_hides_container_mounts() {
     assert_eq!(out.commands.len(), 1);
     let all = read(
         "disk usage including containers",
-        vec![answer("df -P", &df.replace("@@warden:disk", "@@warden:disk-all"), 0)],
+        vec![answer(
+            "df -P",
+            &df.replace("@@warden:disk", "@@warden:disk-all"),
+            0,
+        )],
     );
     assert!(all.text.contains("overlay2"), "{}", all.text);
 }
@@ -45,7 +49,8 @@ fn a_containers_memory_comes_from_the_engine_not_proc() {
         assert!(command.contains("'abc123'"), "{command}");
         assert!(!out.ran("/proc"), "{request}: {:?}", out.commands);
         assert!(
-            out.text.contains("memory: 100.0 MiB of its 512.0 MiB limit"),
+            out.text
+                .contains("memory: 100.0 MiB of its 512.0 MiB limit"),
             "{request}: {}",
             out.text
         );
@@ -128,14 +133,26 @@ fn container_logs_ask_the_engine_for_timestamps_and_the_window() {
 #[test]
 fn new_read_routes_run_one_bounded_command() {
     let cases: &[(&str, &str, &str)] = &[
-        ("top processes by memory", "ps -eo pid,user,pcpu,pmem,rss,comm --sort=-rss", "host:web1"),
+        (
+            "top processes by memory",
+            "ps -eo pid,user,pcpu,pmem,rss,comm --sort=-rss",
+            "host:web1",
+        ),
         ("open ports on bare", "ss -tulnp", "host:bare"),
         ("who is logged in", "who", "host:web1"),
         ("kernel version", "uname -srvm", "host:web1"),
         ("pending updates", "apt list --upgradable", "host:web1"),
         ("failed units", "systemctl list-units --failed", "host:web1"),
-        ("errors in the last hour", "journalctl --no-pager -q -o short-iso -p err --since '1 hour ago'", "host:web1"),
-        ("certificate expiry of example.com", "openssl s_client -connect 'example.com:443' -servername 'example.com'", "host:web1"),
+        (
+            "errors in the last hour",
+            "journalctl --no-pager -q -o short-iso -p err --since '1 hour ago'",
+            "host:web1",
+        ),
+        (
+            "certificate expiry of example.com",
+            "openssl s_client -connect 'example.com:443' -servername 'example.com'",
+            "host:web1",
+        ),
         ("why did nginx exit", "systemctl show", "host:web1"),
     ];
     for (request, fragment, target) in cases {
@@ -143,7 +160,11 @@ fn new_read_routes_run_one_bounded_command() {
         assert_eq!(out.route.stage, Stage::FastPath, "{request}");
         assert_eq!(out.commands.len(), 1, "{request}: {:?}", out.commands);
         assert_eq!(out.commands[0].0, *target, "{request}");
-        assert!(out.commands[0].1.contains(fragment), "{request}: {}", out.commands[0].1);
+        assert!(
+            out.commands[0].1.contains(fragment),
+            "{request}: {}",
+            out.commands[0].1
+        );
     }
 }
 
@@ -157,11 +178,19 @@ fn why_a_container_exited_reads_inspect_and_its_last_lines() {
                 r#"[{"State":{"Status":"exited","ExitCode":1,"OOMKilled":false,"FinishedAt":"2026-11-23T10:00:00Z"},"RestartCount":0}]"#,
                 0,
             ),
-            answer("docker logs", "2026-11-23T09:59:59Z fatal: config missing\n", 0),
+            answer(
+                "docker logs",
+                "2026-11-23T09:59:59Z fatal: config missing\n",
+                0,
+            ),
         ],
     );
     assert_eq!(out.tools(), ["docker", "read"]);
-    assert!(out.ran("docker logs --timestamps --tail=20 'abc123' 2>&1"), "{:?}", out.commands);
+    assert!(
+        out.ran("docker logs --timestamps --tail=20 'abc123' 2>&1"),
+        "{:?}",
+        out.commands
+    );
     assert!(out.text.contains("exited with code 1"), "{}", out.text);
     assert!(out.text.contains("OOM-killed: no"), "{}", out.text);
     assert!(out.text.contains("fatal: config missing"), "{}", out.text);
@@ -178,8 +207,18 @@ fn several_subjects_get_one_answer_each() {
         )],
     );
     assert_eq!(out.tools(), ["docker", "docker"]);
-    assert!(out.text.contains("jellyfin (docker_container:web1:abc123) is running"), "{}", out.text);
-    assert!(out.text.contains("redis (docker_container:web1:def456) is running"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("jellyfin (docker_container:web1:abc123) is running"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("redis (docker_container:web1:def456) is running"),
+        "{}",
+        out.text
+    );
     assert_eq!(
         out.route.target.as_deref(),
         Some("docker_container:web1:abc123, docker_container:web1:def456")
@@ -195,16 +234,34 @@ fn unmatched_requests_get_the_nearest_phrasing() {
         "{}",
         typo.text
     );
-    assert!(typo.route.reason.contains("nearest phrasing is \"disk usage\""), "{}", typo.route.reason);
+    assert!(
+        typo.route
+            .reason
+            .contains("nearest phrasing is \"disk usage\""),
+        "{}",
+        typo.route.reason
+    );
     assert!(typo.commands.is_empty());
     let with_host = read("memroy usage on web1", vec![]);
-    assert!(with_host.text.contains("  memory usage on web1"), "{}", with_host.text);
+    assert!(
+        with_host.text.contains("  memory usage on web1"),
+        "{}",
+        with_host.text
+    );
     let far = read("why is jellyfin slow", vec![]);
     assert_eq!(far.route.stage, Stage::Unmatched);
-    assert!(far.text.contains("no language model is configured"), "{}", far.text);
+    assert!(
+        far.text.contains("no language model is configured"),
+        "{}",
+        far.text
+    );
     assert!(far.text.contains("disk usage"), "{}", far.text);
     // Warden's own help text is not a phantom claim.
-    assert!(!far.events.iter().any(|e| matches!(e, LoopEvent::PhantomDetected)));
+    assert!(
+        !far.events
+            .iter()
+            .any(|e| matches!(e, LoopEvent::PhantomDetected))
+    );
 }
 
 #[test]
@@ -226,7 +283,8 @@ fn raw_commands_run_through_the_read_tool_only_when_read_only() {
 fn unknown_hosts_are_named() {
     let out = read("disk usage on nowhere", vec![]);
     assert!(
-        out.text.contains("I don't know a resource called `nowhere`"),
+        out.text
+            .contains("I don't know a resource called `nowhere`"),
         "{}",
         out.text
     );

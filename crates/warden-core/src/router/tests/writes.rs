@@ -8,11 +8,15 @@ use crate::agent::{Decision, LoopEvent};
 
 use super::{Outcome, answer, ask};
 
-const UNIT_FOUND: &str =
-    "@@warden:unit-check\nId=nginx.service\nLoadState=loaded\nActiveState=active\nSubState=running\n";
+const UNIT_FOUND: &str = "@@warden:unit-check\nId=nginx.service\nLoadState=loaded\nActiveState=active\nSubState=running\n";
 
 fn approved(message: &str, answers: Vec<crate::simulated::Answer>) -> Outcome {
-    ask(message, ControlLevel::Controlled, Decision::Approve, answers)
+    ask(
+        message,
+        ControlLevel::Controlled,
+        Decision::Approve,
+        answers,
+    )
 }
 
 #[test]
@@ -58,8 +62,9 @@ fn done_only_when_the_verification_shows_it() {
         ],
     );
     assert!(
-        out.text
-            .starts_with("nginx was restarted on web1 (host:web1), but it exited again with code 3."),
+        out.text.starts_with(
+            "nginx was restarted on web1 (host:web1), but it exited again with code 3."
+        ),
         "{}",
         out.text
     );
@@ -132,7 +137,11 @@ fn no_write_that_cannot_work() {
         "{}",
         missing.text
     );
-    assert!(missing.text.contains("Did you mean nginx?"), "{}", missing.text);
+    assert!(
+        missing.text.contains("Did you mean nginx?"),
+        "{}",
+        missing.text
+    );
     // No systemd on the host: no systemctl.
     let bare = approved(
         "restart nginx on bare",
@@ -177,7 +186,11 @@ fn ssh_may_be_sshd() {
     );
     assert!(out.ran("systemctl restart 'sshd'"), "{:?}", out.commands);
     assert!(out.ran("-- 'sshd.service'"), "{:?}", out.commands);
-    assert!(out.text.starts_with("Done: sshd was restarted"), "{}", out.text);
+    assert!(
+        out.text.starts_with("Done: sshd was restarted"),
+        "{}",
+        out.text
+    );
 }
 
 #[test]
@@ -195,8 +208,18 @@ fn every_target_of_a_list_gets_its_own_write_and_check() {
         ["query", "docker", "docker", "query", "docker", "docker"]
     );
     assert!(out.ran("docker stop 'abc123'") && out.ran("docker stop 'def456'"));
-    assert!(out.text.contains("Done: jellyfin (docker_container:web1:abc123) was stopped."), "{}", out.text);
-    assert!(out.text.contains("Done: redis (docker_container:web1:def456) was stopped."), "{}", out.text);
+    assert!(
+        out.text
+            .contains("Done: jellyfin (docker_container:web1:abc123) was stopped."),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("Done: redis (docker_container:web1:def456) was stopped."),
+        "{}",
+        out.text
+    );
     // One unknown name: nothing is done to any of them.
     let refused = approved("stop the jellyfin and cache containers", vec![]);
     assert!(refused.commands.is_empty(), "{:?}", refused.commands);
@@ -206,16 +229,29 @@ fn every_target_of_a_list_gets_its_own_write_and_check() {
     );
     let host = approved("restart jellyfin and web1", vec![]);
     assert!(host.commands.is_empty(), "{:?}", host.commands);
-    assert!(host.text.starts_with("I won't restart web1"), "{}", host.text);
+    assert!(
+        host.text.starts_with("I won't restart web1"),
+        "{}",
+        host.text
+    );
     assert!(host.text.ends_with("Nothing was done."), "{}", host.text);
 }
 
 #[test]
 fn a_pending_or_refused_write_is_reported_as_not_done() {
     let found = || vec![answer("@@warden:unit-check", UNIT_FOUND, 0)];
-    let pending = ask("restart nginx", ControlLevel::Controlled, Decision::Pending, found());
+    let pending = ask(
+        "restart nginx",
+        ControlLevel::Controlled,
+        Decision::Pending,
+        found(),
+    );
     assert!(pending.text.starts_with("Not done yet"), "{}", pending.text);
-    assert!(pending.text.contains("warden approvals approve"), "{}", pending.text);
+    assert!(
+        pending.text.contains("warden approvals approve"),
+        "{}",
+        pending.text
+    );
     assert!(!pending.ran("systemctl restart"));
     let denied = ask(
         "restart nginx",
@@ -230,14 +266,28 @@ fn a_pending_or_refused_write_is_reported_as_not_done() {
         "{}",
         denied.text
     );
-    let read_only = ask("restart nginx", ControlLevel::ReadOnly, Decision::Approve, found());
-    assert!(read_only.text.contains("POLICY_BLOCKED"), "{}", read_only.text);
+    let read_only = ask(
+        "restart nginx",
+        ControlLevel::ReadOnly,
+        Decision::Approve,
+        found(),
+    );
+    assert!(
+        read_only.text.contains("POLICY_BLOCKED"),
+        "{}",
+        read_only.text
+    );
     assert!(!read_only.ran("systemctl restart"));
 }
 
 #[test]
 fn hosts_are_never_rebooted_from_a_one_liner() {
-    let out = ask("restart web1", ControlLevel::Autonomous, Decision::Approve, vec![]);
+    let out = ask(
+        "restart web1",
+        ControlLevel::Autonomous,
+        Decision::Approve,
+        vec![],
+    );
     assert!(out.commands.is_empty());
     assert!(out.text.starts_with("I won't restart web1"), "{}", out.text);
 }
