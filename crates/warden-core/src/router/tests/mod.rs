@@ -20,6 +20,7 @@ mod answers;
 mod model;
 mod policy;
 mod recognition;
+mod recognition_facts;
 mod routes;
 mod writes;
 
