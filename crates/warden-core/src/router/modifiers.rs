@@ -224,9 +224,12 @@ mod tests {
         })
     }
 
+    /// A tail, and the host, window and filter expected from it.
+    type Row<'a> = (&'a str, Option<&'a str>, Option<Since>, Option<&'a str>);
+
     #[test]
     fn tails() {
-        let cases: Vec<(&str, Option<&str>, Option<Since>, Option<&str>)> = vec![
+        let cases: Vec<Row<'_>> = vec![
             ("", None, None, None),
             (
                 " with \"timeout\" since 1h",
