@@ -532,3 +532,67 @@ fn quoted(original: &str) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_of_keywords_but_not_names() {
+        for typo in [
+            "usgae", "restrat", "memroy", "dsik", "stauts", "runing", "lgos",
+        ] {
+            assert!(is_typo(typo), "{typo}");
+        }
+        for name in [
+            "nginx",
+            "redis",
+            "postgres",
+            "jellyfin",
+            "plex",
+            "loki",
+            "grafana",
+            "sshd",
+            "docker",
+            "caddy",
+            "traefik",
+            "mysql",
+            "mariadb",
+            "cron",
+            "samba",
+            "pihole",
+            "sonarr",
+            "radarr",
+            "syncthing",
+            "minio",
+            "gitea",
+            "nextcloud",
+            "immich",
+            "vaultwarden",
+            "prometheus",
+            "cache",
+            "backup",
+            "web1",
+            "pve1",
+            "disk",
+            "usage",
+        ] {
+            assert!(!is_typo(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn quoted_text_is_not_read_for_subjects() {
+        assert_eq!(
+            without_quotes("logs with \"foo and bar\" today"),
+            "logs with  today"
+        );
+        assert_eq!(without_quotes("it's nginx"), "it's nginx");
+        let (intent, _) = guess(
+            "any errors in the nginx logs",
+            "any errors in the nginx logs",
+        )
+        .unwrap_or_else(|| panic!("no guess"));
+        assert_eq!(intent.name(), "logs");
+    }
+}
