@@ -97,7 +97,7 @@ fn journal_answer(host: &Resource, since: Since, out: &str) -> String {
     let lines = entries(out);
     if lines.is_empty() {
         return format!(
-            "No errors (journal priority err or worse) on {} in {}.",
+            "No errors (journal priority err or worse) on {} {}.",
             named(host),
             since.describe()
         );
@@ -123,7 +123,7 @@ fn journal_answer(host: &Resource, since: Since, out: &str) -> String {
         .join(", ");
     let shown = &lines[lines.len().saturating_sub(SHOWN)..];
     format!(
-        "{count} error entr{} (journal priority err or worse) on {} in {}; by source: {sources}.\n{}:\n{}",
+        "{count} error entr{} (journal priority err or worse) on {} {}; by source: {sources}.\n{}:\n{}",
         if lines.len() == 1 { "y" } else { "ies" },
         named(host),
         since.describe(),

@@ -86,7 +86,7 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                     None => format!("{source} on {} has no entries", named(host)),
                 };
                 if let Some(since) = request.since {
-                    text.push_str(&format!(" in {}", since.describe()));
+                    text.push_str(&format!(" {}", since.describe()));
                 }
                 text.push('.');
                 if file.is_none() && log_files(host).is_some_and(|f| f.is_empty()) {
@@ -117,7 +117,7 @@ fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -
     let since = request
         .since
         .as_ref()
-        .map(|s| format!(" in {}", s.describe()))
+        .map(|s| format!(" {}", s.describe()))
         .unwrap_or_default();
     format!(
         "Last {}{matching} of {source} on {}{since}:\n{}",
@@ -308,7 +308,7 @@ pub fn container_logs(
                 .collect::<Vec<_>>()
                 .join("\n");
             let window = match request.since {
-                Some(since) => format!(" in {}", since.describe()),
+                Some(since) => format!(" {}", since.describe()),
                 None => String::new(),
             };
             if text.trim().is_empty() {

@@ -132,13 +132,14 @@ impl Since {
         }
     }
 
-    /// For answers: "the last hour", "the last 10 minutes", "today".
+    /// For answers, after what was searched: "in the last hour",
+    /// "in the last 10 minutes", "today", "since yesterday".
     pub fn describe(self) -> String {
         match self {
-            Since::Ago { amount: 1, unit } => format!("the last {}", unit.word()),
-            Since::Ago { amount, unit } => format!("the last {amount} {}s", unit.word()),
+            Since::Ago { amount: 1, unit } => format!("in the last {}", unit.word()),
+            Since::Ago { amount, unit } => format!("in the last {amount} {}s", unit.word()),
             Since::Today => "today".to_string(),
-            Since::Yesterday => "yesterday".to_string(),
+            Since::Yesterday => "since yesterday".to_string(),
         }
     }
 }
@@ -202,11 +203,11 @@ mod tests {
         let two_days = Since::parse("2 days").unwrap();
         assert_eq!(two_days.journal(), "2 days ago");
         assert_eq!(two_days.docker(0), "48h");
-        assert_eq!(two_days.describe(), "the last 2 days");
+        assert_eq!(two_days.describe(), "in the last 2 days");
         assert_eq!(Since::parse("90 min").unwrap().docker(0), "90m");
         assert_eq!(Since::parse("45s").unwrap().docker(0), "45s");
         assert_eq!(Since::parse("1h").unwrap().journal(), "1 hour ago");
-        assert_eq!(Since::parse("1h").unwrap().describe(), "the last hour");
+        assert_eq!(Since::parse("1h").unwrap().describe(), "in the last hour");
         // 2026-11-23T10:30:00Z → midnight that day, and the day before.
         let now = 1_795_429_800;
         assert_eq!(Since::Today.docker(now), "1795392000");
