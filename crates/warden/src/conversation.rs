@@ -221,9 +221,11 @@ impl<'w> Chat<'w> {
 
     /// Store the messages added since the last turn, in one transaction.
     fn persist(&mut self, title: &str) -> Result<()> {
+        // Each stored message is capped like a model reply.
+        let cap = self.world.config.max_reply_bytes.value;
         let new: Vec<String> = self.conversation.messages[self.persisted..]
             .iter()
-            .map(serde_json::to_string)
+            .map(|m| serde_json::to_string(&m.capped(cap)))
             .collect::<Result<_, _>>()?;
         self.world
             .store
