@@ -107,7 +107,8 @@ impl Executor<'_> {
             | ToolCall::Kubernetes(_)
             | ToolCall::Control(_)
             | ToolCall::Docker(_)
-            | ToolCall::FileEdit(_) => Err(ToolError::new(
+            | ToolCall::FileEdit(_)
+            | ToolCall::Snapshot(_) => Err(ToolError::new(
                 ErrorCode::Internal,
                 format!("`{}` has no internal answer", call.name()),
             )),
