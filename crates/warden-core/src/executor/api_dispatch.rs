@@ -313,8 +313,16 @@ mod tests {
             assert!(valid_snapshot_name(good), "{good}");
         }
         for bad in [
-            "", "a", "1abc", "has space", "a;rm", "current", "vzdump", "PENDING",
-            "x'y", &"a".repeat(41),
+            "",
+            "a",
+            "1abc",
+            "has space",
+            "a;rm",
+            "current",
+            "vzdump",
+            "PENDING",
+            "x'y",
+            &"a".repeat(41),
         ] {
             assert!(!valid_snapshot_name(bad), "{bad}");
         }
@@ -323,8 +331,11 @@ mod tests {
     #[test]
     fn a_taken_snapshot_goes_with_success_and_failure() {
         let snapshot = json!({"name": "warden-1-a"});
-        let ok = with_snapshot(Ok(json!({"status_after": "stopped"})), Some(snapshot.clone()))
-            .unwrap();
+        let ok = with_snapshot(
+            Ok(json!({"status_after": "stopped"})),
+            Some(snapshot.clone()),
+        )
+        .unwrap();
         assert_eq!(ok["snapshot_before_change"]["name"], "warden-1-a");
         let failed = with_snapshot(
             Err(ToolError::new(ErrorCode::ExecutionFailed, "exit code 1")),
@@ -335,13 +346,7 @@ mod tests {
             failed.details.extra["snapshot_before_change"]["name"],
             "warden-1-a"
         );
-        assert!(
-            failed
-                .details
-                .recovery_hint
-                .unwrap()
-                .contains("warden-1-a")
-        );
+        assert!(failed.details.recovery_hint.unwrap().contains("warden-1-a"));
         assert_eq!(
             with_snapshot(Ok(json!(1)), None).unwrap(),
             json!(1),

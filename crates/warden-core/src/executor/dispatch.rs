@@ -91,8 +91,8 @@ impl Executor<'_> {
             cancel: dispatch.cancel,
         };
         let exec = self.ports.hosts.exec(request).await;
-        let through_guest_agent = matches!(exec, Err(HostError::Unreachable(..)))
-            && self.runs_through_guest_agent(&host);
+        let through_guest_agent =
+            matches!(exec, Err(HostError::Unreachable(..))) && self.runs_through_guest_agent(&host);
         let output = if through_guest_agent {
             self.exec_through_guest_agent(&host, command, dispatch)
                 .await?

@@ -808,4 +808,6 @@ pub struct Performed {
 }
 
 #[cfg(test)]
+mod api_tests;
+#[cfg(test)]
 pub(crate) mod tests;

@@ -230,22 +230,30 @@ mod tests {
         type Case<'r> = (ToolCall, Vec<&'r Resource>, Option<(&'r str, bool)>);
         let cases: Vec<Case> = vec![
             (edit("x"), vec![&plain, &node], Some(("lxc:pve1:141", true))),
-            (stop("x"), vec![&plain, &node], Some(("lxc:pve1:141", false))),
+            (
+                stop("x"),
+                vec![&plain, &node],
+                Some(("lxc:pve1:141", false)),
+            ),
             (stop("x"), vec![&prod, &node], Some(("vm:pve1:101", true))),
-            (edit("x"), vec![&scratch, &node], Some(("vm:pve1:102", false))),
+            (
+                edit("x"),
+                vec![&scratch, &node],
+                Some(("vm:pve1:102", false)),
+            ),
             // A container in an LXC: the LXC is what gets snapshotted.
             (
-                call(
-                    "docker",
-                    json!({"action": "update", "target": "c"}),
-                ),
+                call("docker", json!({"action": "update", "target": "c"})),
                 vec![&container, &plain, &node],
                 Some(("lxc:pve1:141", true)),
             ),
             // A node is no guest; reads and snapshot creation change nothing to protect.
             (edit("x"), vec![&node], None),
             (
-                call("read", json!({"action": "exec", "target": "x", "command": "ls"})),
+                call(
+                    "read",
+                    json!({"action": "exec", "target": "x", "command": "ls"}),
+                ),
                 vec![&plain, &node],
                 None,
             ),
@@ -291,7 +299,11 @@ mod tests {
         );
         let offer =
             snapshot_offer(&SnapshotPolicy::default(), &edit, &[&guest], &|_| true).unwrap();
-        assert!(offer.undoable.starts_with("undoable:"), "{}", offer.undoable);
+        assert!(
+            offer.undoable.starts_with("undoable:"),
+            "{}",
+            offer.undoable
+        );
         assert!(offer.undoable.contains("snapshot rollback"));
         let stop = call(
             "control",
@@ -299,7 +311,11 @@ mod tests {
         );
         let offer =
             snapshot_offer(&SnapshotPolicy::default(), &stop, &[&guest], &|_| true).unwrap();
-        assert!(offer.undoable.starts_with("not undoable"), "{}", offer.undoable);
+        assert!(
+            offer.undoable.starts_with("not undoable"),
+            "{}",
+            offer.undoable
+        );
         assert!(offer.undoable.contains("config_changes"));
     }
 

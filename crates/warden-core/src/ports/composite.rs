@@ -63,7 +63,11 @@ impl Inventory for CompositeInventory {
         let mut merged = self.merged.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(last) = merged.as_ref() {
             let unchanged = last.parts.len() == parts.len()
-                && last.parts.iter().zip(&parts).all(|(a, b)| Arc::ptr_eq(a, b));
+                && last
+                    .parts
+                    .iter()
+                    .zip(&parts)
+                    .all(|(a, b)| Arc::ptr_eq(a, b));
             if unchanged {
                 return Arc::clone(&last.snapshot);
             }
@@ -118,7 +122,11 @@ mod tests {
     #[test]
     fn merge_keeps_source_order_and_the_first_of_each_id() {
         /// Sources of (id, name), the merged ids, the ids left out.
-        type Case = (Vec<Vec<(&'static str, &'static str)>>, Vec<&'static str>, Vec<&'static str>);
+        type Case = (
+            Vec<Vec<(&'static str, &'static str)>>,
+            Vec<&'static str>,
+            Vec<&'static str>,
+        );
         let cases: Vec<Case> = vec![
             (vec![], vec![], vec![]),
             (
@@ -152,7 +160,10 @@ mod tests {
         }
         let parts = vec![
             Arc::new(InventorySnapshot::new(vec![resource("node:pve1", "first")])),
-            Arc::new(InventorySnapshot::new(vec![resource("node:pve1", "second")])),
+            Arc::new(InventorySnapshot::new(vec![resource(
+                "node:pve1",
+                "second",
+            )])),
         ];
         let (merged, _) = merge_snapshots(&parts);
         assert_eq!(merged.find("first").len(), 1);

@@ -268,7 +268,12 @@ mod tests {
                 "node:pve2",
                 "qm shutdown 101 --timeout 60 --forceStop 1",
             ),
-            (ApiCall::ListSnapshots, &lxc, "node:pve1", "pct listsnapshot 141"),
+            (
+                ApiCall::ListSnapshots,
+                &lxc,
+                "node:pve1",
+                "pct listsnapshot 141",
+            ),
             (
                 ApiCall::Rollback {
                     name: "before".into(),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use warden_protocol::ToolKind;
 
 pub mod args;
+pub mod history_text;
 mod model_schema;
 
 pub use model_schema::{flatten, model_tools};
@@ -409,7 +410,11 @@ mod tests {
                 ToolKind::Read,
             ),
             // Unknown tools and actions are writes.
-            ("snapshot", json!({"action": "delete", "target": "web"}), ToolKind::Write),
+            (
+                "snapshot",
+                json!({"action": "delete", "target": "web"}),
+                ToolKind::Write,
+            ),
             ("shell", json!({"command": "ls"}), ToolKind::Write),
             ("docker", json!({"action": "prune"}), ToolKind::Write),
             (
