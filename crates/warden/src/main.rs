@@ -14,7 +14,9 @@ mod config;
 mod conversation;
 mod display;
 mod explain_cmd;
+mod inventory_cmd;
 mod local;
+mod proxmox;
 mod replay;
 mod storage;
 mod usage_cmd;
@@ -53,6 +55,8 @@ enum Command {
     Audit(audit_cmd::AuditArgs),
     /// Pending write approvals: list, approve, deny.
     Approvals(approvals_cmd::ApprovalsArgs),
+    /// What Warden knows exists: this machine and every configured Proxmox cluster.
+    Inventory(inventory_cmd::InventoryArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
+        Command::Inventory(args) => inventory_cmd::run(&args),
     };
     match result {
         Ok(code) => code,
