@@ -58,7 +58,11 @@ pub fn run(args: &InventoryArgs) -> Result<ExitCode> {
         .max()
         .unwrap_or(2)
         .max(2);
-    writeln!(out, "{:<width$}  {:<24}  {:<10}  PARENT", "ID", "NAME", "STATUS")?;
+    writeln!(
+        out,
+        "{:<width$}  {:<24}  {:<10}  PARENT",
+        "ID", "NAME", "STATUS"
+    )?;
     for r in &resources {
         writeln!(
             out,
@@ -66,7 +70,9 @@ pub fn run(args: &InventoryArgs) -> Result<ExitCode> {
             r.id.to_string(),
             r.name,
             r.status.as_deref().unwrap_or("-"),
-            r.parent.as_ref().map_or("-".to_string(), ToString::to_string)
+            r.parent
+                .as_ref()
+                .map_or("-".to_string(), ToString::to_string)
         )?;
     }
     writeln!(out, "{} resources", resources.len())?;

@@ -44,7 +44,10 @@ impl GuestApi for ProxmoxApi {
             Some(r) => {
                 matches!(
                     r.id.kind,
-                    ResourceKind::Node | ResourceKind::Vm | ResourceKind::Lxc | ResourceKind::Storage
+                    ResourceKind::Node
+                        | ResourceKind::Vm
+                        | ResourceKind::Lxc
+                        | ResourceKind::Storage
                 ) && self.cluster_of(r).is_some()
             }
         }
@@ -126,18 +129,24 @@ impl ProxmoxApi {
                     .create_snapshot(id, name, description.as_deref().unwrap_or(""))
                     .await
                     .map_err(fail)?;
-                Ok(json!({"target": cluster.current_id(id).to_string(), "name": name, "task": task}))
+                Ok(
+                    json!({"target": cluster.current_id(id).to_string(), "name": name, "task": task}),
+                )
             }
             ApiCall::Rollback { name } => {
                 let task = cluster.rollback(id, name).await.map_err(fail)?;
-                Ok(json!({"target": cluster.current_id(id).to_string(), "rolled_back_to": name, "task": task}))
+                Ok(
+                    json!({"target": cluster.current_id(id).to_string(), "rolled_back_to": name, "task": task}),
+                )
             }
             ApiCall::SnapshotBeforeChange { approval_id } => {
                 let taken = cluster
                     .snapshot_before_change(id, approval_id)
                     .await
                     .map_err(fail)?;
-                Ok(json!({"target": taken.target.to_string(), "name": taken.name, "task": taken.task}))
+                Ok(
+                    json!({"target": taken.target.to_string(), "name": taken.name, "task": taken.task}),
+                )
             }
             ApiCall::History {
                 range,

@@ -12,13 +12,17 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use warden_core::ports::{Inventory, InventorySnapshot};
 use warden_infra::proxmox::{
-    BackupJob, BackupReport, GuestBackup, ProxmoxCluster, ProxmoxConfig, RefreshReport,
-    RefreshTask,
+    BackupJob, BackupReport, GuestBackup, ProxmoxCluster, ProxmoxConfig, RefreshReport, RefreshTask,
 };
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
 mod api;
 mod errors;
+#[cfg(test)]
+mod fake_tests;
+#[cfg(test)]
+#[path = "../../../warden-infra/tests/fakepve/mod.rs"]
+mod fakepve;
 
 pub use api::ProxmoxApi;
 
@@ -44,6 +48,10 @@ impl ClusterInventory {
             cluster,
             converted: Mutex::new(None),
         }
+    }
+
+    pub fn cluster(&self) -> &Arc<ProxmoxCluster> {
+        &self.cluster
     }
 }
 
@@ -252,10 +260,7 @@ mod tests {
             last: None,
         };
         let report = BackupReport {
-            guests: vec![
-                guest("vm:pve1:101", "web"),
-                guest("lxc:pve2:141", "dns"),
-            ],
+            guests: vec![guest("vm:pve1:101", "web"), guest("lxc:pve2:141", "dns")],
             jobs: Vec::new(),
         };
         let of = |id: &str| {
