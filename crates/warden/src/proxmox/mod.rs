@@ -50,6 +50,7 @@ impl ClusterInventory {
         }
     }
 
+    #[cfg(test)]
     pub fn cluster(&self) -> &Arc<ProxmoxCluster> {
         &self.cluster
     }
