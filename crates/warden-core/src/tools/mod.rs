@@ -497,6 +497,29 @@ mod tests {
     }
 
     #[test]
+    fn history_ranges_take_common_spellings_and_refuse_the_rest() {
+        for (text, range) in [
+            ("hour", HistoryRange::Hour),
+            ("24h", HistoryRange::Day),
+            ("7d", HistoryRange::Week),
+            ("this_week", HistoryRange::Week),
+            ("30d", HistoryRange::Month),
+            ("1y", HistoryRange::Year),
+        ] {
+            let call =
+                ToolCall::parse("metrics", &json!({"target": "web", "range": text})).unwrap();
+            assert!(
+                matches!(&call, ToolCall::Metrics(MetricsArgs { range: Some(r), .. }) if *r == range),
+                "{text}"
+            );
+        }
+        let err = ToolCall::parse("metrics", &json!({"target": "web", "range": "fortnight"}))
+            .unwrap_err();
+        assert!(matches!(&err, CallError::Invalid { .. }));
+        assert!(err.to_string().contains("fortnight"), "{err}");
+    }
+
+    #[test]
     fn targets() {
         let call = ToolCall::parse(
             "file_edit",
