@@ -17,7 +17,9 @@ mod conversation;
 mod display;
 mod exit_codes;
 mod explain_cmd;
+mod inventory_cmd;
 mod local;
+mod proxmox;
 mod remote;
 mod replay;
 mod sessions_cmd;
@@ -63,6 +65,8 @@ enum Command {
     Approvals(approvals_cmd::ApprovalsArgs),
     /// The host agent: enroll, run, install its systemd unit.
     Agent(agent_cmd::AgentArgs),
+    /// What Warden knows exists: this machine and every configured Proxmox cluster.
+    Inventory(inventory_cmd::InventoryArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
         Command::Agent(args) => agent_cmd::run(args),
+        Command::Inventory(args) => inventory_cmd::run(&args),
     };
     match result {
         Ok(code) => code,
