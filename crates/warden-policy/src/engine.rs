@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use crate::catastrophic;
 use crate::commands;
 use crate::env_vars;
-use crate::inspect;
 use crate::invocation::{Arg, ArgShape, Invocation};
 use crate::shell::ast::*;
 use crate::shell::parse;
@@ -80,15 +79,15 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
     };
     walker.script(&parsed.script, top);
     let mut classification = walker.acc.finish();
-    if rewrite_check == RewriteCheck::Verify {
-        if let Some(interactive) = &mut classification.interactive {
-            let keep = interactive
-                .rewrite
-                .as_deref()
-                .is_some_and(|r| classify_line(r, RewriteCheck::Skip).read_allowed());
-            if !keep {
-                interactive.rewrite = None;
-            }
+    if rewrite_check == RewriteCheck::Verify
+        && let Some(interactive) = &mut classification.interactive
+    {
+        let keep = interactive
+            .rewrite
+            .as_deref()
+            .is_some_and(|r| classify_line(r, RewriteCheck::Skip).read_allowed());
+        if !keep {
+            interactive.rewrite = None;
         }
     }
     classification
@@ -317,12 +316,12 @@ impl Walker<'_> {
             if !writes {
                 continue;
             }
-            if target.shape == ArgShape::Literal {
-                if let Some(reason) = catastrophic::redirect_target(&target.text) {
-                    self.acc
-                        .catastrophic
-                        .get_or_insert_with(|| reason.into_owned());
-                }
+            if target.shape == ArgShape::Literal
+                && let Some(reason) = catastrophic::redirect_target(&target.text)
+            {
+                self.acc
+                    .catastrophic
+                    .get_or_insert_with(|| reason.into_owned());
             }
             self.acc.write(Risk::MediumWrite, || {
                 format!(
@@ -412,17 +411,14 @@ impl Walker<'_> {
                 .catastrophic
                 .get_or_insert_with(|| reason.into_owned());
         }
-        let verdict = match inspect::inspector_for(program) {
-            Some(inspector) => inspector.inspect(&invocation),
-            None => match commands::lookup(program) {
-                Some(rule) => rule(&invocation),
-                None => {
-                    self.acc.write(Risk::MediumWrite, || {
-                        format!("`{program}` is not a known read-only command")
-                    });
-                    return;
-                }
-            },
+        let verdict = match commands::lookup(program) {
+            Some(rule) => rule(&invocation),
+            None => {
+                self.acc.write(Risk::MediumWrite, || {
+                    format!("`{program}` is not a known read-only command")
+                });
+                return;
+            }
         };
         self.apply(program, args, verdict, stdin, bound, span, scope);
     }

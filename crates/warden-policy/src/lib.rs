@@ -11,6 +11,7 @@ mod engine;
 pub mod env_vars;
 pub mod inspect;
 pub mod invocation;
+pub mod options;
 pub mod shell;
 pub mod verdict;
 

@@ -1,9 +1,12 @@
-//! Rules shared by many command families.
+//! Rules and helpers shared by every command family: fixed verdicts, and the
+//! ways rules read options through the one walker ([`crate::options`]).
 
-use crate::invocation::Invocation;
+use crate::invocation::{Arg, Invocation, OptSpec};
+use crate::options::{Options, Tok};
 use crate::verdict::{Risk, Verdict};
 
-/// The command never changes anything, whatever its arguments.
+/// The command never changes anything, whatever its arguments. Only for
+/// programs that take no options and no files (`true`, `pwd`-like builtins).
 pub fn always_read(_: &Invocation<'_, '_>) -> Verdict {
     Verdict::Read
 }
@@ -21,4 +24,166 @@ pub fn medium_write(_: &Invocation<'_, '_>) -> Verdict {
 /// Destroys data or availability.
 pub fn high_write(_: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::HighWrite, "destroys data or availability")
+}
+
+/// The verdict for an option the allowlist does not know (or a word that
+/// could expand into one).
+pub fn bad(word: &str) -> Verdict {
+    if word.contains(['$', '`', '*', '?', '[']) {
+        Verdict::unknown(format!("`{word}` could expand into an option"))
+    } else if word.starts_with('-') {
+        Verdict::unknown(format!("unknown option `{word}`"))
+    } else {
+        // A letter of a short cluster (see `Tok::Unknown`).
+        let letter = word.chars().next().unwrap_or('?');
+        Verdict::unknown(format!("unknown option `-{letter}`"))
+    }
+}
+
+/// The first operand (often the subcommand) and its index.
+pub fn first_pos<'i>(spec: &Options, args: &'i [Arg<'_>]) -> Option<(usize, &'i str)> {
+    spec.walk(args).find_map(|t| match t {
+        Tok::Operand { index, text } => Some((index, text)),
+        _ => None,
+    })
+}
+
+/// The first option the program is not known to have, or the first word
+/// that could expand into one, as written.
+pub fn first_bad<'i>(spec: &Options, args: &'i [Arg<'_>]) -> Option<&'i str> {
+    spec.walk(args).find_map(|t| match t {
+        Tok::Unknown { text, .. } => Some(text),
+        Tok::Dynamic { index } => Some(args.get(index).map_or("$…", |a| a.raw)),
+        _ => None,
+    })
+}
+
+/// `Read`, unless some option is unknown or could be.
+pub fn read_if_known(spec: &Options, inv: &Invocation<'_, '_>) -> Verdict {
+    match first_bad(spec, inv.args) {
+        Some(word) => bad(word),
+        None => Verdict::Read,
+    }
+}
+
+/// Writes on the first token `writes` recognises; unknown options are unknown.
+pub fn scan(
+    inv: &Invocation<'_, '_>,
+    spec: &Options,
+    writes: impl Fn(&Tok<'_>) -> Option<Verdict>,
+) -> Verdict {
+    for tok in spec.walk(inv.args) {
+        if let Some(v) = writes(&tok) {
+            return v;
+        }
+    }
+    read_if_known(spec, inv)
+}
+
+/// Unknown when an argument could expand into an option the walk did not see.
+pub fn variable_guard(inv: &Invocation<'_, '_>) -> Option<Verdict> {
+    inv.args
+        .iter()
+        .find(|a| a.may_be_option())
+        .map(|a| bad(a.raw))
+}
+
+/// Only `--help` / `--version` (which print and exit before acting).
+pub fn help_only(inv: &Invocation<'_, '_>) -> bool {
+    !inv.args.is_empty()
+        && inv
+            .args
+            .iter()
+            .all(|a| matches!(a.as_str(), "--help" | "--version"))
+}
+
+/// A subcommand table: which words read, which write and how much.
+pub struct Subs {
+    pub reads: &'static [&'static str],
+    pub writes: &'static [(&'static str, Risk)],
+    /// What a write subcommand changes, for the reason ("changes units").
+    pub what: &'static str,
+    /// Is the program read-only without a subcommand (`systemctl` = list)?
+    pub bare_read: bool,
+}
+
+/// The verdict for `sub` per `subs` (options already checked).
+pub fn sub_verdict(sub: &str, subs: &Subs) -> Verdict {
+    if subs.reads.contains(&sub) {
+        return Verdict::Read;
+    }
+    match subs.writes.iter().find(|(w, _)| *w == sub) {
+        Some((_, risk)) => Verdict::write(*risk, format!("subcommand `{sub}` {}", subs.what)),
+        None => Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only")),
+    }
+}
+
+/// `PROGRAM [OPTIONS] SUBCOMMAND [ARGS]`: a write subcommand writes; an
+/// unknown option or subcommand is unknown; a read subcommand reads.
+pub fn subcommand_tool(inv: &Invocation<'_, '_>, spec: &Options, subs: &Subs) -> Verdict {
+    if help_only(inv) {
+        return Verdict::Read;
+    }
+    let verdict = match first_pos(spec, inv.args) {
+        Some((_, sub)) => sub_verdict(sub, subs),
+        None if subs.bare_read => Verdict::Read,
+        None => Verdict::unknown("no subcommand"),
+    };
+    if matches!(verdict, Verdict::Write(..)) {
+        return verdict;
+    }
+    if let Some(word) = first_bad(spec, inv.args) {
+        return bad(word);
+    }
+    verdict
+}
+
+/// Operands after the subcommand at `sub_index`.
+pub fn operands_after<'i, 's>(
+    spec: &'s Options,
+    args: &'i [Arg<'_>],
+    sub_index: usize,
+) -> impl Iterator<Item = &'i str> + use<'i, 's> {
+    spec.walk(args).filter_map(move |t| match t {
+        Tok::Operand { index, text } if index > sub_index => Some(text),
+        _ => None,
+    })
+}
+
+/// The subcommand (first positional) is one of `read`.
+pub fn sub_in(inv: &Invocation<'_, '_>, spec: OptSpec, read: &[&str]) -> Verdict {
+    match inv.first_positional(spec) {
+        Some((_, sub)) if read.contains(&sub) => Verdict::Read,
+        Some((_, sub)) => {
+            Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))
+        }
+        None => Verdict::unknown("no subcommand"),
+    }
+}
+
+/// The first two positionals as `object action`, with `action` in `read`.
+pub fn object_action_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
+    let mut pos = inv.positionals(OptSpec::NONE).map(|(_, w)| w);
+    let object = pos.next();
+    match pos.next() {
+        Some(action) if read.contains(&action) => Verdict::Read,
+        Some(action) => Verdict::unknown(format!(
+            "`{} {action}` is not known to be read-only",
+            object.unwrap_or_default()
+        )),
+        None => Verdict::unknown("no action"),
+    }
+}
+
+/// Read only when one of `flags` (exact words) selects a read-only mode and
+/// none of `writers` is present.
+pub fn mode_flags(inv: &Invocation<'_, '_>, flags: &[&str], writers: &[&str]) -> Verdict {
+    if inv.args.iter().any(|a| writers.contains(&a.as_str())) {
+        return Verdict::write(Risk::MediumWrite, "changes the configuration");
+    }
+    if inv.args.iter().any(|a| flags.contains(&a.as_str())) {
+        Verdict::Read
+    } else {
+        Verdict::unknown("not a read-only mode")
+    }
 }

@@ -6,9 +6,11 @@
 
 mod clock;
 mod kernel;
-mod opts;
+mod otherpkgs;
+mod packages;
 mod power;
 mod procs;
+mod rpmpkgs;
 mod sdmore;
 mod sdtools;
 mod systemd;
@@ -51,6 +53,8 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sadf", always_read),
     ("dstat", procs::dstat),
     ("free", procs::free),
+    ("uptime", always_read),
+    ("yes", procs::endless),
     ("kill", procs::kill),
     ("pkill", procs::kill_by_name),
     ("killall", procs::kill_by_name),
@@ -216,4 +220,53 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("atrm", users::account_change),
     ("sg", users::newgrp),
     ("newgrp", users::newgrp),
+    // packages
+    ("apt", packages::apt),
+    ("apt-get", packages::apt),
+    ("aptitude", packages::aptitude),
+    ("apt-cache", packages::apt_cache),
+    ("apt-mark", packages::apt_mark),
+    ("apt-key", packages::apt_key),
+    ("apt-file", packages::apt_file),
+    ("apt-config", packages::apt_config),
+    ("add-apt-repository", packages::add_apt_repository),
+    ("dpkg", packages::dpkg),
+    ("dpkg-deb", packages::dpkg),
+    ("dpkg-query", packages::dpkg),
+    ("dpkg-divert", packages::dpkg_list_only),
+    ("dpkg-statoverride", packages::dpkg_list_only),
+    ("rpm", rpmpkgs::rpm),
+    ("yum", rpmpkgs::yum),
+    ("dnf", rpmpkgs::yum),
+    ("zypper", rpmpkgs::zypper),
+    ("needrestart", rpmpkgs::needrestart),
+    ("debsums", rpmpkgs::debsums),
+    ("unattended-upgrade", rpmpkgs::unattended_upgrade),
+    ("unattended-upgrades", rpmpkgs::unattended_upgrade),
+    ("update-alternatives", rpmpkgs::update_alternatives),
+    ("update-grub", rpmpkgs::boot_update),
+    ("update-initramfs", rpmpkgs::boot_update),
+    ("grub-install", rpmpkgs::boot_update),
+    ("dracut", rpmpkgs::boot_update),
+    ("mkinitcpio", rpmpkgs::boot_update),
+    ("proxmox-boot-tool", rpmpkgs::boot_update),
+    ("grub-mkconfig", rpmpkgs::grub_mkconfig),
+    ("grub2-mkconfig", rpmpkgs::grub_mkconfig),
+    ("grub-editenv", rpmpkgs::grub_editenv),
+    ("grub-reboot", rpmpkgs::config_update),
+    ("grub-set-default", rpmpkgs::config_update),
+    ("update-rc.d", rpmpkgs::config_update),
+    ("update-ca-certificates", rpmpkgs::config_update),
+    ("locale-gen", rpmpkgs::config_update),
+    ("update-locale", rpmpkgs::config_update),
+    ("dpkg-reconfigure", rpmpkgs::config_update),
+    ("updatedb", rpmpkgs::index_update),
+    ("update-pciids", rpmpkgs::index_update),
+    ("mandb", rpmpkgs::index_update),
+    ("ldconfig", rpmpkgs::index_update),
+    ("apk", otherpkgs::apk),
+    ("snap", otherpkgs::snap),
+    ("pip", otherpkgs::pip),
+    ("pip3", otherpkgs::pip),
+    ("npm", otherpkgs::npm),
 ];

@@ -338,10 +338,10 @@ fn statement_write_reason(statement: &str, dialect: Dialect) -> Option<String> {
             if first.is_empty() { "?" } else { first }
         ));
     }
-    if let Some(dml) = DML.iter().find(|d| has(d)) {
-        if !(first == "EXPLAIN" && *dml == "ANALYZE") {
-            return Some(format!("contains `{dml}`"));
-        }
+    if let Some(dml) = DML.iter().find(|d| has(d))
+        && !(first == "EXPLAIN" && *dml == "ANALYZE")
+    {
+        return Some(format!("contains `{dml}`"));
     }
     if has_seq("FOR", "UPDATE")
         || has_seq("FOR", "SHARE")

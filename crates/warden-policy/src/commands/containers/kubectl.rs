@@ -2,18 +2,20 @@
 //! kubectl …` arrives here through the `k3s` wrapper).
 
 use super::{
-    Flags, Word, Words, action, any_may_be_option, given, is_follow_word, rebuild, switch,
-    tty_wrap, unknown_option, value_of,
+    Flags, action, any_may_be_option, given, is_follow_word, rebuild, switch, tty_wrap,
+    unknown_option, value_of,
 };
+use crate::commands::common::bad;
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 /// Options every subcommand accepts, before or after it. Not `--profile`,
 /// `--profile-output` or `--log-file`: they write files.
 const GLOBALS: Flags = Flags {
-    short_value: "nsv",
-    short_bool: "h",
-    long_value: &[
+    short_values: "nsv",
+    short_flags: "h",
+    long_values: &[
         "--namespace",
         "--context",
         "--cluster",
@@ -37,29 +39,31 @@ const GLOBALS: Flags = Flags {
         "--log-flush-frequency",
         "--kuberc",
     ],
-    long_bool: &[
+    long_flags: &[
         "--insecure-skip-tls-verify",
         "--match-server-version",
         "--warnings-as-errors",
         "--disable-compression",
         "--help",
     ],
+    ..Options::GO
 };
 
 /// Local options people also put before the subcommand.
 const PRE: Flags = Flags {
-    short_value: "l",
-    short_bool: "A",
-    long_value: &["--selector"],
-    long_bool: &["--all-namespaces"],
+    short_values: "l",
+    short_flags: "A",
+    long_values: &["--selector"],
+    long_flags: &["--all-namespaces"],
+    ..Options::GO
 };
 
 /// Options of the read-only subcommands (get, describe, logs, top, events,
 /// explain, config view, auth can-i, rollout status, wait, diff, …).
 const READ: Flags = Flags {
-    short_value: "olLfkc",
-    short_bool: "AwRqph",
-    long_value: &[
+    short_values: "olLfkc",
+    short_flags: "AwRqph",
+    long_values: &[
         "--output",
         "--selector",
         "--label-columns",
@@ -95,7 +99,7 @@ const READ: Flags = Flags {
         "--sort",
         "--columns",
     ],
-    long_bool: &[
+    long_flags: &[
         "--all-namespaces",
         "--watch",
         "--watch-only",
@@ -143,13 +147,112 @@ const READ: Flags = Flags {
         "--show-context",
         "--show-console",
     ],
+    ..Options::GO
+};
+
+/// Options of the mutating subcommands, read to find a real `--dry-run`
+/// (`-f --dry-run` names a file called `--dry-run`).
+const MUTATE: Flags = Flags {
+    short_values: "fklocp",
+    short_flags: "Rit",
+    long_values: &[
+        "--filename",
+        "--kustomize",
+        "--selector",
+        "--output",
+        "--container",
+        "--patch",
+        "--patch-file",
+        "--template",
+        "--field-manager",
+        "--field-selector",
+        "--image",
+        "--replicas",
+        "--current-replicas",
+        "--resource-version",
+        "--port",
+        "--target-port",
+        "--protocol",
+        "--type",
+        "--name",
+        "--labels",
+        "--env",
+        "--restart",
+        "--timeout",
+        "--grace-period",
+        "--cascade",
+        "--min",
+        "--max",
+        "--cpu-percent",
+        "--overrides",
+        "--image-pull-policy",
+        "--annotations",
+        "--pod-selector",
+        "--prune-allowlist",
+        "--validate",
+        "--dry-run",
+        "--from-literal",
+        "--from-file",
+        "--from-env-file",
+        "--from",
+        "--docker-server",
+        "--docker-username",
+        "--docker-password",
+        "--docker-email",
+        "--cert",
+        "--key",
+        "--clusterrole",
+        "--role",
+        "--serviceaccount",
+        "--group",
+        "--schedule",
+        "--tcp",
+        "--node-port",
+        "--external-name",
+        "--rule",
+        "--class",
+        "--verb",
+        "--resource",
+        "--resource-name",
+        "--non-resource-url",
+    ],
+    long_flags: &[
+        "--recursive",
+        "--save-config",
+        "--record",
+        "--overwrite",
+        "--all",
+        "--local",
+        "--show-managed-fields",
+        "--allow-missing-template-keys",
+        "--server-side",
+        "--force-conflicts",
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--disable-eviction",
+        "--wait",
+        "--command",
+        "--stdin",
+        "--tty",
+        "--rm",
+        "--attach",
+        "--force",
+        "--prune",
+        "--edit",
+        "--raw",
+        "--interactive",
+        "--ignore-not-found",
+        "--now",
+        "--all-namespaces",
+    ],
+    ..Options::GO
 };
 
 /// `logs` options: here `-f` is `--follow`, not `--filename`.
 const LOGS: Flags = Flags {
-    short_value: "cl",
-    short_bool: "fph",
-    long_value: &[
+    short_values: "cl",
+    short_flags: "fph",
+    long_values: &[
         "--container",
         "--selector",
         "--since",
@@ -159,7 +262,7 @@ const LOGS: Flags = Flags {
         "--max-log-requests",
         "--pod-running-timeout",
     ],
-    long_bool: &[
+    long_flags: &[
         "--all-containers",
         "--all-pods",
         "--follow",
@@ -170,6 +273,7 @@ const LOGS: Flags = Flags {
         "--timestamps",
         "--help",
     ],
+    ..Options::GO
 };
 
 /// Read-only subcommands whose options come from [`READ`].
@@ -300,7 +404,7 @@ pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
         "alpha" => Verdict::unknown("alpha subcommands are not known"),
         "status" | "projects" | "whoami" if inv.name == "oc" => read(rest),
         "project" if inv.name == "oc" => {
-            if Words::new(rest, &[&GLOBALS, &READ]).any(|w| matches!(w, Word::Pos { .. })) {
+            if walk_sets(&[&GLOBALS, &READ], rest).any(|w| matches!(w, Tok::Operand { .. })) {
                 Verdict::write(MediumWrite, "`project NAME` switches the current project")
             } else {
                 read(rest)
@@ -442,15 +546,16 @@ fn config(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
 /// `kustomize` renders to stdout; `-o` writes, plugins and helm run programs.
 fn kustomize(rest: &[Arg<'_>]) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "o",
-        short_bool: "",
-        long_value: &[
+        short_values: "o",
+        short_flags: "",
+        long_values: &[
             "--output",
             "--load-restrictor",
             "--load_restrictor",
             "--reorder",
         ],
-        long_bool: &["--enable-managedby-label", "--as-current-user", "--help"],
+        long_flags: &["--enable-managedby-label", "--as-current-user", "--help"],
+        ..Options::GO
     };
     if given(rest, &[&GLOBALS, &FLAGS], "o", &["--output"]) {
         return Verdict::write(LowWrite, "`--output` writes the rendered files");
@@ -480,10 +585,10 @@ fn wait(rest: &[Arg<'_>]) -> Verdict {
 
 /// Asks for a terminal or stdin: `-t`, `-i`, `--tty`, `--stdin`, `--attach`.
 fn tty_asked(rest: &[Arg<'_>]) -> bool {
-    Words::new(rest, &[&GLOBALS, &READ]).any(|w| match w {
-        Word::Short { flag, .. } => flag == 't',
-        Word::Long { name, value, .. } => name == "--tty" && super::truthy(value),
-        Word::Pos { .. } => false,
+    walk_sets(&[&GLOBALS, &PRE, &MUTATE], rest).any(|w| match w {
+        Tok::Short { flag, .. } => flag == 't',
+        Tok::Long { name, value, .. } => name == "--tty" && super::truthy(value),
+        Tok::Operand { .. } | Tok::Unknown { .. } | Tok::Dynamic { .. } => false,
     })
 }
 
@@ -501,14 +606,14 @@ const DRY_RUN_SPOILERS: &[&str] = &[
 
 /// A mutating subcommand: a client or server dry run only prints.
 fn write_unless_dry_run(inv: &Invocation<'_, '_>, sub: &str, risk: Risk, what: &str) -> Verdict {
-    if super::dry_run(inv.args) {
-        if any_may_be_option(inv.args) {
-            return Verdict::unknown("an argument from an expansion could turn off `--dry-run`");
-        }
-        let spoiled = Words::new(inv.args, &[&GLOBALS, &PRE, &READ]).any(|w| match w {
-            Word::Short { flag, .. } => flag == 'i' || flag == 't',
-            Word::Long { name, .. } => DRY_RUN_SPOILERS.contains(&name),
-            Word::Pos { .. } => false,
+    let sets: &[&Flags] = &[&GLOBALS, &PRE, &MUTATE];
+    if super::dry_run(inv.args, sets) {
+        let spoiled = walk_sets(sets, inv.args).any(|w| match w {
+            Tok::Short { flag, .. } => flag == 'i' || flag == 't',
+            Tok::Long { name, .. } => DRY_RUN_SPOILERS.contains(&name),
+            // Unknown options spoil the dry run too: nobody knows what they do.
+            Tok::Unknown { .. } | Tok::Dynamic { .. } => true,
+            Tok::Operand { .. } => false,
         });
         if !spoiled {
             return Verdict::Read;
@@ -536,15 +641,16 @@ fn apply(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
 /// `kubectl exec [opts] POD -- CMD…`: look through to `CMD…`.
 fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
     const EXEC: Flags = Flags {
-        short_value: "cfp",
-        short_bool: "itq",
-        long_value: &[
+        short_values: "cfp",
+        short_flags: "itq",
+        long_values: &[
             "--container",
             "--filename",
             "--pod-running-timeout",
             "--pod",
         ],
-        long_bool: &["--stdin", "--tty", "--quiet"],
+        long_flags: &["--stdin", "--tty", "--quiet"],
+        ..Options::GO
     };
     let start = si + 1;
     let Some(dashes) = inv.args.iter().skip(start).position(|a| a.text == "--") else {
@@ -555,24 +661,20 @@ fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
     let sets = &[&GLOBALS, &EXEC];
     let mut operands = 0;
     let mut tty = false;
-    for word in Words::new(opts, sets) {
-        let arg = opts.get(word.index());
-        match word {
-            Word::Pos { .. } => {
+    for tok in walk_sets(sets, opts) {
+        match tok {
+            Tok::Operand { .. } => {
                 operands += 1;
                 if operands > 1 {
                     return Verdict::unknown("unexpected arguments before `--`");
                 }
             }
-            _ if arg.is_some_and(super::may_be_option) => {
+            Tok::Dynamic { .. } => {
                 return Verdict::unknown("an option comes from an expansion");
             }
-            _ if !sets.iter().any(|s| s.knows(&word)) => {
-                return unknown_option(opts.get(word.index()..=word.index()).unwrap_or(&[]), sets)
-                    .unwrap_or_else(|| Verdict::unknown("unknown option"));
-            }
-            Word::Short { flag: 't', .. } => tty = true,
-            Word::Long {
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Short { flag: 't', .. } => tty = true,
+            Tok::Long {
                 name: "--tty",
                 value,
                 ..

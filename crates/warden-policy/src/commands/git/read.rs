@@ -1,8 +1,9 @@
 //! Subcommands that are read-only, some only in certain modes (`branch`
 //! lists unless given a name, `config` reads unless given a value).
 
-use super::{Opt, Spec, SubRule, count_operands, first_word, plain_read, scan};
+use super::{Opt, SubRule, count_operands, first_word, plain_read, scan};
 use crate::invocation::Invocation;
+use crate::options::Options;
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
@@ -152,7 +153,7 @@ fn format_patch(rest: &Invocation<'_, '_>) -> Verdict {
 /// `git help`: lists are read; a manual page goes to a pager or browser.
 pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
     let mut page = false;
-    let v = scan(rest.args, Spec::NONE, |o| match o {
+    let v = scan(rest.args, Options::GNU, |o| match o {
         Opt::Short('a' | 'g' | 'c' | 'v')
         | Opt::Long(
             "all"
@@ -185,20 +186,20 @@ pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn branch(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "u",
-        short_glued: "",
+    const SPEC: Options = Options {
+        short_values: "u",
         // `--contains` and friends take the next word when there is one.
-        long_value: &[
-            "sort",
-            "format",
-            "contains",
-            "no-contains",
-            "merged",
-            "no-merged",
-            "points-at",
-            "set-upstream-to",
+        long_values: &[
+            "--sort",
+            "--format",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--set-upstream-to",
         ],
+        ..Options::GNU
     };
     let mut list = false;
     let mut named = false;
@@ -249,23 +250,24 @@ fn branch(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn tag(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "umF",
-        short_glued: "n",
-        long_value: &[
-            "sort",
-            "format",
-            "contains",
-            "no-contains",
-            "merged",
-            "no-merged",
-            "points-at",
-            "local-user",
-            "message",
-            "file",
-            "cleanup",
-            "trailer",
+    const SPEC: Options = Options {
+        short_values: "umF",
+        short_optional: "n",
+        long_values: &[
+            "--sort",
+            "--format",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--local-user",
+            "--message",
+            "--file",
+            "--cleanup",
+            "--trailer",
         ],
+        ..Options::GNU
     };
     let mut list = false;
     let mut named = false;
@@ -307,7 +309,7 @@ fn tag(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn remote(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         None => {
             let known = rest
                 .args
@@ -337,7 +339,7 @@ fn remote(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn stash(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((at, "list" | "show")) => plain_read(&rest.from(at + 1)),
         Some((_, "drop" | "clear")) => Verdict::write(Risk::HighWrite, "discards stashed changes"),
         Some((_, "pop" | "apply" | "branch")) => Verdict::write(
@@ -353,30 +355,30 @@ fn stash(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn config(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "f",
-        short_glued: "",
-        long_value: &[
-            "file",
-            "blob",
-            "type",
-            "default",
-            "comment",
-            "value",
-            "url",
-            "get",
-            "get-all",
-            "get-regexp",
-            "get-urlmatch",
-            "get-color",
-            "get-colorbool",
-            "unset",
-            "unset-all",
-            "replace-all",
-            "add",
-            "rename-section",
-            "remove-section",
+    const SPEC: Options = Options {
+        short_values: "f",
+        long_values: &[
+            "--file",
+            "--blob",
+            "--type",
+            "--default",
+            "--comment",
+            "--value",
+            "--url",
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
+            "--unset",
+            "--unset-all",
+            "--replace-all",
+            "--add",
+            "--rename-section",
+            "--remove-section",
         ],
+        ..Options::GNU
     };
     let mut reading = false;
     let mut writing = None;
@@ -439,7 +441,7 @@ fn config(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn reflog(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((at, "show")) => plain_read(&rest.from(at + 1)),
         Some((_, "list" | "exists")) => Verdict::Read,
         Some((_, "expire" | "delete" | "drop")) => {
@@ -451,10 +453,9 @@ fn reflog(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn notes(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "",
-        short_glued: "",
-        long_value: &["ref"],
+    const SPEC: Options = Options {
+        long_values: &["--ref"],
+        ..Options::GNU
     };
     match first_word(rest, SPEC) {
         None | Some((_, "list" | "show" | "get-ref")) => Verdict::Read,
@@ -466,7 +467,7 @@ fn notes(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn worktree(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((_, "list")) => Verdict::Read,
         Some((_, "remove")) => Verdict::write(Risk::HighWrite, "removes a work tree"),
         Some((_, "add" | "prune" | "move" | "lock" | "unlock" | "repair")) => {
@@ -477,7 +478,7 @@ fn worktree(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn submodule(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         // Bare `git submodule` is `status`.
         None | Some((_, "status" | "summary")) => Verdict::Read,
         Some((_, "foreach")) => Verdict::unknown("`foreach` runs a command in every submodule"),
@@ -523,10 +524,9 @@ fn symbolic_ref(rest: &Invocation<'_, '_>) -> Verdict {
     if rest.has_flag('d', "--delete") {
         return Verdict::write(Risk::MediumWrite, "deletes a symbolic ref");
     }
-    const SPEC: Spec = Spec {
-        short_value: "m",
-        short_glued: "",
-        long_value: &[],
+    const SPEC: Options = Options {
+        short_values: "m",
+        ..Options::GNU
     };
     if count_operands(rest, SPEC) >= 2 {
         return Verdict::write(Risk::MediumWrite, "points a symbolic ref elsewhere");
@@ -549,7 +549,7 @@ fn sparse_checkout(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn verify_only(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((_, "verify")) => Verdict::Read,
         _ => Verdict::write(Risk::LowWrite, "writes repository files"),
     }

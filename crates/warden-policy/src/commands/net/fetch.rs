@@ -1,13 +1,16 @@
 //! wget and HTTPie (with xh). wget saves what it downloads, so it reads only
 //! with `--spider` or with the document sent to standard output.
 
-use super::{Getopt, Tok, is_sink, variable_option};
+use super::{is_sink, variable_option};
+use crate::commands::common::bad;
 use crate::invocation::Invocation;
+use crate::options::{Options, Tok};
 use crate::verdict::{Risk, Verdict};
 
-const WGET: Getopt = Getopt {
-    short_value: "OoaePiBtTwUQlARDXIn",
-    long_value: &[
+const WGET: Options = Options {
+    short_flags: "rmpNckKxbqvdSFEHL46Vh",
+    short_values: "OoaePiBtTwUQlARDXIn",
+    long_values: &[
         "--output-document",
         "--output-file",
         "--append-output",
@@ -92,7 +95,7 @@ const WGET: Getopt = Getopt {
         "--preferred-location",
         "--metalink-index",
     ],
-    long_flag: &[
+    long_flags: &[
         "--spider",
         "--quiet",
         "--verbose",
@@ -162,6 +165,7 @@ const WGET: Getopt = Getopt {
         "--no-warc-digests",
         "--no-warc-keep-log",
     ],
+    ..Options::GNU
 };
 
 /// wget options that write files (besides `-O`, `-o`, `-a` handled with their values).
@@ -194,9 +198,11 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
     let mut document: Option<Option<&str>> = None;
     for tok in WGET.walk(inv.args) {
         let (name, value) = match tok {
-            Tok::Pos { .. } => continue,
-            Tok::Long { name, value } => (name, value),
-            Tok::Short { flag, value } => {
+            Tok::Operand { .. } => continue,
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
+            Tok::Long { name, value, .. } => (name, value),
+            Tok::Short { flag, value, .. } => {
                 let long = match flag {
                     'O' => "--output-document",
                     'o' => "--output-file",
@@ -242,7 +248,7 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
             _ if WGET_WRITES.contains(&name) => {
                 return Verdict::write(Risk::LowWrite, format!("`{name}` writes files"));
             }
-            _ if WGET.long_flag.contains(&name) || WGET.long_value.contains(&name) => {}
+            _ if WGET.long_flags.contains(&name) || WGET.long_values.contains(&name) => {}
             _ => return Verdict::unknown(format!("unknown option `{name}`")),
         }
     }
@@ -260,9 +266,10 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const HTTPIE: Getopt = Getopt {
-    short_value: "oaApPsv",
-    long_value: &[
+const HTTPIE: Options = Options {
+    short_flags: "hbmfjqSFxIdc",
+    short_values: "oaApPsv",
+    long_values: &[
         "--output",
         "--session",
         "--session-read-only",
@@ -289,7 +296,7 @@ const HTTPIE: Getopt = Getopt {
         "--response-charset",
         "--response-mime",
     ],
-    long_flag: &[
+    long_flags: &[
         "--download",
         "--continue",
         "--form",
@@ -319,6 +326,7 @@ const HTTPIE: Getopt = Getopt {
         "--manual",
         "--http2",
     ],
+    ..Options::GNU
 };
 
 /// HTTPie: `http [METHOD] URL [ITEM…]`. Without a method it POSTs when it
@@ -332,7 +340,7 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
     let mut positionals = Vec::with_capacity(inv.args.len());
     for tok in HTTPIE.walk(inv.args) {
         match tok {
-            Tok::Pos { text, .. } => positionals.push(text),
+            Tok::Operand { text, .. } => positionals.push(text),
             Tok::Short { flag: 'I', .. }
             | Tok::Long {
                 name: "--ignore-stdin",
@@ -359,10 +367,13 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
             } => {
                 return Verdict::write(Risk::LowWrite, "`--continue` writes a download");
             }
-            Tok::Short { flag: 'o', value }
+            Tok::Short {
+                flag: 'o', value, ..
+            }
             | Tok::Long {
                 name: "--output",
                 value,
+                ..
             } if !is_sink(value) => {
                 return Verdict::write(Risk::LowWrite, "`--output` writes a file");
             }
@@ -379,8 +390,10 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
                 return Verdict::unknown(format!("unknown option `-{flag}`"));
             }
             Tok::Long { name, .. }
-                if HTTPIE.long_flag.contains(&name) || HTTPIE.long_value.contains(&name) => {}
+                if HTTPIE.long_flags.contains(&name) || HTTPIE.long_values.contains(&name) => {}
             Tok::Long { name, .. } => return Verdict::unknown(format!("unknown option `{name}`")),
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
         }
     }
     let (method, items) = match positionals.as_slice() {

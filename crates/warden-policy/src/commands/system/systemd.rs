@@ -1,15 +1,16 @@
 //! systemd's service manager and journal: `systemctl`, `journalctl`, and
 //! the SysV `service` front end.
 
-use super::opts::{Spec, Subs, Tok, bad, first_bad, first_pos, help_only, variable_guard, walk};
+use crate::commands::common::{Subs, bad, first_bad, first_pos, help_only, variable_guard};
 use crate::commands::follow::{FollowSpec, rewrite, strip_follow};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
-const SYSTEMCTL: Spec = Spec {
-    flags: "arlqfiTh",
-    values: "tpsHMnoPC",
-    optional: "",
+const SYSTEMCTL: Options = Options {
+    short_flags: "arlqfiTh",
+    short_values: "tpsHMnoPC",
+    short_optional: "",
     long_flags: &[
         "--all",
         "--recursive",
@@ -81,6 +82,7 @@ const SYSTEMCTL: Spec = Spec {
         "--kill-mode",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 const SYSTEMCTL_READS: &[&str] = &[
@@ -187,27 +189,27 @@ pub(super) fn systemctl(inv: &Invocation<'_, '_>) -> Verdict {
             );
         }
         if SYSTEMCTL_GETSET.contains(&sub)
-            && super::opts::operands_after(&SYSTEMCTL, inv.args, index)
+            && crate::commands::common::operands_after(&SYSTEMCTL, inv.args, index)
                 .next()
                 .is_none()
         {
             return known_or_bad(&SYSTEMCTL, inv);
         }
     }
-    super::opts::subcommand_tool(inv, &SYSTEMCTL, &SYSTEMCTL_SUBS)
+    crate::commands::common::subcommand_tool(inv, &SYSTEMCTL, &SYSTEMCTL_SUBS)
 }
 
-fn known_or_bad(spec: &'static Spec, inv: &Invocation<'_, '_>) -> Verdict {
+fn known_or_bad(spec: &'static Options, inv: &Invocation<'_, '_>) -> Verdict {
     match first_bad(spec, inv.args) {
         Some(word) => bad(word),
         None => variable_guard(inv).unwrap_or(Verdict::Read),
     }
 }
 
-const JOURNALCTL: Spec = Spec {
-    flags: "mkefrxaqlNhI",
-    values: "MDSUcutTpgoFi",
-    optional: "bn",
+const JOURNALCTL: Options = Options {
+    short_flags: "mkefrxaqlNhI",
+    short_values: "MDSUcutTpgoFi",
+    short_optional: "bn",
     long_flags: &[
         "--system",
         "--user",
@@ -280,6 +282,7 @@ const JOURNALCTL: Spec = Spec {
         "--cursor-file",
     ],
     long_optional: &["--boot", "--lines", "--case-sensitive", "--json"],
+    style: Style::Gnu,
 };
 
 const JOURNALCTL_WRITERS: &[(&str, Risk, &str)] = &[
@@ -333,16 +336,16 @@ const JOURNALCTL_FOLLOW: FollowSpec = FollowSpec {
 pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     let mut follows = false;
     let mut unknown = None;
-    for tok in walk(&JOURNALCTL, inv.args) {
+    for tok in JOURNALCTL.walk(inv.args) {
         match tok {
-            Tok::Long(name, _) => {
+            Tok::Long { name, .. } => {
                 if let Some((_, risk, why)) = JOURNALCTL_WRITERS.iter().find(|w| w.0 == name) {
                     return Verdict::write(*risk, *why);
                 }
                 follows |= name == "--follow";
             }
-            Tok::Short('f', _) => follows = true,
-            Tok::Bad(word) => unknown = unknown.or(Some(word)),
+            Tok::Short { flag: 'f', .. } => follows = true,
+            Tok::Unknown { text: word, .. } => unknown = unknown.or(Some(word)),
             _ => {}
         }
     }
@@ -361,9 +364,9 @@ pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     };
     let mut added: Vec<&str> = Vec::with_capacity(4);
     let has = |short: char, long: &str| {
-        walk(&JOURNALCTL, inv.args).any(|t| match t {
-            Tok::Short(c, _) => c == short,
-            Tok::Long(n, _) => n == long,
+        JOURNALCTL.walk(inv.args).any(|t| match t {
+            Tok::Short { flag: c, .. } => c == short,
+            Tok::Long { name: n, .. } => n == long,
             _ => false,
         })
     };

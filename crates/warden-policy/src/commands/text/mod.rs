@@ -1,8 +1,7 @@
-//! Baseline: text filters, with the programs that embed a language inspected (sed, awk).
-//! Family tables registered later refine these entries.
+//! Text filters, with the programs that embed a language inspected (sed, awk).
 
-use super::super::Rule;
-use super::super::common::always_read;
+use super::Rule;
+use super::common::always_read;
 use crate::invocation::{Invocation, OptSpec};
 use crate::verdict::*;
 
@@ -63,10 +62,8 @@ fn sed(inv: &Invocation<'_, '_>) -> Verdict {
                 out.push(s);
             }
         }
-        if !has_e {
-            if let Some((_, s)) = inv.positionals(spec).next() {
-                out.push(s);
-            }
+        if !has_e && let Some((_, s)) = inv.positionals(spec).next() {
+            out.push(s);
         }
         out
     };

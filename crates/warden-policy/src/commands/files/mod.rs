@@ -1,9 +1,9 @@
-//! Baseline: files and directories (listing, reading, finding, archives, pagers, editors) and the common file writes.
-//! Family tables registered later refine these entries.
+//! Files and directories: listing, reading, finding, archives, pagers and
+//! editors, and the common file writes.
 
-use super::super::Rule;
-use super::super::common::{always_read, high_write, low_write, medium_write};
-use super::super::follow::{FollowSpec, rewrite, strip_follow};
+use super::Rule;
+use super::common::{always_read, high_write, low_write, medium_write};
+use super::follow::{FollowSpec, rewrite, strip_follow};
 use crate::invocation::{Invocation, OptSpec};
 use crate::verdict::*;
 
@@ -17,6 +17,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("du", always_read),
     ("df", always_read),
     ("stat", always_read),
+    ("tree", always_read),
     ("basename", always_read),
     ("dirname", always_read),
     ("realpath", always_read),
