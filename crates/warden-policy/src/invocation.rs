@@ -15,6 +15,9 @@ pub enum ArgShape {
     Glob,
     /// Contains a parameter, command or arithmetic expansion: any text at all.
     Dynamic,
+    /// Unknown text known to be one word that is not an option and names
+    /// no device: a file name from `find DIR` fed to `xargs`.
+    Inert,
 }
 
 /// One argument word.
@@ -58,6 +61,7 @@ impl<'a> Arg<'a> {
             ArgShape::Literal => false,
             ArgShape::Glob => true,
             ArgShape::Dynamic => has_unquoted_expansion(self.raw),
+            ArgShape::Inert => false,
         }
     }
 
@@ -65,7 +69,7 @@ impl<'a> Arg<'a> {
     /// the program reads it as an option? Literal words are read as written.
     pub fn may_be_option(&self) -> bool {
         match self.shape {
-            ArgShape::Literal => false,
+            ArgShape::Literal | ArgShape::Inert => false,
             ArgShape::Glob => self.text.starts_with(['-', '*', '?', '[']),
             ArgShape::Dynamic => {
                 if self.may_split() {

@@ -7,6 +7,7 @@
 
 pub mod catastrophic;
 pub mod commands;
+pub mod devices;
 mod engine;
 pub mod env_vars;
 pub mod inspect;

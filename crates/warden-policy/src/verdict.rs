@@ -156,6 +156,10 @@ pub struct InteractiveVerdict {
     /// A rewrite of this simple command alone (the engine splices it into the line).
     pub rewrite: Option<String>,
     pub reason: Reason,
+    /// An endless producer (`yes`, `seq inf`) that stops when its reader
+    /// does: piped into `head -n N` it is bounded. A follow or watch waits
+    /// for new data instead, and stays unbounded whatever reads it.
+    pub ends_with_reader: bool,
 }
 
 /// A wrapper around another command (`timeout 5 cmd`, `sh -c '…'`, `docker exec c cmd`).
@@ -212,7 +216,20 @@ impl Verdict {
     /// A read-only command that runs forever or needs a terminal.
     pub fn interactive(category: InteractiveCategory, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category,
+            intent: Intent::ReadOnlyCertain,
+            rewrite: None,
+            reason: reason.into(),
+        })
+    }
+
+    /// A read-only command that prints forever unless its reader stops it
+    /// (`yes`, `seq inf`): bounded when piped into `head -n N`.
+    pub fn generator(reason: impl Into<Reason>) -> Verdict {
+        Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: true,
+            category: InteractiveCategory::UnboundedStream,
             intent: Intent::ReadOnlyCertain,
             rewrite: None,
             reason: reason.into(),
@@ -222,6 +239,7 @@ impl Verdict {
     /// A read-only command that never exits, with a bounded replacement.
     pub fn unbounded_with_rewrite(rewrite: String, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category: InteractiveCategory::UnboundedStream,
             intent: Intent::ReadOnlyCertain,
             rewrite: Some(rewrite),
@@ -232,6 +250,7 @@ impl Verdict {
     /// An interactive program that can also change things (editors, shells, REPLs).
     pub fn interactive_writer(category: InteractiveCategory, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category,
             intent: Intent::WriteOrUnknown,
             rewrite: None,

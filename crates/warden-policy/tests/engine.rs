@@ -13,7 +13,6 @@ fn redirects() {
         "cat /etc/hosts 2>/dev/null",
         "ls /x 2>&1 | grep y",
         "grep x /var/log/syslog >/dev/null 2>&1",
-        "ls &>/dev/null",
         "cat < /etc/hosts",
         "grep root <<< \"$USER\"",
         "cat <<'EOF'\nplain\nEOF",
@@ -28,6 +27,8 @@ fn redirects() {
         "ls >> /tmp/x",
         "ls >| /tmp/x",
         "ls &> /tmp/x",
+        // `&>` is a redirect in bash, but `&` (background) then `>` in sh.
+        "ls &>/dev/null",
         "ls &>> /tmp/x",
         "ls 2> /tmp/err",
         "ls >& /tmp/x",

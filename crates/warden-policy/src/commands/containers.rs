@@ -196,6 +196,7 @@ pub(super) fn tty_wrap(via: &'static str, start: usize, tty: bool) -> Verdict {
         inner: Inner::Argv { start },
         bound: Bound::None,
         interactive: Some(InteractiveVerdict {
+            ends_with_reader: false,
             category: InteractiveCategory::TtyFlag,
             intent: Intent::ReadOnlyCertain,
             rewrite: None,

@@ -156,7 +156,7 @@ fn may_become_option(arg: &Arg<'_>) -> bool {
         })
     };
     match arg.shape {
-        ArgShape::Literal => false,
+        ArgShape::Literal | ArgShape::Inert => false,
         ArgShape::Glob => !safe_start(&arg.text),
         ArgShape::Dynamic => {
             let raw = arg.raw;

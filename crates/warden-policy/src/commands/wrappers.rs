@@ -277,6 +277,7 @@ fn watch(inv: &Invocation<'_, '_>) -> Verdict {
         long_with_value: &["--interval", "--equexit"],
     };
     let unbounded = InteractiveVerdict {
+        ends_with_reader: false,
         category: InteractiveCategory::UnboundedStream,
         intent: Intent::ReadOnlyCertain,
         rewrite: None,
@@ -354,6 +355,7 @@ fn ssh(inv: &Invocation<'_, '_>) -> Verdict {
     }
     let command = &inv.args[index + 1..];
     let tty_verdict = tty.then(|| InteractiveVerdict {
+        ends_with_reader: false,
         category: InteractiveCategory::TtyFlag,
         intent: Intent::ReadOnlyCertain,
         rewrite: None,

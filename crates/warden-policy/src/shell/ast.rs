@@ -59,6 +59,8 @@ pub enum CompoundKind {
     While,
     Until,
     Case,
+    /// `(( … ))` or `for (( … ))`: arithmetic in bash, nested subshells in sh.
+    Arithmetic,
 }
 
 impl CompoundKind {
@@ -71,6 +73,7 @@ impl CompoundKind {
             CompoundKind::While => "while",
             CompoundKind::Until => "until",
             CompoundKind::Case => "case",
+            CompoundKind::Arithmetic => "(( … ))",
         }
     }
 }
@@ -101,6 +104,13 @@ pub struct Word<'a> {
     pub shape: ArgShape,
     /// Command and process substitutions inside the word, in order.
     pub substitutions: Vec<Substitution<'a>>,
+    /// Why expanding the word evaluates text the classifier cannot see
+    /// (arithmetic on variables, array subscripts, indirect or prompt
+    /// expansion), if it does.
+    pub evaluates: Option<&'static str>,
+    /// Unquoted brace expansion (`{a,b}`, `{1..3}`): bash makes several
+    /// words of it, sh keeps it as written.
+    pub braces: bool,
 }
 
 /// `$(…)`, `` `…` ``, `<(…)` or `>(…)`: a script the shell runs while expanding.
@@ -154,6 +164,17 @@ pub struct Heredoc<'a> {
     pub body: &'a str,
     /// Substitutions in an unquoted-delimiter body (they run).
     pub substitutions: Vec<Substitution<'a>>,
+    /// Why expanding the body evaluates hidden text, if it does.
+    pub evaluates: Option<&'static str>,
+}
+
+/// Which shell reads the line. Bash runs commands on the local host; `/bin/sh`
+/// (dash, busybox ash) in containers and on other hosts. They differ on
+/// `[[`, `((`, `$'…'`, `$"…"`, `&>`, `|&` and brace expansion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Bash,
+    Posix,
 }
 
 /// A parsed command line.

@@ -662,5 +662,5 @@ pub(super) fn fuser(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 pub(super) fn endless(_: &Invocation<'_, '_>) -> Verdict {
-    Verdict::interactive(InteractiveCategory::UnboundedStream, "prints forever")
+    Verdict::generator("prints forever")
 }

@@ -1,11 +1,14 @@
-//! The classifier: walks the syntax tree and combines the verdicts of every
-//! part. A compound command is read-only iff every part is; the whole line
-//! takes the highest risk of its parts and the first interactive finding.
+//! Walks one parsed line (as bash or as sh reads it) and adds what every
+//! part does to the line's [`Acc`]: redirects, substitutions, expansions
+//! that evaluate hidden text, device files, wrappers, interactive findings.
 
 use std::borrow::Cow;
 
+use super::acc::Acc;
+use super::args::{Stdin, expand_words, unknowable, xargs_input};
 use crate::catastrophic;
 use crate::commands;
+use crate::devices;
 use crate::env_vars;
 use crate::invocation::{Arg, ArgShape, Invocation};
 use crate::shell::ast::*;
@@ -25,74 +28,6 @@ const SYSTEM_BIN_DIRS: &[&str] = &[
     "/usr/local/sbin/",
 ];
 
-/// Classify one command line.
-pub fn classify(command: &str) -> Classification {
-    if command.trim().is_empty() {
-        return Classification {
-            intent: Intent::WriteOrUnknown,
-            risk: Risk::LowWrite,
-            interactive: None,
-            catastrophic: false,
-            reason: "empty command".to_string(),
-        };
-    }
-    let mut classification = classify_line(command, RewriteCheck::Verify);
-    // Fork bombs define functions, which the parser refuses; catch them by text.
-    if let Some(reason) = catastrophic::fork_bomb(command) {
-        classification.intent = Intent::WriteOrUnknown;
-        classification.risk = Risk::HighWrite;
-        classification.catastrophic = true;
-        classification.reason = reason.into_owned();
-    }
-    classification
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum RewriteCheck {
-    /// Keep a suggested rewrite only if it is itself read-allowed.
-    Verify,
-    /// Classifying a rewrite: do not recurse again.
-    Skip,
-}
-
-fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
-    let parsed = match parse(command) {
-        Ok(parsed) => parsed,
-        Err(error) => {
-            return Classification {
-                intent: Intent::WriteOrUnknown,
-                risk: Risk::MediumWrite,
-                interactive: None,
-                catastrophic: false,
-                reason: format!("cannot be parsed safely: {error}"),
-            };
-        }
-    };
-    let mut walker = Walker {
-        src: command,
-        acc: Acc::default(),
-    };
-    let top = Scope {
-        heredocs: &parsed.heredocs,
-        nesting: 0,
-        top_level: true,
-    };
-    walker.script(&parsed.script, top);
-    let mut classification = walker.acc.finish();
-    if rewrite_check == RewriteCheck::Verify
-        && let Some(interactive) = &mut classification.interactive
-    {
-        let keep = interactive
-            .rewrite
-            .as_deref()
-            .is_some_and(|r| classify_line(r, RewriteCheck::Skip).read_allowed());
-        if !keep {
-            interactive.rewrite = None;
-        }
-    }
-    classification
-}
-
 /// Where in the line a part sits.
 #[derive(Clone, Copy)]
 struct Scope<'h, 'a> {
@@ -100,6 +35,8 @@ struct Scope<'h, 'a> {
     nesting: usize,
     /// Directly in the line the user wrote (rewrites can be spliced in).
     top_level: bool,
+    /// What the enclosing construct feeds the first command of a pipeline.
+    stdin: Stdin,
 }
 
 impl Scope<'_, '_> {
@@ -107,100 +44,45 @@ impl Scope<'_, '_> {
         Scope {
             nesting: self.nesting + 1,
             top_level: false,
+            stdin: Stdin::Terminal,
             ..self
         }
     }
 }
 
-/// Whether a command's standard input is fed by the line itself.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Stdin {
-    Terminal,
-    Provided,
+/// How one command runs: what feeds it, whether a `timeout` bounds it, and
+/// whether its reader provably stops (`| head -n 5`).
+#[derive(Clone, Copy)]
+struct Io {
+    stdin: Stdin,
+    bound: Bound,
+    reader_stops: bool,
 }
 
-#[derive(Default)]
-struct Acc {
-    intent: Option<Intent>,
-    risk: Option<Risk>,
-    interactive: Option<(Interactive, String)>,
-    catastrophic: Option<String>,
-    write_reason: Option<String>,
-    conditional_reason: Option<String>,
-    read_names: Vec<String>,
-}
-
-impl Acc {
-    fn raise(&mut self, intent: Intent, risk: Risk) {
-        self.intent = Some(self.intent.map_or(intent, |i| i.max(intent)));
-        self.risk = Some(self.risk.map_or(risk, |r| r.max(risk)));
-    }
-
-    fn write(&mut self, risk: Risk, reason: impl FnOnce() -> String) {
-        self.raise(Intent::WriteOrUnknown, risk);
-        if self.write_reason.is_none() {
-            self.write_reason = Some(reason());
-        }
-    }
-
-    fn read(&mut self, name: &str) {
-        self.raise(Intent::ReadOnlyCertain, Risk::ReadOnly);
-        if self.read_names.len() < 4 && !self.read_names.iter().any(|n| n == name) {
-            self.read_names.push(name.to_string());
-        }
-    }
-
-    fn conditional(&mut self, reason: impl FnOnce() -> String) {
-        self.raise(Intent::ReadOnlyConditional, Risk::ReadOnly);
-        if self.conditional_reason.is_none() {
-            self.conditional_reason = Some(reason());
-        }
-    }
-
-    fn interactive(&mut self, interactive: Interactive, reason: impl FnOnce() -> String) {
-        if self.interactive.is_none() {
-            self.interactive = Some((interactive, reason()));
-        }
-    }
-
-    fn finish(self) -> Classification {
-        let intent = self.intent.unwrap_or(Intent::ReadOnlyCertain);
-        let risk = self.risk.unwrap_or(Risk::ReadOnly);
-        let catastrophic = self.catastrophic.is_some();
-        let (interactive, interactive_reason) = match self.interactive {
-            Some((i, r)) => (Some(i), Some(r)),
-            None => (None, None),
-        };
-        let reason = if let Some(reason) = self.catastrophic {
-            format!("catastrophic: {reason}")
-        } else if intent == Intent::WriteOrUnknown {
-            self.write_reason
-                .unwrap_or_else(|| "not provably read-only".to_string())
-        } else if let Some(reason) = interactive_reason {
-            reason
-        } else if let Some(reason) = self.conditional_reason {
-            reason
-        } else if self.read_names.is_empty() {
-            "nothing runs".to_string()
-        } else {
-            format!("read-only: {}", self.read_names.join(", "))
-        };
-        Classification {
-            intent,
-            risk: if catastrophic { Risk::HighWrite } else { risk },
-            interactive,
-            catastrophic,
-            reason,
-        }
-    }
-}
-
-struct Walker<'s> {
+pub(super) struct Walker<'s> {
     src: &'s str,
     acc: Acc,
 }
 
-impl Walker<'_> {
+impl<'s> Walker<'s> {
+    pub(super) fn new(src: &'s str, acc: Acc) -> Self {
+        Walker { src, acc }
+    }
+
+    pub(super) fn into_acc(self) -> Acc {
+        self.acc
+    }
+
+    pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
+        let top = Scope {
+            heredocs: &parsed.heredocs,
+            nesting: 0,
+            top_level: true,
+            stdin: Stdin::Terminal,
+        };
+        self.script(&parsed.script, top);
+    }
+
     fn script(&mut self, script: &Script<'_>, scope: Scope<'_, '_>) {
         for item in &script.items {
             if item.background == Background::Background {
@@ -213,35 +95,51 @@ impl Walker<'_> {
                 );
             }
             for pipeline in &item.pipelines {
-                for (index, command) in pipeline.commands.iter().enumerate() {
-                    let stdin = if index > 0 {
-                        Stdin::Provided
-                    } else {
-                        Stdin::Terminal
+                let commands = &pipeline.commands;
+                for (index, command) in commands.iter().enumerate() {
+                    let stdin = match index.checked_sub(1).and_then(|i| commands.get(i)) {
+                        None => scope.stdin,
+                        Some(previous) => output_of(previous),
                     };
-                    self.command(command, stdin, scope);
+                    let io = Io {
+                        stdin,
+                        bound: Bound::None,
+                        reader_stops: commands.get(index + 1).is_some_and(stops_reading),
+                    };
+                    self.command(command, io, scope);
                 }
             }
         }
     }
 
-    fn command(&mut self, command: &Command<'_>, stdin: Stdin, scope: Scope<'_, '_>) {
+    fn command(&mut self, command: &Command<'_>, io: Io, scope: Scope<'_, '_>) {
         match command {
-            Command::Simple(simple) => self.simple(simple, stdin, scope),
-            Command::Compound(compound) => self.compound(compound, scope),
+            Command::Simple(simple) => self.simple(simple, io, scope),
+            Command::Compound(compound) => self.compound(compound, io, scope),
         }
     }
 
-    fn compound(&mut self, compound: &Compound<'_>, scope: Scope<'_, '_>) {
+    fn compound(&mut self, compound: &Compound<'_>, io: Io, scope: Scope<'_, '_>) {
+        if compound.kind == CompoundKind::Arithmetic {
+            self.acc.write(Risk::MediumWrite, || {
+                "`(( … ))` is arithmetic in bash and nested subshells in sh".to_string()
+            });
+        }
+        let stdin = if compound.redirects.iter().any(feeds_stdin) {
+            Stdin::Data
+        } else {
+            io.stdin
+        };
         let inner = Scope {
             top_level: false,
+            stdin,
             ..scope
         };
         for body in &compound.bodies {
             self.script(body, inner);
         }
         for word in &compound.words {
-            self.substitutions(&word.substitutions, scope);
+            self.word(word, scope);
         }
         self.redirects(&compound.redirects, scope);
         if matches!(compound.kind, CompoundKind::While | CompoundKind::Until)
@@ -254,6 +152,16 @@ impl Walker<'_> {
                 },
                 || format!("a `{}` loop may never end", compound.kind.as_str()),
             );
+        }
+    }
+
+    /// A word's substitutions run; an expansion that evaluates hidden text
+    /// makes the line unknown.
+    fn word(&mut self, word: &Word<'_>, scope: Scope<'_, '_>) {
+        self.substitutions(&word.substitutions, scope);
+        if let Some(reason) = word.evaluates {
+            self.acc
+                .write(Risk::MediumWrite, || format!("`{}`: {reason}", word.raw));
         }
     }
 
@@ -279,27 +187,58 @@ impl Walker<'_> {
                     heredocs: &parsed.heredocs,
                     nesting: scope.nesting + 1,
                     top_level: false,
+                    stdin: Stdin::Terminal,
                 };
                 self.script(&parsed.script, inner);
+                if super::sh_may_differ(text)
+                    && let Ok(posix) = crate::shell::parse_as(text, Dialect::Posix)
+                {
+                    let inner = Scope {
+                        heredocs: &posix.heredocs,
+                        ..inner
+                    };
+                    self.script(&posix.script, inner);
+                }
             }
-            Err(error) => self.acc.write(Risk::MediumWrite, || {
-                format!("{via}: script cannot be parsed safely: {error}")
-            }),
+            Err(error) => {
+                self.acc.write(Risk::MediumWrite, || {
+                    format!("{via}: script cannot be parsed safely: {error}")
+                });
+                if let Some(reason) = catastrophic::scan_unparsed(text) {
+                    self.acc.catastrophic(|| reason.into_owned());
+                }
+            }
         }
     }
 
     fn redirects(&mut self, redirects: &[Redirect<'_>], scope: Scope<'_, '_>) {
         for redirect in redirects {
-            self.substitutions(&redirect.target.substitutions, scope);
+            self.word(&redirect.target, scope);
             if let Some(heredoc) = redirect.heredoc.and_then(|i| scope.heredocs.get(i)) {
                 self.substitutions(&heredoc.substitutions, scope);
+                if let Some(reason) = heredoc.evaluates {
+                    self.acc
+                        .write(Risk::MediumWrite, || format!("heredoc: {reason}"));
+                }
             }
             let target = &redirect.target;
+            let target_arg = Arg {
+                text: Cow::Borrowed(&*target.text),
+                raw: target.raw,
+                shape: target.shape,
+            };
             let writes = match redirect.op {
-                RedirectOp::Input
-                | RedirectOp::Heredoc
-                | RedirectOp::Herestring
-                | RedirectOp::DupInput => false,
+                RedirectOp::Heredoc | RedirectOp::Herestring | RedirectOp::DupInput => false,
+                RedirectOp::Input => {
+                    if let Some((path, kind)) = devices::arg_device(&target_arg)
+                        && kind != devices::DeviceKind::Harmless
+                    {
+                        self.acc.write(Risk::MediumWrite, || {
+                            format!("`<{path}` opens a device file")
+                        });
+                    }
+                    false
+                }
                 RedirectOp::DupOutput => {
                     !(target.shape == ArgShape::Literal
                         && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit())))
@@ -319,9 +258,7 @@ impl Walker<'_> {
             if target.shape == ArgShape::Literal
                 && let Some(reason) = catastrophic::redirect_target(&target.text)
             {
-                self.acc
-                    .catastrophic
-                    .get_or_insert_with(|| reason.into_owned());
+                self.acc.catastrophic(|| reason.into_owned());
             }
             self.acc.write(Risk::MediumWrite, || {
                 format!(
@@ -333,23 +270,15 @@ impl Walker<'_> {
         }
     }
 
-    fn simple(&mut self, simple: &SimpleCommand<'_>, stdin: Stdin, scope: Scope<'_, '_>) {
-        let stdin = if simple.redirects.iter().any(|r| {
-            matches!(
-                r.op,
-                RedirectOp::Input
-                    | RedirectOp::Heredoc
-                    | RedirectOp::Herestring
-                    | RedirectOp::DupInput
-                    | RedirectOp::ReadWrite
-            )
-        }) {
-            Stdin::Provided
+    fn simple(&mut self, simple: &SimpleCommand<'_>, io: Io, scope: Scope<'_, '_>) {
+        let stdin = if simple.redirects.iter().any(feeds_stdin) {
+            Stdin::Data
         } else {
-            stdin
+            io.stdin
         };
+        let io = Io { stdin, ..io };
         for assignment in &simple.assignments {
-            self.substitutions(&assignment.value.substitutions, scope);
+            self.word(&assignment.value, scope);
             if env_vars::is_dangerous(assignment.name) {
                 self.acc.write(Risk::MediumWrite, || {
                     format!("setting `{}` changes what programs run", assignment.name)
@@ -357,27 +286,29 @@ impl Walker<'_> {
             }
         }
         for word in &simple.words {
-            self.substitutions(&word.substitutions, scope);
+            self.word(word, scope);
         }
         self.redirects(&simple.redirects, scope);
         let Some((name_word, arg_words)) = simple.words.split_first() else {
             return;
         };
-        let args: Vec<Arg<'_>> = arg_words
-            .iter()
-            .map(|w| Arg {
-                text: Cow::Borrowed(&*w.text),
-                raw: w.raw,
-                shape: w.shape,
-            })
-            .collect();
+        if name_word.braces {
+            self.acc.write(Risk::MediumWrite, || {
+                format!(
+                    "command name `{}` comes from brace expansion",
+                    name_word.raw
+                )
+            });
+            return;
+        }
+        let args = expand_words(arg_words);
         let name = Arg {
             text: Cow::Borrowed(&*name_word.text),
             raw: name_word.raw,
             shape: name_word.shape,
         };
         let span = scope.top_level.then(|| simple.span.clone());
-        self.invocation(&name, &args, stdin, Bound::None, span, scope);
+        self.invocation(&name, &args, io, span, scope);
     }
 
     /// Classify `name args…` (a simple command, or the inner command of a wrapper).
@@ -385,8 +316,7 @@ impl Walker<'_> {
         &mut self,
         name: &Arg<'_>,
         args: &[Arg<'_>],
-        stdin: Stdin,
-        bound: Bound,
+        io: Io,
         span: Option<std::ops::Range<usize>>,
         scope: Scope<'_, '_>,
     ) {
@@ -407,30 +337,34 @@ impl Walker<'_> {
         };
         let invocation = Invocation::new(program, args);
         if let Some(reason) = catastrophic::check(&invocation) {
-            self.acc
-                .catastrophic
-                .get_or_insert_with(|| reason.into_owned());
+            self.acc.catastrophic(|| reason.into_owned());
         }
-        let verdict = match commands::lookup(program) {
+        let rule = commands::lookup(program);
+        let verdict = match rule {
             Some(rule) => rule(&invocation),
-            None => {
-                self.acc.write(Risk::MediumWrite, || {
-                    format!("`{program}` is not a known read-only command")
-                });
-                return;
-            }
+            None => Verdict::unknown("is not a known read-only command"),
         };
-        self.apply(program, args, verdict, stdin, bound, span, scope);
+        if let Some(reason) = catastrophic::device_write(&invocation, &verdict, rule.is_some()) {
+            self.acc.catastrophic(|| reason.into_owned());
+        }
+        let verdict = match devices::refusal(program, args, &verdict) {
+            Some(reason) => Verdict::write(Risk::MediumWrite, reason),
+            None => verdict,
+        };
+        match (&verdict, rule) {
+            (Verdict::Unknown(_), None) => self.acc.write(Risk::MediumWrite, || {
+                format!("`{program}` is not a known read-only command")
+            }),
+            _ => self.apply(program, args, verdict, io, span, scope),
+        }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn apply(
         &mut self,
         program: &str,
         args: &[Arg<'_>],
         verdict: Verdict,
-        stdin: Stdin,
-        bound: Bound,
+        io: Io,
         span: Option<std::ops::Range<usize>>,
         scope: Scope<'_, '_>,
     ) {
@@ -441,12 +375,12 @@ impl Walker<'_> {
             Verdict::Unknown(reason) => self
                 .acc
                 .write(Risk::MediumWrite, || format!("{program}: {reason}")),
-            Verdict::Interactive(iv) => self.interactive(program, iv, stdin, bound, span),
-            Verdict::Wrap(wrap) => self.wrap(program, args, wrap, stdin, bound, scope),
+            Verdict::Interactive(iv) => self.interactive(program, iv, io, span),
+            Verdict::Wrap(wrap) => self.wrap(program, args, wrap, io, scope),
             Verdict::Guarded(wrap, reason) => {
                 self.acc
                     .write(Risk::MediumWrite, || format!("{program}: {reason}"));
-                self.wrap(program, args, wrap, stdin, bound, scope);
+                self.wrap(program, args, wrap, io, scope);
             }
         }
     }
@@ -455,13 +389,12 @@ impl Walker<'_> {
         &mut self,
         program: &str,
         iv: InteractiveVerdict,
-        stdin: Stdin,
-        bound: Bound,
+        io: Io,
         span: Option<std::ops::Range<usize>>,
     ) {
         // A program that waits for input is bounded when the line feeds it;
         // what it then reads cannot be inspected unless it is read-only anyway.
-        if iv.category == InteractiveCategory::InteractiveRepl && stdin == Stdin::Provided {
+        if iv.category == InteractiveCategory::InteractiveRepl && io.stdin.provided() {
             match iv.intent {
                 Intent::WriteOrUnknown => self.acc.write(Risk::MediumWrite, || {
                     format!(
@@ -484,7 +417,9 @@ impl Walker<'_> {
                 self.acc.conditional(|| format!("{program}: {}", iv.reason))
             }
         }
-        if iv.category == InteractiveCategory::UnboundedStream && bound == Bound::TimeLimited {
+        if iv.category == InteractiveCategory::UnboundedStream
+            && (io.bound == Bound::TimeLimited || (iv.ends_with_reader && io.reader_stops))
+        {
             return;
         }
         let rewrite = match (iv.rewrite, span) {
@@ -505,19 +440,12 @@ impl Walker<'_> {
         );
     }
 
-    fn wrap(
-        &mut self,
-        program: &str,
-        args: &[Arg<'_>],
-        wrap: Wrap,
-        stdin: Stdin,
-        bound: Bound,
-        scope: Scope<'_, '_>,
-    ) {
-        let bound = match (bound, wrap.bound) {
+    fn wrap(&mut self, program: &str, args: &[Arg<'_>], wrap: Wrap, io: Io, scope: Scope<'_, '_>) {
+        let bound = match (io.bound, wrap.bound) {
             (Bound::TimeLimited, _) | (_, Bound::TimeLimited) => Bound::TimeLimited,
             (Bound::None, Bound::None) => Bound::None,
         };
+        let io = Io { bound, ..io };
         if let Some(iv) = wrap.interactive {
             let bounded =
                 iv.category == InteractiveCategory::UnboundedStream && bound == Bound::TimeLimited;
@@ -544,9 +472,7 @@ impl Walker<'_> {
         let inner_scope = scope.nested();
         match wrap.inner {
             Inner::Argv { start } => match args.get(start) {
-                Some(name) => {
-                    self.invocation(name, &args[start + 1..], stdin, bound, None, inner_scope)
-                }
+                Some(name) => self.invocation(name, &args[start + 1..], io, None, inner_scope),
                 None => self.acc.write(Risk::MediumWrite, || {
                     format!("{}: no command to run", wrap.via)
                 }),
@@ -554,23 +480,28 @@ impl Walker<'_> {
             Inner::ArgvAppendingDynamic { start } => match args.get(start) {
                 Some(name) => {
                     let mut inner: Vec<Arg<'_>> = args[start + 1..].to_vec();
-                    inner.push(Arg {
-                        text: Cow::Borrowed("$INPUT"),
-                        raw: "$INPUT",
-                        shape: ArgShape::Dynamic,
-                    });
-                    self.invocation(name, &inner, stdin, bound, None, inner_scope);
+                    inner.push(xargs_input(io.stdin));
+                    let io = Io {
+                        stdin: Stdin::Data,
+                        ..io
+                    };
+                    self.invocation(name, &inner, io, None, inner_scope);
                 }
                 None => self.acc.read(program),
             },
             Inner::ArgvReplacing { start, marker } => match args.get(start) {
                 Some(name) => {
-                    let name = mark_replaced(name, &marker);
+                    let input = xargs_input(io.stdin);
+                    let name = mark_replaced(name, &marker, &input);
                     let inner: Vec<Arg<'_>> = args[start + 1..]
                         .iter()
-                        .map(|a| mark_replaced(a, &marker))
+                        .map(|a| mark_replaced(a, &marker, &input))
                         .collect();
-                    self.invocation(&name, &inner, stdin, bound, None, inner_scope);
+                    let io = Io {
+                        stdin: Stdin::Data,
+                        ..io
+                    };
+                    self.invocation(&name, &inner, io, None, inner_scope);
                 }
                 None => self.acc.read(program),
             },
@@ -578,8 +509,8 @@ impl Walker<'_> {
             Inner::Opaque(reason) => self
                 .acc
                 .write(Risk::MediumWrite, || format!("{}: {reason}", wrap.via)),
-            Inner::Shell => match stdin {
-                Stdin::Provided => self.acc.write(Risk::MediumWrite, || {
+            Inner::Shell => match io.stdin {
+                Stdin::Data | Stdin::Paths => self.acc.write(Risk::MediumWrite, || {
                     format!(
                         "{}: runs commands from standard input, which cannot be inspected",
                         wrap.via
@@ -602,13 +533,122 @@ impl Walker<'_> {
     }
 }
 
-/// An argument that `xargs -I` rewrites is unknown text.
-fn mark_replaced<'a>(arg: &Arg<'a>, marker: &str) -> Arg<'a> {
-    let mut arg = arg.clone();
-    if arg.text.contains(marker) {
-        arg.shape = ArgShape::Dynamic;
+/// An argument that `xargs -I` rewrites takes the input's shape: a word
+/// that is exactly the marker becomes the input; one that contains it
+/// becomes unknown text.
+fn mark_replaced<'a>(arg: &Arg<'a>, marker: &str, input: &Arg<'static>) -> Arg<'a> {
+    if arg.text == marker {
+        return Arg {
+            text: input.text.clone(),
+            raw: arg.raw,
+            shape: input.shape,
+        };
     }
-    arg
+    if arg.text.contains(marker) {
+        return unknowable(arg.raw);
+    }
+    arg.clone()
+}
+
+/// Does the redirect feed standard input?
+fn feeds_stdin(r: &Redirect<'_>) -> bool {
+    matches!(
+        r.op,
+        RedirectOp::Input
+            | RedirectOp::Heredoc
+            | RedirectOp::Herestring
+            | RedirectOp::DupInput
+            | RedirectOp::ReadWrite
+    ) && r.fd.is_none_or(|fd| fd == 0)
+}
+
+/// What a pipeline stage gives the next one.
+fn output_of(command: &Command<'_>) -> Stdin {
+    match command {
+        Command::Simple(simple) if prints_file_names(simple) => Stdin::Paths,
+        _ => Stdin::Data,
+    }
+}
+
+/// `find DIR… [tests]` prints names under literal directories, one per line
+/// (its actions and `-print0`/`-printf` print something else).
+fn prints_file_names(simple: &SimpleCommand<'_>) -> bool {
+    let Some((name, args)) = simple.words.split_first() else {
+        return false;
+    };
+    if program_name(&name.text) != Some("find") || name.shape != ArgShape::Literal {
+        return false;
+    }
+    let mut in_expression = false;
+    for arg in args {
+        if arg.shape != ArgShape::Literal {
+            return false;
+        }
+        let text: &str = &arg.text;
+        if matches!(text, "-H" | "-L" | "-P") && !in_expression {
+            continue;
+        }
+        in_expression |= text.starts_with('-') || text == "(" || text == "!";
+        if in_expression {
+            let prints_other = (text.starts_with("-print") && text != "-print")
+                || text.starts_with("-fprint")
+                || matches!(
+                    text,
+                    "-ls" | "-fls" | "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete"
+                );
+            if prints_other {
+                return false;
+            }
+        } else if !text.starts_with(['/', '.']) || devices::literal_kind(text).is_some() {
+            // A start directory that could print names starting with `-`,
+            // or one under /dev.
+            return false;
+        }
+    }
+    true
+}
+
+/// Does this pipeline stage exit after a bounded amount of input whatever
+/// it is fed (`head`, `head -n 5`, `head -c 100`)?
+fn stops_reading(command: &Command<'_>) -> bool {
+    let Command::Simple(simple) = command else {
+        return false;
+    };
+    let Some((name, args)) = simple.words.split_first() else {
+        return false;
+    };
+    if program_name(&name.text) != Some("head") || name.shape != ArgShape::Literal {
+        return false;
+    }
+    let mut words = args
+        .iter()
+        .map(|w| (w.shape == ArgShape::Literal, &*w.text));
+    while let Some((literal, text)) = words.next() {
+        if !literal {
+            return false;
+        }
+        let count = match text {
+            "-n" | "-c" | "--lines" | "--bytes" => match words.next() {
+                Some((true, value)) => value,
+                _ => return false,
+            },
+            "-q" | "-v" | "--quiet" | "--silent" | "--verbose" => continue,
+            _ => match text
+                .strip_prefix("--lines=")
+                .or_else(|| text.strip_prefix("--bytes="))
+                .or_else(|| text.strip_prefix("-n"))
+                .or_else(|| text.strip_prefix("-c"))
+                .or_else(|| text.strip_prefix('-'))
+            {
+                Some(value) => value,
+                None => return false,
+            },
+        };
+        if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// `/dev/null` and the standard streams.
@@ -637,7 +677,7 @@ fn redirect_op_str(op: RedirectOp) -> &'static str {
 
 /// The command's name as the registry knows it: a bare name, or a path in a
 /// system binary directory (`/usr/bin/ls` is `ls`). Other paths are unknown.
-fn program_name(text: &str) -> Option<&str> {
+pub(crate) fn program_name(text: &str) -> Option<&str> {
     if !text.contains('/') {
         return (!text.is_empty()).then_some(text);
     }
