@@ -142,6 +142,15 @@ impl<'s> Walker<'s> {
             self.word(word, scope);
         }
         self.redirects(&compound.redirects, scope);
+        if compound.kind == CompoundKind::Select && !stdin.provided() {
+            self.acc.interactive(
+                Interactive {
+                    category: InteractiveCategory::InteractiveRepl,
+                    rewrite: None,
+                },
+                || "`select` asks for choices on the terminal".to_string(),
+            );
+        }
         if matches!(compound.kind, CompoundKind::While | CompoundKind::Until)
             && !loop_reads_input(compound)
         {

@@ -61,6 +61,8 @@ pub enum CompoundKind {
     Case,
     /// `(( … ))` or `for (( … ))`: arithmetic in bash, nested subshells in sh.
     Arithmetic,
+    /// `select NAME in …`: a menu that reads choices from standard input.
+    Select,
 }
 
 impl CompoundKind {
@@ -74,6 +76,7 @@ impl CompoundKind {
             CompoundKind::Until => "until",
             CompoundKind::Case => "case",
             CompoundKind::Arithmetic => "(( … ))",
+            CompoundKind::Select => "select",
         }
     }
 }

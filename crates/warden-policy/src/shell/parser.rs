@@ -449,6 +449,8 @@ impl<'a> Parser<'a> {
         let body = self.do_done()?;
         let kind = if arithmetic {
             CompoundKind::Arithmetic
+        } else if keyword == "select" {
+            CompoundKind::Select
         } else {
             CompoundKind::For
         };

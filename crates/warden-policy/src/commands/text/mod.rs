@@ -9,8 +9,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("wc", always_read),
     ("cut", always_read),
     ("tr", always_read),
-    ("echo", always_read),
-    ("printf", always_read),
     ("comm", always_read),
     ("paste", always_read),
     ("column", always_read),
