@@ -14,9 +14,12 @@ use crate::invocation::Arg;
 /// How a program's option parser reads its command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
-    /// GNU `getopt_long`: a long option may be abbreviated to any prefix that
-    /// names one option only (`--del` is `--delete`); options and operands
-    /// may interleave.
+    /// GNU `getopt_long`: options and operands may interleave. getopt also
+    /// takes any unambiguous prefix of a long option (`--del` for
+    /// `--delete`), but among all the program's options, which an allowlist
+    /// does not list: `--pre` may be a real option that a listed `--pretty`
+    /// would seem to abbreviate. So an abbreviation is [`Tok::Unknown`]:
+    /// refused, never guessed.
     Gnu,
     /// Like [`Style::Gnu`], but options end at the first operand (POSIX
     /// `getopt`, `+` optstrings, programs whose operands are a command).
@@ -190,8 +193,8 @@ impl<'i, 'a, 's> Walk<'i, 'a, 's> {
         None
     }
 
-    /// The full name of a long option: exact, or (GNU) the only known option
-    /// it abbreviates. `None` when unknown or ambiguous.
+    /// The known long option `head` names exactly (see [`Style::Gnu`] on
+    /// abbreviations).
     fn resolve(&self, head: &str) -> Option<(&'static str, LongKind)> {
         let all = || {
             self.sets().flat_map(|s| {
@@ -202,22 +205,7 @@ impl<'i, 'a, 's> Walk<'i, 'a, 's> {
                     .chain(s.long_optional.iter().map(|n| (*n, LongKind::Optional)))
             })
         };
-        if let Some(exact) = all().find(|(n, _)| *n == head) {
-            return Some(exact);
-        }
-        if self.style.is_go() || head.len() < 3 {
-            return None;
-        }
-        let mut found: Option<(&'static str, LongKind)> = None;
-        for (name, kind) in all().filter(|(n, _)| n.starts_with(head)) {
-            match found {
-                // The same name listed in two sets is not ambiguous.
-                Some((f, _)) if f == name => {}
-                Some(_) => return None,
-                None => found = Some((name, kind)),
-            }
-        }
-        found
+        all().find(|(n, _)| *n == head)
     }
 
     /// Take the next word as an option's value. A value that could be
@@ -411,7 +399,16 @@ mod tests {
     #[test]
     fn walks_like_getopt_long() {
         let a = args(&[
-            "-abn5", "x", "--lin", "3", "--al", "-ibak", "--in-p=y", "-1", "--", "-q",
+            "-abn5",
+            "x",
+            "--lines",
+            "3",
+            "--all",
+            "-ibak",
+            "--in-place=y",
+            "-1",
+            "--",
+            "-q",
         ]);
         let got: Vec<Tok<'_>> = SPEC.walk(&a).collect();
         assert_eq!(
@@ -467,6 +464,13 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn abbreviations_are_unknown() {
+        for words in [&["--lin", "3"][..], &["--al"], &["--in-p=y"], &["--rev"]] {
+            assert!(toks(&SPEC, words)[0].starts_with("Unknown"), "{words:?}");
+        }
     }
 
     #[test]

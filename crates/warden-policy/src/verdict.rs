@@ -192,6 +192,13 @@ pub enum Inner {
     /// Like `Argv`, and the wrapper replaces `marker` in the arguments with
     /// unknown text (`xargs -I {}`): those arguments are dynamic.
     ArgvReplacing { start: usize, marker: String },
+    /// Each range of arguments is a command, run once per file found, with
+    /// `{}` replaced by the file's name (`find DIR -exec CMD {} ;`). The
+    /// names are known to be plain paths when `paths` says so.
+    EachFile {
+        ranges: Vec<std::ops::Range<usize>>,
+        paths: bool,
+    },
     /// A shell script to parse and classify (`sh -c '…'`, `ssh host '…'`).
     Script(String),
     /// The wrapper runs a script we cannot see (a file, stdin, an expansion).

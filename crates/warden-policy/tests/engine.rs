@@ -63,12 +63,15 @@ fn substitutions_and_lists() {
         "case x in x) rm y;; esac",
         "X=$(rm y) ls",
         "ls $(echo; rm y)",
+        // A substitution's output could name any file, `/dev/watchdog`
+        // included, or be an option.
+        "cat \"$(ls /etc/hostname)\"",
+        "cat $(echo /dev/watchdog)",
     ] {
         assert!(!accepted(bad), "should refuse: {bad}");
     }
     for ok in [
         "echo $(hostname)",
-        "cat \"$(ls /etc/hostname)\"",
         "ls; ls /tmp && cat /etc/hosts || uptime",
         "(ls; cat /etc/hosts) | wc -l",
         "if [ -f /etc/hosts ]; then cat /etc/hosts; else echo none; fi",
@@ -145,7 +148,6 @@ fn wrappers_are_looked_through() {
         "ionice -c3 ls",
         "env ls",
         "env -i LANG=C ls",
-        "xargs ls",
         "find /etc -name '*.conf' | xargs grep -l listen",
         "sh -c 'ls | wc -l'",
         "bash -lc 'cat /etc/hosts'",
@@ -164,6 +166,9 @@ fn wrappers_are_looked_through() {
         "nice rm x",
         "env rm x",
         "xargs rm",
+        // What xargs reads could be any words, options included.
+        "xargs ls",
+        "cat list | xargs grep x",
         "find . | xargs rm -f",
         "sh -c 'ls; rm x'",
         "bash -c \"touch x\"",

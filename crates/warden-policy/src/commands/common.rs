@@ -11,16 +11,6 @@ pub fn always_read(_: &Invocation<'_, '_>) -> Verdict {
     Verdict::Read
 }
 
-/// Creates or touches something easily undone.
-pub fn low_write(_: &Invocation<'_, '_>) -> Verdict {
-    Verdict::write(Risk::LowWrite, "changes files or state")
-}
-
-/// Changes state that matters but is recoverable.
-pub fn medium_write(_: &Invocation<'_, '_>) -> Verdict {
-    Verdict::write(Risk::MediumWrite, "changes system state")
-}
-
 /// Destroys data or availability.
 pub fn high_write(_: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::HighWrite, "destroys data or availability")
@@ -187,3 +177,67 @@ pub fn mode_flags(inv: &Invocation<'_, '_>, flags: &[&str], writers: &[&str]) ->
         Verdict::unknown("not a read-only mode")
     }
 }
+
+/// How a glob among the arguments is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Globs {
+    /// A glob names existing files; if one looks like an option (a file
+    /// called `-n`), it can only be one of this program's options, and none
+    /// of them writes, runs a program, follows or reads a file named by its
+    /// value. So globs are fine (`grep x *.log`, `du -sh *`).
+    Harmless,
+    /// A file named like an option could make the program write or follow:
+    /// a glob that could expand into an option is refused.
+    Refused,
+}
+
+/// Walk `inv` with `sets`: unknown options are refused, and so are words
+/// that could expand into options (globs too, unless `globs` is
+/// [`Globs::Harmless`]). `each` sees every known option and operand and may
+/// decide the verdict; otherwise the command reads.
+pub fn walk_checked<'i>(
+    inv: &Invocation<'i, '_>,
+    sets: &[&Options],
+    globs: Globs,
+    mut each: impl FnMut(&Tok<'i>) -> Option<Verdict>,
+) -> Verdict {
+    for tok in crate::options::walk_sets(sets, inv.args) {
+        match tok {
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => {
+                let Some(arg) = inv.args.get(index) else {
+                    continue;
+                };
+                let glob_ok =
+                    globs == Globs::Harmless && arg.shape == crate::invocation::ArgShape::Glob;
+                if !glob_ok {
+                    return bad(arg.raw);
+                }
+            }
+            Tok::Short { .. } | Tok::Long { .. } | Tok::Operand { .. } => {
+                if let Some(verdict) = each(&tok) {
+                    return verdict;
+                }
+            }
+        }
+    }
+    Verdict::Read
+}
+
+/// Read-only when every option is known (see [`walk_checked`]).
+pub fn reads(inv: &Invocation<'_, '_>, spec: &Options, globs: Globs) -> Verdict {
+    walk_checked(inv, &[spec], globs, |_| None)
+}
+
+/// A rule for a program whose known options only change what it prints:
+/// `read_rule!(cat, CAT, Globs::Harmless)` defines `fn cat`.
+macro_rules! read_rule {
+    ($name:ident, $spec:expr, $globs:expr) => {
+        pub(super) fn $name(
+            inv: &$crate::invocation::Invocation<'_, '_>,
+        ) -> $crate::verdict::Verdict {
+            $crate::commands::common::reads(inv, &$spec, $globs)
+        }
+    };
+}
+pub(crate) use read_rule;

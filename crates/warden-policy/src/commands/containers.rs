@@ -155,36 +155,67 @@ pub(super) fn dry_run(args: &[Arg<'_>], sets: &[&Flags]) -> bool {
     on
 }
 
-/// The command rebuilt from its raw words: `prog`, the words up to and
-/// including `after`, then `insert`, then the remaining words except those
-/// `drop` matches.
+/// The arguments rebuilt: the words up to and including `after` (the
+/// subcommand) as written, then the rest read with `sets`, without the
+/// tokens `drop` matches and with `insert` first (see `follow::rewrite_args`).
 pub(super) fn rebuild(
-    prog: &str,
     inv: &Invocation<'_, '_>,
     after: usize,
+    sets: &[&Flags],
     insert: &[&str],
-    drop: fn(&str) -> bool,
-) -> String {
-    let mut out = String::from(prog);
-    for (i, arg) in inv.args.iter().enumerate() {
-        if i > after && drop(&arg.text) {
-            continue;
-        }
-        out.push(' ');
-        out.push_str(arg.raw);
-        if i == after {
-            for word in insert {
-                out.push(' ');
-                out.push_str(word);
-            }
-        }
+    drop: fn(&Tok<'_>) -> bool,
+) -> Option<String> {
+    let rest = inv.from(after + 1);
+    let tail = crate::commands::follow::rewrite_args(&rest, sets, drop, insert, None)?;
+    let mut words: Vec<&str> = inv.args.get(..=after)?.iter().map(|a| a.raw).collect();
+    if !tail.is_empty() {
+        words.push(&tail);
     }
-    out
+    Some(words.join(" "))
 }
 
-/// `-f`, `--follow`, `--follow=…`.
-pub(super) fn is_follow_word(text: &str) -> bool {
-    text == "-f" || text == "--follow" || text.starts_with("--follow=")
+/// `-f`, `--follow`, `--follow=…` in any spelling.
+pub(super) fn is_follow(tok: &Tok<'_>) -> bool {
+    matches!(
+        tok,
+        Tok::Short { flag: 'f', .. }
+            | Tok::Long {
+                name: "--follow",
+                ..
+            }
+    )
+}
+
+/// An unbounded command with a bounded rewrite when one can be made.
+pub(super) fn follow_rewrite(
+    inv: &Invocation<'_, '_>,
+    after: usize,
+    sets: &[&Flags],
+    insert: &[&str],
+    reason: &'static str,
+) -> Verdict {
+    match rebuild(inv, after, sets, insert, is_follow) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
+}
+
+/// `stats` without `--no-stream`: the rewrite adds it.
+pub(super) fn stats_rewrite(inv: &Invocation<'_, '_>, after: usize, sets: &[&Flags]) -> Verdict {
+    let reason = "streams statistics until interrupted; `--no-stream` prints once";
+    let drop = |t: &Tok<'_>| {
+        matches!(
+            t,
+            Tok::Long {
+                name: "--no-stream",
+                ..
+            }
+        )
+    };
+    match rebuild(inv, after, sets, &["--no-stream"], drop) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
 }
 
 /// Look through to `args[start..]`, asking for a terminal when `tty`.

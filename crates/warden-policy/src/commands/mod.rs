@@ -145,6 +145,16 @@ pub(crate) mod testing {
         matches!(rule_verdict(line), Verdict::Write(..) | Verdict::Unknown(_))
     }
 
+    /// The whole command a rule's rewrite of `line` stands for (a rule
+    /// rewrites the arguments; the engine keeps the name).
+    pub(crate) fn full_rewrite(line: &'static str) -> Option<String> {
+        let name = line.split_whitespace().next()?;
+        match rule_verdict(line) {
+            Verdict::Interactive(iv) => iv.rewrite.map(|r| format!("{name} {r}")),
+            _ => None,
+        }
+    }
+
     pub(crate) fn is_interactive(line: &'static str) -> bool {
         matches!(rule_verdict(line), Verdict::Interactive(_))
     }

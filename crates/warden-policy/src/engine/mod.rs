@@ -5,6 +5,7 @@
 
 mod acc;
 mod args;
+mod vars;
 mod walk;
 
 use crate::catastrophic;

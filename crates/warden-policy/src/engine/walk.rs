@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::acc::Acc;
 use super::args::{Stdin, expand_words, unknowable, xargs_input};
+use super::vars::Vars;
 use crate::catastrophic;
 use crate::commands;
 use crate::devices;
@@ -62,11 +63,16 @@ struct Io {
 pub(super) struct Walker<'s> {
     src: &'s str,
     acc: Acc,
+    vars: Vars,
 }
 
 impl<'s> Walker<'s> {
     pub(super) fn new(src: &'s str, acc: Acc) -> Self {
-        Walker { src, acc }
+        Walker {
+            src,
+            acc,
+            vars: Vars::default(),
+        }
     }
 
     pub(super) fn into_acc(self) -> Acc {
@@ -74,6 +80,7 @@ impl<'s> Walker<'s> {
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
+        self.vars.add(&parsed.script);
         let top = Scope {
             heredocs: &parsed.heredocs,
             nesting: 0,
@@ -192,6 +199,7 @@ impl<'s> Walker<'s> {
         }
         match parse(text) {
             Ok(parsed) => {
+                self.vars.add(&parsed.script);
                 let inner = Scope {
                     heredocs: &parsed.heredocs,
                     nesting: scope.nesting + 1,
@@ -310,13 +318,20 @@ impl<'s> Walker<'s> {
             });
             return;
         }
-        let args = expand_words(arg_words);
+        let args: Vec<Arg<'_>> = expand_words(arg_words)
+            .into_iter()
+            .map(|a| self.vars.resolve(a))
+            .collect();
         let name = Arg {
             text: Cow::Borrowed(&*name_word.text),
             raw: name_word.raw,
             shape: name_word.shape,
         };
-        let span = scope.top_level.then(|| simple.span.clone());
+        let span = if scope.top_level {
+            arguments_range(self.src, simple)
+        } else {
+            None
+        };
         self.invocation(&name, &args, io, span, scope);
     }
 
@@ -431,13 +446,18 @@ impl<'s> Walker<'s> {
         {
             return;
         }
+        // The rule rewrote the arguments: splice them in, keeping the name,
+        // prefixes, redirects and the rest of the line as written.
         let rewrite = match (iv.rewrite, span) {
-            (Some(rewrite), Some(span)) => Some(format!(
-                "{}{}{}",
-                &self.src[..span.start],
-                rewrite,
-                &self.src[span.end..]
-            )),
+            (Some(rewrite), Some(span)) => {
+                let gap = if span.is_empty() { " " } else { "" };
+                Some(format!(
+                    "{}{gap}{}{}",
+                    &self.src[..span.start],
+                    rewrite,
+                    &self.src[span.end..]
+                ))
+            }
             _ => None,
         };
         self.acc.interactive(
@@ -514,6 +534,23 @@ impl<'s> Walker<'s> {
                 }
                 None => self.acc.read(program),
             },
+            Inner::EachFile { ranges, paths } => {
+                let input = xargs_input(if paths { Stdin::Paths } else { Stdin::Data });
+                for range in ranges {
+                    let Some(words) = args.get(range) else {
+                        continue;
+                    };
+                    let Some((name, rest)) = words.split_first() else {
+                        continue;
+                    };
+                    let name = mark_replaced(name, "{}", &input);
+                    let inner: Vec<Arg<'_>> = rest
+                        .iter()
+                        .map(|a| mark_replaced(a, "{}", &input))
+                        .collect();
+                    self.invocation(&name, &inner, io, None, inner_scope);
+                }
+            }
             Inner::Script(text) => self.script_text(&text, scope, wrap.via),
             Inner::Opaque(reason) => self
                 .acc
@@ -557,6 +594,30 @@ fn mark_replaced<'a>(arg: &Arg<'a>, marker: &str, input: &Arg<'static>) -> Arg<'
         return unknowable(arg.raw);
     }
     arg.clone()
+}
+
+/// Where `part` (a slice of `src`) starts in `src`.
+fn offset_in(src: &str, part: &str) -> Option<usize> {
+    let start = (part.as_ptr() as usize).checked_sub(src.as_ptr() as usize)?;
+    (start + part.len() <= src.len()).then_some(start)
+}
+
+/// The source range of a command's arguments (empty, after the name, when
+/// it has none), or `None` when a redirect sits among them: a rewrite could
+/// not keep it where it was.
+fn arguments_range(src: &str, simple: &SimpleCommand<'_>) -> Option<std::ops::Range<usize>> {
+    let (name, args) = simple.words.split_first()?;
+    let name_end = offset_in(src, name.raw)? + name.raw.len();
+    let Some((first, last)) = args.first().zip(args.last()) else {
+        return Some(name_end..name_end);
+    };
+    let start = offset_in(src, first.raw)?;
+    let end = offset_in(src, last.raw)? + last.raw.len();
+    let inside = simple
+        .redirects
+        .iter()
+        .any(|r| offset_in(src, r.target.raw).is_none_or(|at| at > name_end && at < end));
+    (!inside).then_some(start..end)
 }
 
 /// Does the redirect feed standard input?

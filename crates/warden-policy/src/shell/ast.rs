@@ -45,6 +45,8 @@ pub enum Command<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compound<'a> {
     pub kind: CompoundKind,
+    /// The variable a `for` or `select` loop sets.
+    pub var: Option<&'a str>,
     pub bodies: Vec<Script<'a>>,
     pub words: Vec<Word<'a>>,
     pub redirects: Vec<Redirect<'a>>,

@@ -377,6 +377,7 @@ impl<'a> Parser<'a> {
         }
         Ok(Command::Compound(Compound {
             kind,
+            var: None,
             bodies,
             words,
             redirects,
@@ -416,6 +417,7 @@ impl<'a> Parser<'a> {
         self.pos += keyword.len();
         self.skip_blanks();
         let mut words = Vec::new();
+        let mut var = None;
         let arithmetic = self.starts_with("((");
         if arithmetic && self.dialect == Dialect::Posix {
             return Err(self.error_here("`for ((` is bash only"));
@@ -424,7 +426,10 @@ impl<'a> Parser<'a> {
             words.push(self.arithmetic_word()?);
         } else {
             match self.peek_bare_word() {
-                Some(name) if is_name(name) => self.pos += name.len(),
+                Some(name) if is_name(name) => {
+                    var = Some(name);
+                    self.pos += name.len();
+                }
                 _ => return Err(self.error_here("`for` needs a variable name")),
             }
             self.skip_blanks_and_newlines()?;
@@ -454,7 +459,11 @@ impl<'a> Parser<'a> {
         } else {
             CompoundKind::For
         };
-        self.compound(kind, vec![body], words)
+        let mut command = self.compound(kind, vec![body], words)?;
+        if let Command::Compound(compound) = &mut command {
+            compound.var = var;
+        }
+        Ok(command)
     }
 
     fn loop_command(&mut self, kind: CompoundKind, keyword: &str) -> ParseResult<Command<'a>> {

@@ -1,7 +1,7 @@
 //! `docker compose …` and `docker-compose …` (v1 and v2 spellings).
 
 use super::{
-    ExecSpec, Flags, any_may_be_option, exec_wrapper, given, is_follow_word, rebuild, switch,
+    ExecSpec, Flags, any_may_be_option, exec_wrapper, follow_rewrite, given, stats_rewrite, switch,
     unknown_option,
 };
 use crate::invocation::{Arg, Invocation};
@@ -229,15 +229,12 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the logs until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, sets, "n", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, sets, insert, reason)
 }
 
 fn stats(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
@@ -247,12 +244,7 @@ fn stats(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
     if switch(rest, &[&READ_FLAGS], None, "--no-stream").on {
         return Verdict::Read;
     }
-    Verdict::unbounded_with_rewrite(
-        rebuild(inv.name, inv, si, &["--no-stream"], |text| {
-            text.starts_with("--no-stream")
-        }),
-        "streams statistics until interrupted; `--no-stream` prints once",
-    )
+    stats_rewrite(inv, si, &[&READ_FLAGS])
 }
 
 #[cfg(test)]
@@ -340,18 +332,21 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("docker compose logs -f web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite("docker compose logs -f web").as_deref(),
                     Some("docker compose logs --tail=200 web")
                 );
             }
             other => panic!("{other:?}"),
         }
         match rule_verdict("docker-compose -f a.yml logs -f -n 5 web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite(
+                        "docker-compose -f a.yml logs -f -n 5 web"
+                    )
+                    .as_deref(),
                     Some("docker-compose -f a.yml logs -n 5 web")
                 );
             }

@@ -1,9 +1,7 @@
 //! crictl (CRI runtimes) and ctr (containerd). Both use urfave/cli: global
 //! options come before the subcommand, command options before operands.
 
-use super::{
-    ExecSpec, Flags, exec_wrapper, given, is_follow_word, rebuild, switch, unknown_option,
-};
+use super::{ExecSpec, Flags, exec_wrapper, follow_rewrite, given, switch, unknown_option};
 use crate::invocation::{Arg, Invocation};
 use crate::options::{Options, Style, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
@@ -202,15 +200,12 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, &[&LOGS], "", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, &[&LOGS], insert, reason)
 }
 
 const CTR_GLOBALS: Flags = Flags {
@@ -367,8 +362,11 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("crictl logs -f abc") {
-            Verdict::Interactive(iv) => {
-                assert_eq!(iv.rewrite.as_deref(), Some("crictl logs --tail=200 abc"));
+            Verdict::Interactive(_) => {
+                assert_eq!(
+                    crate::commands::testing::full_rewrite("crictl logs -f abc").as_deref(),
+                    Some("crictl logs --tail=200 abc")
+                );
             }
             other => panic!("{other:?}"),
         }

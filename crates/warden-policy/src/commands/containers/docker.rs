@@ -4,8 +4,8 @@
 mod tables;
 
 use super::{
-    ExecSpec, Flags, any_may_be_option, compose, exec_wrapper, given, is_follow_word, rebuild,
-    switch, unknown_option,
+    ExecSpec, Flags, any_may_be_option, compose, exec_wrapper, follow_rewrite, given,
+    stats_rewrite, switch, unknown_option,
 };
 use crate::invocation::Invocation;
 use crate::options::{Options, Style};
@@ -294,15 +294,12 @@ fn logs(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, sets, "n", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, ai, insert, is_follow_word), reason)
+    follow_rewrite(inv, ai, sets, insert, reason)
 }
 
 /// `stats` streams unless `--no-stream`.
@@ -314,12 +311,7 @@ fn stats(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
     if switch(rest, &[&READ_FLAGS], None, "--no-stream").on {
         return Verdict::Read;
     }
-    Verdict::unbounded_with_rewrite(
-        rebuild(inv.name, inv, ai, &["--no-stream"], |text| {
-            text.starts_with("--no-stream")
-        }),
-        "streams statistics until interrupted; `--no-stream` prints once",
-    )
+    stats_rewrite(inv, ai, &[&READ_FLAGS])
 }
 
 /// `events` streams unless `--until` (or podman's `--stream=false`).

@@ -2,8 +2,8 @@
 //! kubectl …` arrives here through the `k3s` wrapper).
 
 use super::{
-    Flags, action, any_may_be_option, given, is_follow_word, rebuild, switch, tty_wrap,
-    unknown_option, value_of,
+    Flags, action, any_may_be_option, follow_rewrite, given, switch, tty_wrap, unknown_option,
+    value_of,
 };
 use crate::commands::common::bad;
 use crate::invocation::{Arg, Invocation};
@@ -478,9 +478,6 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let tail = !given(rest, sets, "", &["--tail"]);
     let since = !given(rest, sets, "", &["--since", "--since-time"]);
     let insert: &[&str] = match (tail, since) {
@@ -489,7 +486,7 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         (false, true) => &["--since=10m"],
         (false, false) => &[],
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, sets, insert, reason)
 }
 
 /// `cluster-info` reads; `cluster-info dump --output-directory` writes files.

@@ -190,9 +190,8 @@ pub(super) fn stern(inv: &Invocation<'_, '_>) -> Verdict {
     if switch(inv.args, &[&STERN], None, "--no-follow").on {
         return Verdict::Read;
     }
-    let mut rewrite = String::from(inv.name);
-    rewrite.push_str(" --no-follow");
-    if inv.option_value(None, Some("--tail")).is_none() {
+    let mut rewrite = String::from("--no-follow");
+    if !given(inv.args, &[&STERN], "", &["--tail"]) {
         rewrite.push_str(" --tail=200");
     }
     for arg in inv.args {
@@ -516,9 +515,9 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("stern web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite("stern web").as_deref(),
                     Some("stern --no-follow --tail=200 web")
                 );
             }

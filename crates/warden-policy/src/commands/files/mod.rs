@@ -1,230 +1,144 @@
-//! Files and directories: listing, reading, finding, archives, pagers and
-//! editors, and the common file writes.
+//! Files and directories: reading, listing, finding, archives, pagers and
+//! editors, and the common file writes. Every program's options are an
+//! allowlist (see each module).
+
+mod archives;
+mod change;
+mod find;
+mod list;
+mod pagers;
+mod read;
 
 use super::Rule;
-use super::common::{always_read, high_write, low_write, medium_write};
-use super::follow::{FollowSpec, rewrite, strip_follow};
-use crate::invocation::{Invocation, OptSpec};
-use crate::verdict::*;
 
 pub(crate) const RULES: &[(&str, Rule)] = &[
-    ("cat", always_read),
-    ("tac", always_read),
-    ("nl", always_read),
-    ("head", always_read),
-    ("ls", always_read),
-    ("dir", always_read),
-    ("du", always_read),
-    ("df", always_read),
-    ("stat", always_read),
-    ("tree", always_read),
-    ("basename", always_read),
-    ("dirname", always_read),
-    ("realpath", always_read),
-    ("readlink", always_read),
-    ("which", always_read),
-    ("whereis", always_read),
-    ("file", always_read),
-    ("md5sum", always_read),
-    ("sha1sum", always_read),
-    ("sha256sum", always_read),
-    ("sha512sum", always_read),
-    ("cmp", always_read),
-    ("diff", always_read),
-    ("zcat", always_read),
-    ("tail", tail),
-    ("sort", sort),
-    ("uniq", uniq),
-    ("base64", base64),
-    ("tee", tee),
-    ("find", find),
-    ("tar", tar),
-    ("less", pager),
-    ("more", pager),
-    ("most", pager),
-    ("vi", editor),
-    ("vim", editor),
-    ("nvim", editor),
-    ("nano", editor),
-    ("emacs", editor),
-    ("ed", editor),
-    ("man", pager),
-    ("touch", low_write),
-    ("mkdir", low_write),
-    ("cp", medium_write),
-    ("mv", medium_write),
-    ("ln", medium_write),
-    ("install", medium_write),
-    ("rsync", medium_write),
-    ("scp", medium_write),
-    ("chmod", medium_write),
-    ("chown", medium_write),
-    ("chgrp", medium_write),
-    ("chattr", medium_write),
-    ("setfacl", medium_write),
-    ("truncate", medium_write),
-    ("rm", high_write),
-    ("rmdir", high_write),
-    ("unlink", high_write),
-    ("shred", high_write),
-    ("dd", high_write),
+    // reading files
+    ("cat", read::cat),
+    ("tac", read::tac),
+    ("nl", read::nl),
+    ("head", read::head),
+    ("tail", read::tail),
+    ("strings", read::strings),
+    ("od", read::od),
+    ("hexdump", read::hexdump),
+    ("hd", read::hexdump),
+    ("xxd", read::xxd),
+    ("base64", read::base64),
+    ("base32", read::base64),
+    ("basenc", read::base64),
+    ("file", read::file),
+    ("md5sum", read::checksum),
+    ("sha1sum", read::checksum),
+    ("sha224sum", read::checksum),
+    ("sha256sum", read::checksum),
+    ("sha384sum", read::checksum),
+    ("sha512sum", read::checksum),
+    ("b2sum", read::checksum),
+    ("cksum", read::checksum),
+    ("sum", read::checksum),
+    ("cmp", read::cmp),
+    ("diff", read::diff),
+    ("zcat", read::zcat),
+    ("gzcat", read::zcat),
+    ("bzcat", read::zcat),
+    ("xzcat", read::zcat),
+    ("zstdcat", read::zcat),
+    ("lz4cat", read::zcat),
+    ("zdiff", read::diff),
+    // listing and naming
+    ("ls", list::ls),
+    ("dir", list::ls),
+    ("vdir", list::ls),
+    ("tree", list::tree),
+    ("stat", list::stat),
+    ("du", list::du),
+    ("df", list::df),
+    ("realpath", list::realpath),
+    ("readlink", list::readlink),
+    ("basename", list::basename),
+    ("dirname", list::dirname),
+    ("which", list::which),
+    ("whereis", list::whereis),
+    ("namei", list::namei),
+    ("lsattr", list::lsattr),
+    ("getfacl", list::getfacl),
+    ("mountpoint", list::mountpoint),
+    ("sync", list::sync),
+    // finding
+    ("find", find::find),
+    ("locate", find::locate),
+    ("plocate", find::locate),
+    ("mlocate", find::locate),
+    ("fd", find::fd),
+    ("fdfind", find::fd),
+    // archives and compressed files
+    ("tar", archives::tar),
+    ("unzip", archives::unzip),
+    ("zipinfo", archives::zipinfo),
+    ("gzip", archives::compressor),
+    ("gunzip", archives::compressor),
+    ("bzip2", archives::compressor),
+    ("bunzip2", archives::compressor),
+    ("xz", archives::compressor),
+    ("unxz", archives::compressor),
+    ("zstd", archives::compressor),
+    ("unzstd", archives::compressor),
+    ("lz4", archives::compressor),
+    ("7z", archives::seven_zip),
+    ("7za", archives::seven_zip),
+    ("cpio", archives::cpio),
+    ("lsinitramfs", archives::lsinitramfs),
+    ("lsinitrd", archives::lsinitramfs),
+    ("unsquashfs", archives::unsquashfs),
+    // pagers, editors, manuals
+    ("less", pagers::pager),
+    ("more", pagers::pager),
+    ("most", pagers::pager),
+    ("pg", pagers::pager),
+    ("man", pagers::man),
+    ("info", pagers::pager),
+    ("vi", pagers::editor),
+    ("vim", pagers::editor),
+    ("view", pagers::editor),
+    ("nvim", pagers::editor),
+    ("nano", pagers::editor),
+    ("pico", pagers::editor),
+    ("emacs", pagers::editor),
+    ("ed", pagers::editor),
+    ("ex", pagers::editor),
+    ("joe", pagers::editor),
+    ("micro", pagers::editor),
+    ("mcedit", pagers::editor),
+    ("hx", pagers::editor),
+    ("vimdiff", pagers::editor),
+    ("mc", pagers::editor),
+    // writes
+    ("touch", change::touch),
+    ("mkdir", change::touch),
+    ("mktemp", change::touch),
+    ("mkfifo", change::touch),
+    ("mknod", change::medium),
+    ("cp", change::medium),
+    ("mv", change::medium),
+    ("ln", change::medium),
+    ("install", change::medium),
+    ("rsync", change::medium),
+    ("scp", change::medium),
+    ("chmod", change::medium),
+    ("chown", change::medium),
+    ("chgrp", change::medium),
+    ("chattr", change::medium),
+    ("setfacl", change::medium),
+    ("truncate", change::medium),
+    ("fallocate", change::medium),
+    ("split", change::medium),
+    ("csplit", change::medium),
+    ("patch", change::medium),
+    ("rename", change::medium),
+    ("tee", change::tee),
+    ("dd", change::dd),
+    ("rm", change::high),
+    ("rmdir", change::high),
+    ("unlink", change::high),
+    ("shred", change::high),
 ];
-
-const TAIL_FOLLOW: FollowSpec = FollowSpec {
-    follow_short: "fF",
-    value_short: "cns",
-    follow_long: &["--follow"],
-};
-
-fn obsolete_follow(text: &str) -> Option<&str> {
-    let rest = text.strip_prefix(['-', '+'])?;
-    let without_f = rest.strip_suffix(['f', 'F']).filter(|w| !w.is_empty())?;
-    let digits = without_f.trim_end_matches(['b', 'c', 'l']);
-    (digits.bytes().all(|b| b.is_ascii_digit()) && without_f.len() <= digits.len() + 1)
-        .then(|| &text[..text.len() - 1])
-}
-
-fn tail(inv: &Invocation<'_, '_>) -> Verdict {
-    if let Some(arg) = inv
-        .args
-        .iter()
-        .find(|a| obsolete_follow(a.as_str()).is_some())
-    {
-        let count = obsolete_follow(arg.as_str()).unwrap_or_default();
-        let kept: Vec<String> = inv
-            .args
-            .iter()
-            .filter_map(|a| match obsolete_follow(a.as_str()) {
-                Some(c) if c.len() > 1 => Some(c.to_string()),
-                Some(_) => None,
-                None => Some(a.raw.to_string()),
-            })
-            .collect();
-        let added: &[&str] = if count.len() > 1 { &[] } else { &["-n", "200"] };
-        return Verdict::unbounded_with_rewrite(
-            rewrite("tail", added, &kept),
-            "`f` follows the file forever",
-        );
-    }
-    let Some(kept) = strip_follow(inv, &TAIL_FOLLOW) else {
-        return Verdict::Read;
-    };
-    let has_lines = inv.has_short('n')
-        || inv.has_long_abbrev("--lines")
-        || inv.has_short('c')
-        || inv.has_long_abbrev("--bytes")
-        || inv.args.iter().any(|a| {
-            a.as_str().len() > 1
-                && a.as_str().starts_with('-')
-                && a.as_str()[1..].bytes().all(|b| b.is_ascii_digit())
-        });
-    let added: &[&str] = if has_lines { &[] } else { &["-n", "200"] };
-    Verdict::unbounded_with_rewrite(
-        rewrite("tail", added, &kept),
-        "`-f` follows the file forever",
-    )
-}
-
-fn sort(inv: &Invocation<'_, '_>) -> Verdict {
-    if inv.has_short('o') || inv.has_long_abbrev("--output") {
-        return Verdict::write(Risk::MediumWrite, "`-o` writes the output to a file");
-    }
-    if inv.has_short('T')
-        || inv.has_long_abbrev("--temporary-directory")
-        || inv.has_long_abbrev("--compress-program")
-    {
-        return Verdict::unknown("writes temporary files or runs a compressor");
-    }
-    if inv.any_variable() {
-        return Verdict::unknown("an argument from an expansion could be `-o`");
-    }
-    Verdict::Read
-}
-
-fn uniq(inv: &Invocation<'_, '_>) -> Verdict {
-    let spec = OptSpec {
-        short_with_value: "fsw",
-        long_with_value: &[
-            "--skip-fields",
-            "--skip-chars",
-            "--check-chars",
-            "--all-repeated",
-            "--group",
-        ],
-    };
-    if inv.positionals(spec).nth(1).is_some() {
-        return Verdict::write(Risk::MediumWrite, "a second operand is an output file");
-    }
-    Verdict::Read
-}
-
-fn base64(inv: &Invocation<'_, '_>) -> Verdict {
-    if inv.has_short('o') || inv.has_long_abbrev("--output") {
-        return Verdict::write(Risk::MediumWrite, "`-o` writes a file");
-    }
-    Verdict::Read
-}
-
-fn tee(inv: &Invocation<'_, '_>) -> Verdict {
-    if inv.positionals(OptSpec::NONE).next().is_some() {
-        return Verdict::write(Risk::MediumWrite, "writes its input to files");
-    }
-    Verdict::Read
-}
-
-fn find(inv: &Invocation<'_, '_>) -> Verdict {
-    const WRITERS: &[&str] = &["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
-    const RUNNERS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
-    if let Some(a) = inv.args.iter().find(|a| WRITERS.contains(&a.as_str())) {
-        return Verdict::write(
-            Risk::HighWrite,
-            format!("`{}` deletes or writes files", a.as_str()),
-        );
-    }
-    if let Some(a) = inv.args.iter().find(|a| RUNNERS.contains(&a.as_str())) {
-        return Verdict::unknown(format!("`{}` runs a command on every match", a.as_str()));
-    }
-    if inv.any_variable()
-        && inv
-            .args
-            .iter()
-            .any(|a| a.shape == crate::invocation::ArgShape::Dynamic)
-    {
-        return Verdict::unknown("an argument from an expansion could be `-delete` or `-exec`");
-    }
-    Verdict::Read
-}
-
-fn tar(inv: &Invocation<'_, '_>) -> Verdict {
-    let first = inv.arg(0).unwrap_or("");
-    let lists = inv.has_short('t')
-        || inv.has_long_abbrev("--list")
-        || (!first.starts_with('-') && first.contains('t'));
-    let modes = ['x', 'c', 'r', 'u', 'A'];
-    let other_mode = modes
-        .iter()
-        .any(|&m| inv.has_short(m) || (!first.starts_with('-') && first.contains(m)))
-        || inv.has_long_abbrev("--extract")
-        || inv.has_long_abbrev("--create")
-        || inv.has_long_abbrev("--append")
-        || inv.has_long_abbrev("--delete");
-    if lists
-        && !other_mode
-        && !inv.has_long_abbrev("--to-command")
-        && !inv.has_short('I')
-        && !inv.has_long_abbrev("--use-compress-program")
-        && !inv.has_short('F')
-        && !inv.has_long_abbrev("--checkpoint-action")
-    {
-        return Verdict::Read;
-    }
-    Verdict::write(Risk::MediumWrite, "creates or extracts an archive")
-}
-
-fn pager(_: &Invocation<'_, '_>) -> Verdict {
-    Verdict::interactive(InteractiveCategory::Pager, "pages its output on a terminal")
-}
-
-fn editor(_: &Invocation<'_, '_>) -> Verdict {
-    Verdict::interactive_writer(InteractiveCategory::Pager, "an interactive editor")
-}

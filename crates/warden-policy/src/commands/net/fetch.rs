@@ -451,7 +451,6 @@ mod tests {
             "wget --output-document=- https://x",
             "wget -qO /dev/null https://x",
             "wget -S --spider https://x",
-            "wget --spi https://x",
             "wget -nv --spider -T 5 -t 1 https://x",
             "wget -qO- --header=Accept:json https://x",
             "wget --version",
@@ -482,6 +481,7 @@ mod tests {
             "wget --config=f --spider https://x",
             "wget -b https://x",
             "wget --frob -qO- https://x",
+            "wget --spi https://x",
             "wget --save-cookies c -qO- https://x",
         ] {
             assert!(is_write(line), "{line}");

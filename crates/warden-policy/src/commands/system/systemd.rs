@@ -2,7 +2,7 @@
 //! the SysV `service` front end.
 
 use crate::commands::common::{Subs, bad, first_bad, first_pos, help_only, variable_guard};
-use crate::commands::follow::{FollowSpec, rewrite, strip_follow};
+use crate::commands::follow::rewrite_args;
 use crate::invocation::Invocation;
 use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
@@ -327,12 +327,6 @@ const JOURNALCTL_WRITERS: &[(&str, Risk, &str)] = &[
     ),
 ];
 
-const JOURNALCTL_FOLLOW: FollowSpec = FollowSpec {
-    follow_short: "f",
-    value_short: "MDSUcutTpgoFbni",
-    follow_long: &["--follow"],
-};
-
 pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     let mut follows = false;
     let mut unknown = None;
@@ -359,9 +353,6 @@ pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`-f` follows the journal forever";
-    let Some(kept) = strip_follow(inv, &JOURNALCTL_FOLLOW) else {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    };
     let mut added: Vec<&str> = Vec::with_capacity(4);
     let has = |short: char, long: &str| {
         JOURNALCTL.walk(inv.args).any(|t| match t {
@@ -376,7 +367,20 @@ pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     if !has('S', "--since") {
         added.extend(["--since", "\"10 min ago\""]);
     }
-    Verdict::unbounded_with_rewrite(rewrite(inv.name, &added, &kept), reason)
+    let is_follow = |t: &Tok<'_>| {
+        matches!(
+            t,
+            Tok::Short { flag: 'f', .. }
+                | Tok::Long {
+                    name: "--follow",
+                    ..
+                }
+        )
+    };
+    match rewrite_args(inv, &[&JOURNALCTL], is_follow, &added, None) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
 }
 
 const SERVICE_READS: &[&str] = &["status"];

@@ -241,7 +241,7 @@ fn interactive() {
 
 fn rewrite(line: &'static str) -> Option<String> {
     match rule_verdict(line) {
-        Verdict::Interactive(iv) => iv.rewrite,
+        Verdict::Interactive(_) => crate::commands::testing::full_rewrite(line),
         other => panic!("{line}: {other:?}"),
     }
 }
@@ -269,7 +269,10 @@ fn rewrites() {
             "kubectl -n app logs -f x -c web",
             Some("kubectl -n app logs --tail=200 --since=10m x -c web"),
         ),
-        ("kubectl logs -fp x", None),
+        (
+            "kubectl logs -fp x",
+            Some("kubectl logs --tail=200 --since=10m -p x"),
+        ),
     ] {
         assert_eq!(rewrite(line).as_deref(), expected, "{line}");
     }
