@@ -309,6 +309,10 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
         {
             Some("`ceph … delete --yes-i-really-really-mean-it` destroys a pool".into())
         }
+        "coreutils" => {
+            let prog = inv.arg(0)?.strip_prefix("--coreutils-prog=")?;
+            check(&Invocation::new(prog, &inv.args[1..]))
+        }
         "kill" => kill_all(inv),
         "pkill" | "killall" => match_everything(inv),
         "killall5" => Some("`killall5` kills every process".into()),

@@ -142,7 +142,10 @@ pub(crate) mod testing {
     }
 
     pub(crate) fn is_write(line: &'static str) -> bool {
-        matches!(rule_verdict(line), Verdict::Write(..) | Verdict::Unknown(_))
+        matches!(
+            rule_verdict(line),
+            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..)
+        )
     }
 
     /// The whole command a rule's rewrite of `line` stands for (a rule

@@ -14,7 +14,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("mksh", shell),
     ("ash", shell),
     ("fish", shell),
-    ("busybox", busybox),
     ("python", interpreter),
     ("python2", interpreter),
     ("python3", interpreter),
@@ -121,13 +120,6 @@ pub(super) fn opaque(via: &'static str, reason: impl Into<Reason>) -> Wrap {
         bound: Bound::None,
         interactive: None,
         via,
-    }
-}
-
-fn busybox(inv: &Invocation<'_, '_>) -> Verdict {
-    match inv.arg(0) {
-        None | Some("--list" | "--list-full" | "--help") => Verdict::Read,
-        Some(_) => Verdict::wrap_argv("busybox", 0),
     }
 }
 

@@ -94,7 +94,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("systemd-inhibit", sdmore::systemd_inhibit),
     ("systemd-tmpfiles", sdmore::cat_config_only),
     ("systemd-sysusers", sdmore::cat_config_only),
-    ("systemd-run", sdmore::systemd_run),
     ("coredumpctl", sdmore::coredumpctl),
     ("udevadm", sdmore::udevadm),
     ("bootctl", sdmore::bootctl),

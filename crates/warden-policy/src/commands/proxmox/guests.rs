@@ -20,6 +20,27 @@ const QM_GUEST_READS: &[&str] = &[
 ];
 
 pub(super) fn qm(inv: &Invocation<'_, '_>) -> Verdict {
+    // `qm guest exec VMID [--timeout N] [--pass-stdin 1] [--] CMD…` runs CMD
+    // in the guest: look through to it.
+    if inv.arg(0) == Some("guest") && inv.arg(1) == Some("exec") {
+        let start = match inv.args.iter().position(|a| a.as_str() == "--") {
+            Some(dashes) => dashes + 1,
+            None => {
+                let mut i = 3;
+                while let Some(a) = inv.args.get(i) {
+                    match a.as_str() {
+                        "--timeout" | "--pass-stdin" | "--synchronous" => i += 2,
+                        _ => break,
+                    }
+                }
+                i
+            }
+        };
+        if inv.args.get(start).is_none() {
+            return Verdict::unknown("no command to run in the guest");
+        }
+        return Verdict::wrap_argv("qm guest exec", start);
+    }
     if matches!(inv.arg(0), Some("guest" | "agent")) {
         let words: Vec<&str> = inv.positionals(OptSpec::NONE).map(|(_, w)| w).collect();
         return match words.as_slice() {

@@ -486,10 +486,3 @@ pub(super) fn systemd_inhibit(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::unknown("holds an inhibitor lock while running a program")
 }
-
-pub(super) fn systemd_run(inv: &Invocation<'_, '_>) -> Verdict {
-    if help_only(inv) {
-        return Verdict::Read;
-    }
-    Verdict::write(M, "starts a transient unit")
-}
