@@ -10,7 +10,7 @@ use crate::invocation::Invocation;
 use crate::verdict::Verdict;
 
 mod redis;
-mod sql;
+pub mod sql;
 
 /// Decides a dual-use command by inspecting the content it will execute.
 pub trait ContentInspector: Sync {
