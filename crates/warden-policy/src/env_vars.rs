@@ -64,6 +64,34 @@ const DANGEROUS: &[&str] = &[
     "FCEDIT",
     "TMOUT",
     "MAIL",
+    "SHELL",
+    "CDPATH",
+    "LOCPATH",
+    "NLSPATH",
+    "RESOLV_HOST_CONF",
+    "OPENSSL_ENGINES",
+    "RIPGREP_CONFIG_PATH",
+    "HELM_PLUGINS",
+    "DOCKER_CLI_PLUGIN_EXTRA_DIRS",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "CLOUDSDK_CONFIG",
+    "AZURE_CONFIG_DIR",
+    "ANSIBLE_CONFIG",
+    "LUA_INIT",
+    "MANOPT",
+    "MANPAGER",
+    "PSQL_PAGER",
+    "MYSQL_HISTFILE",
+    "PSQL_HISTORY",
+    "SSH_CONFIG",
+    "BASH_XTRACEFD",
+    "PROMPT_COMMAND",
+    "PS0",
+    "PS1",
+    "PS2",
+    "INPUTRC",
+    "HISTFILE",
 ];
 
 /// Prefixes that name families of dangerous variables.
@@ -76,7 +104,31 @@ const DANGEROUS_PREFIXES: &[&str] = &[
     "MALLOC_",
     "GLIBC_",
     "LC_CTYPE_PATH",
+    "ZPOOL_SCRIPT",
+    "SYSTEMD_",
 ];
+
+/// Variables that name configuration files which can run programs (a
+/// kubeconfig's `exec` plugins): only plain files may be named, never
+/// standard input, a device or another process's files.
+const CONFIG_FILES: &[&str] = &["KUBECONFIG"];
+
+/// Would setting `name` to `value` (as written, `literal` when it has no
+/// expansion) change which code runs or which configuration is read?
+pub fn is_dangerous_assignment(name: &str, value: &str, literal: bool) -> bool {
+    if is_dangerous(name) {
+        return true;
+    }
+    CONFIG_FILES.contains(&name)
+        && !(literal
+            && value.split(':').all(|path| {
+                !path.is_empty()
+                    && path != "-"
+                    && !["/dev", "/proc", "/sys"]
+                        .iter()
+                        .any(|p| path.starts_with(p))
+            }))
+}
 
 /// Suffixes used by many programs for pager and editor overrides.
 const DANGEROUS_SUFFIXES: &[&str] = &["_PAGER", "_EDITOR", "_ASKPASS", "_OPTS_FILE"];
@@ -107,15 +159,7 @@ mod tests {
         ] {
             assert!(is_dangerous(name), "{name}");
         }
-        for name in [
-            "KUBECONFIG",
-            "NS",
-            "LANG",
-            "TZ",
-            "TERM",
-            "COLUMNS",
-            "APP_NAME",
-        ] {
+        for name in ["NS", "LANG", "TZ", "TERM", "COLUMNS", "APP_NAME"] {
             assert!(!is_dangerous(name), "{name}");
         }
     }

@@ -128,6 +128,28 @@ pub(super) fn switch(args: &[Arg<'_>], sets: &[&Flags], short: Option<char>, lon
     state
 }
 
+/// A `--kubeconfig` that is not a plain file (standard input, a device,
+/// another process's file): its `exec` plugins would run whatever it says.
+pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
+    walk_sets(sets, args).find_map(|t| match t {
+        Tok::Long {
+            name: "--kubeconfig",
+            value,
+            index,
+        } => {
+            let literal = args.get(index).is_some_and(Arg::is_literal)
+                && args.get(index + 1).is_none_or(Arg::is_literal);
+            crate::env_vars::is_dangerous_assignment(
+                "KUBECONFIG",
+                value.unwrap_or_default(),
+                literal,
+            )
+            .then(|| Verdict::unknown("`--kubeconfig` names a file that is not a plain file"))
+        }
+        _ => None,
+    })
+}
+
 pub(super) fn any_may_be_option(args: &[Arg<'_>]) -> bool {
     args.iter().any(Arg::may_be_option)
 }

@@ -38,7 +38,7 @@ mod files;
 mod follow;
 mod git;
 mod guards;
-mod net;
+pub(crate) mod net;
 mod proxmox;
 mod shells;
 mod storage;

@@ -18,6 +18,7 @@ mod iproute;
 mod links;
 mod probe;
 mod tls;
+pub(crate) mod urls;
 
 use super::Rule;
 use super::common::always_read;

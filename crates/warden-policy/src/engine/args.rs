@@ -53,6 +53,8 @@ pub(super) fn unknowable(raw: &str) -> Arg<'_> {
 pub(super) enum Stdin {
     /// Whatever the line itself gets (a terminal, for all we know).
     Terminal,
+    /// `< /dev/null`: end of input at once.
+    Null,
     /// File names under literal directories (`find /etc -name …`): words
     /// that are not options and name no devices.
     Paths,
@@ -74,7 +76,7 @@ pub(super) fn xargs_input(stdin: Stdin) -> Arg<'static> {
             raw: "FILE",
             shape: ArgShape::Inert,
         },
-        Stdin::Terminal | Stdin::Data => Arg {
+        Stdin::Terminal | Stdin::Data | Stdin::Null => Arg {
             text: Cow::Borrowed("$INPUT"),
             raw: "$INPUT",
             shape: ArgShape::Dynamic,

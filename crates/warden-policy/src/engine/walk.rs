@@ -132,11 +132,7 @@ impl<'s> Walker<'s> {
                 "`(( … ))` is arithmetic in bash and nested subshells in sh".to_string()
             });
         }
-        let stdin = if compound.redirects.iter().any(feeds_stdin) {
-            Stdin::Data
-        } else {
-            io.stdin
-        };
+        let stdin = stdin_from(&compound.redirects).unwrap_or(io.stdin);
         let inner = Scope {
             top_level: false,
             stdin,
@@ -288,15 +284,15 @@ impl<'s> Walker<'s> {
     }
 
     fn simple(&mut self, simple: &SimpleCommand<'_>, io: Io, scope: Scope<'_, '_>) {
-        let stdin = if simple.redirects.iter().any(feeds_stdin) {
-            Stdin::Data
-        } else {
-            io.stdin
-        };
+        let stdin = stdin_from(&simple.redirects).unwrap_or(io.stdin);
         let io = Io { stdin, ..io };
         for assignment in &simple.assignments {
             self.word(&assignment.value, scope);
-            if env_vars::is_dangerous(assignment.name) {
+            if env_vars::is_dangerous_assignment(
+                assignment.name,
+                &assignment.value.text,
+                assignment.value.shape == ArgShape::Literal,
+            ) {
                 self.acc.write(Risk::MediumWrite, || {
                     format!("setting `{}` changes what programs run", assignment.name)
                 });
@@ -418,6 +414,11 @@ impl<'s> Walker<'s> {
     ) {
         // A program that waits for input is bounded when the line feeds it;
         // what it then reads cannot be inspected unless it is read-only anyway.
+        if iv.category == InteractiveCategory::InteractiveRepl && io.stdin == Stdin::Null {
+            // Fed nothing, it reads end of input and stops.
+            self.acc.read(program);
+            return;
+        }
         if iv.category == InteractiveCategory::InteractiveRepl && io.stdin.provided() {
             match iv.intent {
                 Intent::WriteOrUnknown => self.acc.write(Risk::MediumWrite, || {
@@ -556,6 +557,7 @@ impl<'s> Walker<'s> {
                 .acc
                 .write(Risk::MediumWrite, || format!("{}: {reason}", wrap.via)),
             Inner::Shell => match io.stdin {
+                Stdin::Null => self.acc.read(program),
                 Stdin::Data | Stdin::Paths => self.acc.write(Risk::MediumWrite, || {
                     format!(
                         "{}: runs commands from standard input, which cannot be inspected",
@@ -620,16 +622,26 @@ fn arguments_range(src: &str, simple: &SimpleCommand<'_>) -> Option<std::ops::Ra
     (!inside).then_some(start..end)
 }
 
-/// Does the redirect feed standard input?
-fn feeds_stdin(r: &Redirect<'_>) -> bool {
-    matches!(
-        r.op,
-        RedirectOp::Input
+/// What the redirects feed standard input, if they feed it (the last one
+/// wins): `< /dev/null` is the end of input at once.
+fn stdin_from(redirects: &[Redirect<'_>]) -> Option<Stdin> {
+    redirects
+        .iter()
+        .rev()
+        .filter(|r| r.fd.is_none_or(|fd| fd == 0))
+        .find_map(|r| match r.op {
+            RedirectOp::Input
+                if r.target.shape == ArgShape::Literal && r.target.text == "/dev/null" =>
+            {
+                Some(Stdin::Null)
+            }
+            RedirectOp::Input
             | RedirectOp::Heredoc
             | RedirectOp::Herestring
             | RedirectOp::DupInput
-            | RedirectOp::ReadWrite
-    ) && r.fd.is_none_or(|fd| fd == 0)
+            | RedirectOp::ReadWrite => Some(Stdin::Data),
+            _ => None,
+        })
 }
 
 /// What a pipeline stage gives the next one.

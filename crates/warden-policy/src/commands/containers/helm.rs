@@ -185,6 +185,9 @@ const DIFF: &[&str] = &["upgrade", "revision", "rollback", "release", "version"]
 use Risk::{HighWrite, LowWrite, MediumWrite};
 
 pub(super) fn helm(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(verdict) = super::kubeconfig(inv.args, &[&GLOBALS]) {
+        return verdict;
+    }
     let (si, sub) = match super::subcommand(inv, &[&GLOBALS]) {
         Ok(Some(found)) => found,
         Ok(None) if given(inv.args, &[&GLOBALS], "h", &["--help"]) => return Verdict::Read,

@@ -98,6 +98,7 @@ const READ: Flags = Flags {
         "--output-directory",
         "--sort",
         "--columns",
+        "--raw",
     ],
     long_flags: &[
         "--all-namespaces",
@@ -133,7 +134,6 @@ const READ: Flags = Flags {
         "--prune",
         "--flatten",
         "--minify",
-        "--raw",
         "--merge",
         "--list",
         "--quiet",
@@ -317,6 +317,9 @@ const WRITES: &[(&[&str], Risk, &str)] = &[
 ];
 
 pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(verdict) = super::kubeconfig(inv.args, &[&GLOBALS, &PRE]) {
+        return verdict;
+    }
     let (si, sub) = match super::subcommand(inv, &[&GLOBALS, &PRE]) {
         Ok(Some(found)) => found,
         Ok(None) if given(inv.args, &[&GLOBALS], "h", &["--help"]) => return Verdict::Read,
@@ -458,7 +461,13 @@ fn watchable(rest: &[Arg<'_>]) -> Verdict {
         return verdict;
     }
     let sets = &[&GLOBALS, &READ];
-    if switch(rest, sets, Some('w'), "--watch").on || switch(rest, sets, None, "--watch-only").on {
+    let raw_streams = value_of(rest, sets, None, "--raw")
+        .flatten()
+        .is_some_and(crate::commands::net::urls::streams);
+    if raw_streams
+        || switch(rest, sets, Some('w'), "--watch").on
+        || switch(rest, sets, None, "--watch-only").on
+    {
         return Verdict::interactive(
             InteractiveCategory::UnboundedStream,
             "`--watch` streams changes until interrupted",

@@ -196,9 +196,13 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
     }
     let mut spider = false;
     let mut document: Option<Option<&str>> = None;
+    let mut urls: Vec<&str> = Vec::new();
     for tok in WGET.walk(inv.args) {
         let (name, value) = match tok {
-            Tok::Operand { .. } => continue,
+            Tok::Operand { text, .. } => {
+                urls.push(text);
+                continue;
+            }
             Tok::Unknown { text, .. } => return bad(text),
             Tok::Dynamic { index } => return bad(inv.args[index].raw),
             Tok::Long { name, value, .. } => (name, value),
@@ -251,6 +255,18 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
             _ if WGET.long_flags.contains(&name) || WGET.long_values.contains(&name) => {}
             _ => return Verdict::unknown(format!("unknown option `{name}`")),
         }
+    }
+    if let Some(refusal) = urls
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https"]))
+    {
+        return refusal;
+    }
+    if urls.iter().any(|u| super::urls::streams(u))
+        && !inv.has_short('T')
+        && !inv.has_long("--timeout")
+    {
+        return super::urls::streaming();
     }
     match document {
         Some(target) if !is_sink(target) => {
@@ -395,6 +411,12 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
             Tok::Unknown { text, .. } => return bad(text),
             Tok::Dynamic { index } => return bad(inv.args[index].raw),
         }
+    }
+    if let Some(refusal) = positionals
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https"]))
+    {
+        return refusal;
     }
     let (method, items) = match positionals.as_slice() {
         [m, _url, items @ ..] if m.bytes().all(|b| b.is_ascii_alphabetic()) => (Some(*m), items),

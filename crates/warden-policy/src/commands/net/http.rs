@@ -111,7 +111,6 @@ const CURL_SAFE_VALUE: &[&str] = &[
     "--pinnedpubkey",
     "--preproxy",
     "--proto",
-    "--proto-default",
     "--proto-redir",
     "--proxy",
     "--proxy-cacert",
@@ -386,10 +385,20 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
     if data && !get {
         return Verdict::write(Risk::MediumWrite, "sends data (a POST request)");
     }
-    for url in urls {
+    let bounded = inv.args.iter().any(|a| {
+        let t = a.as_str();
+        t == "-m"
+            || t == "--max-time"
+            || t.starts_with("--max-time=")
+            || (t.starts_with("-m") && t.len() > 2 && !t.starts_with("--"))
+    });
+    if !bounded && urls.iter().any(|u| super::urls::streams(u)) {
+        return super::urls::streaming();
+    }
+    for url in &urls {
         let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
         if lower.starts_with("telnet:") {
-            return Verdict::interactive(
+            return Verdict::interactive_writer(
                 InteractiveCategory::InteractiveRepl,
                 "a telnet URL sends standard input",
             );
@@ -400,6 +409,12 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
                 "an MQTT URL subscribes until interrupted",
             );
         }
+    }
+    if let Some(refusal) = urls
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https", "file"]))
+    {
+        return refusal;
     }
     Verdict::Read
 }

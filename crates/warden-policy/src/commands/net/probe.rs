@@ -358,7 +358,7 @@ pub(super) fn netcat(inv: &Invocation<'_, '_>) -> Verdict {
     if inv.has_short('z') || inv.has_word(&["-h", "--help", "--version"]) {
         return Verdict::Read;
     }
-    Verdict::interactive(
+    Verdict::interactive_writer(
         InteractiveCategory::InteractiveRepl,
         "sends standard input to the connection; use `-z` to test a port",
     )

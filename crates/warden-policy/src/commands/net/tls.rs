@@ -106,9 +106,10 @@ pub(super) fn openssl(inv: &Invocation<'_, '_>) -> Verdict {
         new_key |= matches!(head, "new" | "newkey");
     }
     match sub {
-        "s_client" => Verdict::interactive(
+        // What it reads from standard input it sends to the server.
+        "s_client" => Verdict::interactive_writer(
             InteractiveCategory::InteractiveRepl,
-            "waits on standard input; add </dev/null",
+            "sends standard input to the server; add </dev/null",
         ),
         "req" if new_key => Verdict::write(Risk::LowWrite, "`-new` generates a request and key"),
         "genrsa" | "genpkey" | "gendsa" => Verdict::write(Risk::LowWrite, "generates a key"),

@@ -270,7 +270,8 @@ fn env(inv: &Invocation<'_, '_>) -> Verdict {
         if !arg.is_literal() && name.contains(['$', '`']) {
             return bad(arg.raw);
         }
-        if env_vars::is_dangerous(name) {
+        let value = arg.as_str().split_once('=').map_or("", |(_, v)| v);
+        if env_vars::is_dangerous_assignment(name, value, arg.is_literal()) {
             return Verdict::Guarded(
                 Wrap {
                     inner: Inner::Argv { start: index + 1 },
