@@ -18,6 +18,7 @@
 //! | wrappers | `wrappers.rs` | timeout, nice, env, xargs, ssh, watch, … |
 //! | guards | `guards.rs` | sudo, su, eval, exec, source, nohup, … |
 //! | builtins | `builtins.rs` | cd, set, export, read, test, … |
+//! | databases | `databases.rs` | pg_isready, pg_dump, mysqladmin, etcdctl, … |
 //! | inspectors | `../inspect/` | sqlite3, mysql, psql, redis-cli (content inspected) |
 //!
 //! A rule looks at one simple command (name and arguments after quote
@@ -34,6 +35,7 @@ use crate::verdict::Verdict;
 mod builtins;
 pub(crate) mod common;
 mod containers;
+mod databases;
 mod files;
 mod follow;
 mod git;
@@ -64,6 +66,7 @@ const FAMILIES: &[(&str, &[(&str, Rule)])] = &[
     ("wrappers", wrappers::RULES),
     ("guards", guards::RULES),
     ("builtins", builtins::RULES),
+    ("databases", databases::RULES),
     ("inspectors", crate::inspect::RULES),
 ];
 

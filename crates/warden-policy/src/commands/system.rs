@@ -5,6 +5,7 @@
 //! not known is never read-only, and read-only subcommands are allowlisted.
 
 mod clock;
+mod gpu;
 mod kernel;
 mod otherpkgs;
 mod packages;
@@ -13,6 +14,7 @@ mod procs;
 mod rpmpkgs;
 mod sdmore;
 mod sdtools;
+mod security;
 mod systemd;
 #[cfg(test)]
 mod tests;
@@ -167,6 +169,32 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("cpupower", power::cpupower),
     ("turbostat", power::turbostat),
     ("tuned-adm", power::tuned_adm),
+    // GPUs
+    ("nvidia-smi", gpu::nvidia_smi),
+    ("rocm-smi", gpu::rocm_smi),
+    ("amd-smi", gpu::amd_smi),
+    ("intel_gpu_top", gpu::intel_gpu_top),
+    ("gpustat", gpu::gpustat),
+    // security and configuration checks
+    ("auditctl", security::auditctl),
+    ("aureport", security::aureport),
+    ("ausearch", security::aureport),
+    ("fail2ban-client", security::fail2ban_client),
+    ("semanage", security::semanage),
+    ("getsebool", always_read),
+    ("clamscan", security::clamscan),
+    ("chkrootkit", always_read),
+    ("nginx", security::config_test),
+    ("sshd", security::config_test),
+    ("apachectl", security::config_test),
+    ("apache2ctl", security::config_test),
+    ("haproxy", security::config_test),
+    ("named-checkconf", security::config_test),
+    ("named-checkzone", security::config_test),
+    ("unbound-checkconf", security::config_test),
+    ("promtool", security::config_test),
+    ("amtool", security::config_test),
+    ("postfix", security::config_test),
     // users, groups, logins, scheduled jobs
     ("id", always_read),
     ("groups", always_read),

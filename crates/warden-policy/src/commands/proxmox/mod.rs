@@ -25,7 +25,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("pvesubscription", cluster::pvesubscription),
     ("pve-firewall", cluster::pve_firewall),
     ("pveversion", always_read),
-    ("pveperf", always_read),
+    ("pveperf", pveperf),
     ("pvereport", always_read),
     ("proxmox-backup-client", backup::proxmox_backup_client),
     ("proxmox-backup-manager", backup::proxmox_backup_manager),
@@ -44,4 +44,12 @@ fn subcommand_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
         }
         None => Verdict::unknown("no subcommand"),
     }
+}
+
+/// `pveperf [PATH]` measures fsyncs by writing a file under PATH.
+fn pveperf(_: &Invocation<'_, '_>) -> Verdict {
+    Verdict::write(
+        crate::verdict::Risk::LowWrite,
+        "writes a test file to measure fsync rate",
+    )
 }

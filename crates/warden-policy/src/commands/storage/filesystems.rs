@@ -41,3 +41,33 @@ pub(super) fn exportfs(inv: &Invocation<'_, '_>) -> Verdict {
         Verdict::write(Risk::MediumWrite, "changes NFS exports")
     }
 }
+
+/// `nfsstat`: `-z` zeroes the counters; `-Z` repeats until interrupted.
+pub(super) fn nfsstat(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv
+        .args
+        .iter()
+        .any(|a| a.as_str() == "-z" || a.as_str() == "--zero")
+    {
+        return Verdict::write(Risk::LowWrite, "`-z` zeroes the statistics");
+    }
+    if inv
+        .args
+        .iter()
+        .any(|a| a.as_str().starts_with("-Z") || a.as_str().starts_with("--sleep"))
+    {
+        return Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            "`-Z` repeats until interrupted",
+        );
+    }
+    Verdict::Read
+}
+
+/// `zdb -x DIR` copies blocks into DIR.
+pub(super) fn zdb(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.args.iter().any(|a| a.as_str().starts_with("-x")) {
+        return Verdict::write(Risk::LowWrite, "`-x` copies blocks into a directory");
+    }
+    Verdict::Read
+}

@@ -84,3 +84,49 @@ pub(super) fn iscsiadm(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::Read
 }
+
+/// The LVM reporting commands (`lvs`, `vgs`, `pvs`, `*display`, `*scan`):
+/// `--mknodes`, `--cache`, `--activate`/`-a`, `--notifydbus` change state.
+pub(super) fn lvm_report(inv: &Invocation<'_, '_>) -> Verdict {
+    let changes = inv.args.iter().find(|a| {
+        let t = a.as_str();
+        t.starts_with("--mknodes")
+            || t.starts_with("--cache")
+            || t.starts_with("--activate")
+            || t.starts_with("--notifydbus")
+            || t.starts_with("--refresh")
+            || (inv.name.ends_with("scan")
+                && (t == "-a" || t.starts_with("-a") && !t.starts_with("--")))
+    });
+    match changes {
+        Some(a) => Verdict::write(
+            Risk::LowWrite,
+            format!("`{}` changes LVM state", a.as_str()),
+        ),
+        None if inv.args.iter().any(|a| a.may_be_option()) => {
+            Verdict::unknown("an argument could expand into an option")
+        }
+        None => Verdict::Read,
+    }
+}
+
+/// `blkid`: `-g` prunes and `-w`/`-c FILE` write its cache (`-c /dev/null`
+/// does not).
+pub(super) fn blkid(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut words = inv.args.iter().map(|a| a.as_str()).peekable();
+    while let Some(w) = words.next() {
+        match w {
+            "-g" | "--garbage-collect" => {
+                return Verdict::write(Risk::LowWrite, "`-g` prunes the cache");
+            }
+            "-w" | "-c" | "--cache-file" if words.peek() != Some(&"/dev/null") => {
+                return Verdict::write(Risk::LowWrite, "writes the blkid cache");
+            }
+            _ if w.starts_with("--cache-file=") && w != "--cache-file=/dev/null" => {
+                return Verdict::write(Risk::LowWrite, "writes the blkid cache");
+            }
+            _ => {}
+        }
+    }
+    Verdict::Read
+}
