@@ -294,6 +294,20 @@ pub fn refusal(program: &str, args: &[Arg<'_>], verdict: &Verdict) -> Option<Str
     })
 }
 
+/// Does the argument name a device that never reaches its end
+/// (`/dev/zero`, `/dev/urandom`)?
+pub fn never_ends(arg: &Arg<'_>) -> bool {
+    matches!(
+        literal_kind_name(&arg.text),
+        Some("/dev/zero" | "/dev/urandom" | "/dev/random" | "/dev/full")
+    )
+}
+
+fn literal_kind_name(text: &str) -> Option<&str> {
+    let text = text.trim();
+    text.starts_with("/dev/").then_some(text)
+}
+
 /// The device an argument names, if any: the path as written and its kind.
 pub fn arg_device<'a>(arg: &'a Arg<'_>) -> Option<(&'a str, DeviceKind)> {
     let text: &str = &arg.text;

@@ -6,6 +6,8 @@ mod support;
 
 #[path = "tables/evaluation.rs"]
 mod evaluation;
+#[path = "tables/recall.rs"]
+mod recall;
 #[path = "tables/two_shells.rs"]
 mod two_shells;
 

@@ -229,6 +229,41 @@ pub fn reads(inv: &Invocation<'_, '_>, spec: &Options, globs: Globs) -> Verdict 
     walk_checked(inv, &[spec], globs, |_| None)
 }
 
+/// A filter: read-only when every option is known, and reading standard
+/// input when given no more than `words` operands (`cat`, `sort`; `tr`
+/// always): with nothing feeding it, it waits on the terminal.
+pub fn filter(inv: &Invocation<'_, '_>, spec: &Options, globs: Globs, words: usize) -> Verdict {
+    let mut operands = 0;
+    let verdict = walk_checked(inv, &[spec], globs, |tok| {
+        operands += usize::from(matches!(tok, Tok::Operand { text, .. } if *text != "-"));
+        None
+    });
+    if verdict == Verdict::Read && operands <= words && !inv.has_word(&["--help", "--version"]) {
+        return stdin_reader();
+    }
+    verdict
+}
+
+/// Waits for standard input: bounded when the line feeds it.
+pub fn stdin_reader() -> Verdict {
+    Verdict::interactive(
+        crate::verdict::InteractiveCategory::InteractiveRepl,
+        "reads standard input",
+    )
+}
+
+/// A rule for a filter: `filter_rule!(cat, CAT, Globs::Harmless, 0)`.
+macro_rules! filter_rule {
+    ($name:ident, $spec:expr, $globs:expr, $words:expr) => {
+        pub(super) fn $name(
+            inv: &$crate::invocation::Invocation<'_, '_>,
+        ) -> $crate::verdict::Verdict {
+            $crate::commands::common::filter(inv, &$spec, $globs, $words)
+        }
+    };
+}
+pub(crate) use filter_rule;
+
 /// A rule for a program whose known options only change what it prints:
 /// `read_rule!(cat, CAT, Globs::Harmless)` defines `fn cat`.
 macro_rules! read_rule {

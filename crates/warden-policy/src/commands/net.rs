@@ -51,6 +51,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("bmon", links::full_screen),
     ("iptraf-ng", links::full_screen),
     ("vnstat", links::vnstat),
+    ("lldpctl", links::lldpctl),
     // firewalls and connection tracking
     ("iptables", firewall::iptables),
     ("ip6tables", firewall::iptables),

@@ -98,6 +98,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("systemd-sysusers", sdmore::cat_config_only),
     ("coredumpctl", sdmore::coredumpctl),
     ("udevadm", sdmore::udevadm),
+    ("inotifywait", sdmore::inotifywait),
     ("bootctl", sdmore::bootctl),
     ("machinectl", sdmore::machinectl),
     // kernel, hardware, time, power
@@ -127,6 +128,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("hwinfo", kernel::hwinfo),
     ("inxi", kernel::inxi),
     ("sensors", kernel::sensors),
+    ("ipmitool", kernel::ipmitool),
     ("nproc", always_read),
     ("arch", always_read),
     ("getconf", always_read),

@@ -158,7 +158,14 @@ impl Vars {
                 .iter()
                 .all(|n| plain_start(n) || !self.other.iter().any(|o| o == n))
             && inner.is_some_and(|i| i.starts_with('$'));
-        if quoted_one_var {
+        // `$HOME/x` unquoted: the shell's own values hold no spaces.
+        let shell_value = raw.starts_with('$')
+            && !names.is_empty()
+            && names
+                .iter()
+                .all(|n| SHELL_PATHS.contains(n) && !self.other.iter().any(|o| o == n))
+            && !raw.contains(['"', '\'', '*', '?', '[']);
+        if quoted_one_var || shell_value {
             return Arg {
                 shape: ArgShape::Inert,
                 ..arg

@@ -368,7 +368,18 @@ impl<'s> Walker<'s> {
             self.acc.catastrophic(|| reason.into_owned());
         }
         let verdict = match devices::refusal(program, args, &verdict) {
-            Some(reason) => Verdict::write(Risk::MediumWrite, reason),
+            Some(reason) => {
+                if args.iter().any(devices::never_ends) {
+                    self.acc.interactive(
+                        Interactive {
+                            category: InteractiveCategory::UnboundedStream,
+                            rewrite: None,
+                        },
+                        || format!("{program}: the device never reaches its end"),
+                    );
+                }
+                Verdict::write(Risk::MediumWrite, reason)
+            }
             None => verdict,
         };
         match (&verdict, rule) {

@@ -355,7 +355,24 @@ pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
             // Its `--watch` (on by default) ends with the rollout.
             Ok((ai, "status" | "history")) => {
                 let rest = inv.args.get(ai + 1..).unwrap_or(&[]);
-                unknown_option(rest, &[&GLOBALS, &READ]).unwrap_or(Verdict::Read)
+                let sets = &[&GLOBALS, &READ];
+                if let Some(verdict) = unknown_option(rest, sets) {
+                    return verdict;
+                }
+                // An explicit `--watch` without a `--timeout` can wait for a
+                // stuck rollout forever.
+                if switch(rest, sets, Some('w'), "--watch").on
+                    && rest
+                        .iter()
+                        .any(|a| a.as_str().starts_with("-w") || a.as_str().starts_with("--watch"))
+                    && !given(rest, sets, "", &["--timeout"])
+                {
+                    return Verdict::interactive(
+                        InteractiveCategory::UnboundedStream,
+                        "`--watch` waits for the rollout without a timeout",
+                    );
+                }
+                Verdict::Read
             }
             Ok((_, a @ ("restart" | "undo" | "pause" | "resume"))) => {
                 let what = if a == "undo" {

@@ -3,7 +3,7 @@
 //! letters they share). Device files among the names are refused by the
 //! engine (`devices.rs`).
 
-use crate::commands::common::{Globs, read_rule, walk_checked};
+use crate::commands::common::{Globs, filter_rule, read_rule, walk_checked};
 use crate::commands::follow::rewrite_args;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
@@ -24,7 +24,7 @@ const CAT: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(cat, CAT, Globs::Harmless);
+filter_rule!(cat, CAT, Globs::Harmless, 0);
 
 const TAC: Options = Options {
     short_flags: "br",
@@ -33,7 +33,7 @@ const TAC: Options = Options {
     long_values: &["--separator"],
     ..Options::GNU
 };
-read_rule!(tac, TAC, Globs::Harmless);
+filter_rule!(tac, TAC, Globs::Harmless, 0);
 
 const NL: Options = Options {
     short_flags: "p",
@@ -53,7 +53,7 @@ const NL: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(nl, NL, Globs::Harmless);
+filter_rule!(nl, NL, Globs::Harmless, 0);
 
 const HEAD: Options = Options {
     short_flags: "qvz",
@@ -69,7 +69,7 @@ const HEAD: Options = Options {
     long_values: &["--bytes", "--lines"],
     ..Options::GNU
 };
-read_rule!(head, HEAD, Globs::Harmless);
+filter_rule!(head, HEAD, Globs::Harmless, 0);
 
 const TAIL: Options = Options {
     short_flags: "fFqvz",
@@ -191,7 +191,7 @@ const STRINGS: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(strings, STRINGS, Globs::Harmless);
+filter_rule!(strings, STRINGS, Globs::Harmless, 0);
 
 const OD: Options = Options {
     short_flags: "abcdfilosxvBDFHILOSX",
@@ -213,7 +213,7 @@ const OD: Options = Options {
     long_optional: &["--width", "--strings"],
     ..Options::GNU
 };
-read_rule!(od, OD, Globs::Harmless);
+filter_rule!(od, OD, Globs::Harmless, 0);
 
 const HEXDUMP: Options = Options {
     short_flags: "bcCdoxvL",
@@ -232,7 +232,7 @@ const HEXDUMP: Options = Options {
     long_values: &["--format", "--format-file", "--length", "--skip", "--color"],
     ..Options::GNU
 };
-read_rule!(hexdump, HEXDUMP, Globs::Harmless);
+filter_rule!(hexdump, HEXDUMP, Globs::Harmless, 0);
 
 const XXD: Options = Options {
     short_flags: "abCeEhipruvd",
@@ -278,7 +278,7 @@ const BASE64: Options = Options {
     long_values: &["--wrap"],
     ..Options::GNU
 };
-read_rule!(base64, BASE64, Globs::Harmless);
+filter_rule!(base64, BASE64, Globs::Harmless, 0);
 
 const FILE: Options = Options {
     short_flags: "bcdEhiIklLNnprsSvzZ0",
@@ -345,7 +345,7 @@ const CHECKSUM: Options = Options {
     long_values: &["--length", "--algorithm"],
     ..Options::GNU
 };
-read_rule!(checksum, CHECKSUM, Globs::Harmless);
+filter_rule!(checksum, CHECKSUM, Globs::Harmless, 0);
 
 const CMP: Options = Options {
     short_flags: "blsz",
@@ -448,4 +448,4 @@ const ZCAT: Options = Options {
     ..Options::GNU
 };
 
-read_rule!(zcat, ZCAT, Globs::Harmless);
+filter_rule!(zcat, ZCAT, Globs::Harmless, 0);

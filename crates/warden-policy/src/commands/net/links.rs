@@ -604,3 +604,22 @@ pub(super) fn vnstat(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::Read
 }
+
+/// `lldpctl [-f FORMAT] [-d] [INTERFACE…]` shows LLDP neighbours.
+pub(super) fn lldpctl(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut args = inv.args.iter().map(|a| (a.is_literal(), a.as_str()));
+    while let Some((literal, text)) = args.next() {
+        match text {
+            _ if !literal => return Verdict::unknown("an argument comes from an expansion"),
+            "-f" | "-u" => {
+                args.next();
+            }
+            "-d" | "-v" | "-h" => {}
+            _ if text.starts_with('-') => {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+            _ => {}
+        }
+    }
+    Verdict::Read
+}

@@ -328,3 +328,71 @@ pub(super) fn ulimit(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::Read
 }
+
+/// ipmitool: sensor, FRU, SEL, LAN and chassis reports read; power
+/// control, clearing the event log, `set` and `raw` commands change the
+/// BMC or the machine.
+pub(super) fn ipmitool(inv: &Invocation<'_, '_>) -> Verdict {
+    const VALUES: &[&str] = &[
+        "-I", "-H", "-U", "-P", "-p", "-L", "-C", "-y", "-k", "-K", "-f", "-t", "-b", "-m", "-B",
+        "-T", "-R", "-N",
+    ];
+    let mut words: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = inv.args.get(i) {
+        let text = arg.as_str();
+        if !arg.is_literal() {
+            return Verdict::unknown(format!("`{}` comes from an expansion", arg.raw));
+        }
+        if VALUES.contains(&text) {
+            i += 2;
+            continue;
+        }
+        if text.starts_with('-') {
+            if !matches!(text, "-v" | "-vv" | "-c" | "-E" | "-a" | "-h" | "-V") {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+            i += 1;
+            continue;
+        }
+        words.push(text);
+        i += 1;
+    }
+    let read = matches!(
+        words.as_slice(),
+        ["sdr" | "sensor", ..]
+            | ["fru", "print" | "list"]
+            | ["fru"]
+            | ["sel", "list" | "elist" | "info" | "get" | "time"]
+            | ["sel", "time", "get"]
+            | ["lan", "print", ..]
+            | [
+                "mc",
+                "info" | "guid" | "selftest" | "getenables" | "getsysinfo" | "watchdog"
+            ]
+            | ["mc", "watchdog", "get"]
+            | ["chassis", "status" | "restart_cause" | "poh" | "selftest"]
+            | ["chassis", "power", "status"]
+            | ["power", "status"]
+            | ["user", "list", ..]
+            | ["channel", "info" | "getaccess" | "getciphers", ..]
+            | ["dcmi", "power", "reading"]
+            | ["dcmi", "discover" | "sensors"]
+            | ["session", "info", ..]
+            | ["pef", "list" | "info" | "status"]
+    ) && !words.contains(&"set")
+        && !words.contains(&"clear");
+    if read {
+        Verdict::Read
+    } else if words.is_empty() {
+        Verdict::unknown("no command")
+    } else {
+        Verdict::write(
+            Risk::HighWrite,
+            format!(
+                "`ipmitool {}` controls the machine or the BMC",
+                words.join(" ")
+            ),
+        )
+    }
+}

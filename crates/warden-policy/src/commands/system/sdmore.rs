@@ -486,3 +486,26 @@ pub(super) fn systemd_inhibit(inv: &Invocation<'_, '_>) -> Verdict {
     }
     Verdict::unknown("holds an inhibitor lock while running a program")
 }
+
+/// `inotifywait`: waits for an event (`-m`: for ever); bounded by `-t`.
+pub(super) fn inotifywait(inv: &Invocation<'_, '_>) -> Verdict {
+    let monitor = inv.has_short('m') || inv.has_long("--monitor");
+    let timeout = inv.has_short('t') || inv.has_long("--timeout");
+    if inv.has_short('o')
+        || inv.has_long("--outfile")
+        || inv.has_short('d')
+        || inv.has_long("--daemon")
+    {
+        return Verdict::write(
+            Risk::LowWrite,
+            "writes events to a file or runs in the background",
+        );
+    }
+    if monitor || !timeout {
+        return Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            "waits for file events",
+        );
+    }
+    Verdict::Read
+}

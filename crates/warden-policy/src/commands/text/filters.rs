@@ -2,7 +2,7 @@
 //! spellings): only `sort -o`, `uniq IN OUT`, `shuf -o` and `iconv -o`
 //! write, and `sort --compress-program` runs a program.
 
-use crate::commands::common::{Globs, read_rule, walk_checked};
+use crate::commands::common::{Globs, filter_rule, read_rule, stdin_reader, walk_checked};
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;
@@ -21,7 +21,7 @@ const WC: Options = Options {
     long_values: &["--files0-from", "--total"],
     ..Options::GNU
 };
-read_rule!(wc, WC, Globs::Harmless);
+filter_rule!(wc, WC, Globs::Harmless, 0);
 
 const CUT: Options = Options {
     short_flags: "nsz",
@@ -42,7 +42,7 @@ const CUT: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(cut, CUT, Globs::Harmless);
+filter_rule!(cut, CUT, Globs::Harmless, 0);
 
 const TR: Options = Options {
     short_flags: "cCdst",
@@ -56,7 +56,7 @@ const TR: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(tr, TR, Globs::Harmless);
+filter_rule!(tr, TR, Globs::Harmless, 2);
 
 const PASTE: Options = Options {
     short_flags: "sz",
@@ -65,7 +65,7 @@ const PASTE: Options = Options {
     long_values: &["--delimiters"],
     ..Options::GNU
 };
-read_rule!(paste, PASTE, Globs::Harmless);
+filter_rule!(paste, PASTE, Globs::Harmless, 0);
 
 const COLUMN: Options = Options {
     short_flags: "tnxeJLRHOErKdiS",
@@ -100,14 +100,14 @@ const COLUMN: Options = Options {
     ],
     ..Options::GNU
 };
-read_rule!(column, COLUMN, Globs::Harmless);
+filter_rule!(column, COLUMN, Globs::Harmless, 0);
 
 const REV: Options = Options {
     short_flags: "0",
     long_flags: &["--zero", "--help", "--version"],
     ..Options::GNU
 };
-read_rule!(rev, REV, Globs::Harmless);
+filter_rule!(rev, REV, Globs::Harmless, 0);
 
 const FOLD: Options = Options {
     short_flags: "bs",
@@ -116,7 +116,7 @@ const FOLD: Options = Options {
     long_values: &["--width"],
     ..Options::GNU
 };
-read_rule!(fold, FOLD, Globs::Harmless);
+filter_rule!(fold, FOLD, Globs::Harmless, 0);
 
 const FMT: Options = Options {
     short_flags: "cstu",
@@ -132,7 +132,7 @@ const FMT: Options = Options {
     long_values: &["--prefix", "--goal", "--width"],
     ..Options::GNU
 };
-read_rule!(fmt, FMT, Globs::Harmless);
+filter_rule!(fmt, FMT, Globs::Harmless, 0);
 
 const EXPAND: Options = Options {
     short_flags: "ai",
@@ -141,7 +141,7 @@ const EXPAND: Options = Options {
     long_values: &["--tabs"],
     ..Options::GNU
 };
-read_rule!(expand, EXPAND, Globs::Harmless);
+filter_rule!(expand, EXPAND, Globs::Harmless, 0);
 
 const COMM: Options = Options {
     short_flags: "123z",
@@ -200,7 +200,7 @@ const NUMFMT: Options = Options {
     long_optional: &["--header"],
     ..Options::GNU
 };
-read_rule!(numfmt, NUMFMT, Globs::Harmless);
+filter_rule!(numfmt, NUMFMT, Globs::Harmless, 0);
 
 const PR: Options = Options {
     short_flags: "acdfFmrtTJ",
@@ -236,13 +236,13 @@ const PR: Options = Options {
     long_optional: &["--expand-tabs", "--output-tabs", "--number-lines"],
     ..Options::GNU
 };
-read_rule!(pr, PR, Globs::Harmless);
+filter_rule!(pr, PR, Globs::Harmless, 0);
 
 const TSORT: Options = Options {
     long_flags: &["--help", "--version"],
     ..Options::GNU
 };
-read_rule!(tsort, TSORT, Globs::Harmless);
+filter_rule!(tsort, TSORT, Globs::Harmless, 0);
 
 const LOOK: Options = Options {
     short_flags: "bdf",
@@ -318,7 +318,16 @@ const SORT: Options = Options {
 /// `sort`: `-o` writes a file; `-T` writes temporary files elsewhere;
 /// `--compress-program` runs a program.
 pub(super) fn sort(inv: &Invocation<'_, '_>) -> Verdict {
-    walk_checked(inv, &[&SORT], Globs::Refused, |tok| match tok {
+    let mut operands = 0;
+    let verdict = walk_checked(inv, &[&SORT], Globs::Refused, |tok| match tok {
+        Tok::Operand { .. }
+        | Tok::Long {
+            name: "--files0-from",
+            ..
+        } => {
+            operands += 1;
+            None
+        }
         Tok::Short { flag: 'o', .. }
         | Tok::Long {
             name: "--output", ..
@@ -338,7 +347,11 @@ pub(super) fn sort(inv: &Invocation<'_, '_>) -> Verdict {
             ..
         } => Some(Verdict::unknown("`--compress-program` runs a program")),
         _ => None,
-    })
+    });
+    if verdict == Verdict::Read && operands == 0 && !inv.has_word(&["--help", "--version"]) {
+        return stdin_reader();
+    }
+    verdict
 }
 
 const UNIQ: Options = Options {

@@ -1,7 +1,7 @@
 //! grep and its spellings, and ripgrep. grep never writes or runs
 //! anything; ripgrep runs programs with `--pre` and `-z`.
 
-use crate::commands::common::{Globs, read_rule, walk_checked};
+use crate::commands::common::{Globs, stdin_reader, walk_checked};
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;
@@ -64,7 +64,50 @@ const GREP: Options = Options {
     long_optional: &["--color", "--colour"],
     ..Options::GNU
 };
-read_rule!(grep, GREP, Globs::Harmless);
+/// grep: the first operand is the pattern unless `-e`/`-f` give it; with
+/// no file (and no `-r`) it reads standard input.
+pub(super) fn grep(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut operands: usize = 0;
+    let mut pattern_given = false;
+    let mut recursive = false;
+    let verdict = walk_checked(inv, &[&GREP], Globs::Harmless, |tok| {
+        match tok {
+            Tok::Operand { .. } => operands += 1,
+            Tok::Short {
+                flag: 'e' | 'f', ..
+            }
+            | Tok::Long {
+                name: "--regexp" | "--file",
+                ..
+            } => {
+                pattern_given = true;
+            }
+            Tok::Short {
+                flag: 'r' | 'R', ..
+            }
+            | Tok::Long {
+                name: "--recursive" | "--dereference-recursive",
+                ..
+            } => {
+                recursive = true;
+            }
+            Tok::Short { flag: 'V', .. }
+            | Tok::Long {
+                name: "--help" | "--version",
+                ..
+            } => {
+                return Some(Verdict::Read);
+            }
+            _ => {}
+        }
+        None
+    });
+    let files = operands.saturating_sub(usize::from(!pattern_given));
+    if verdict == Verdict::Read && files == 0 && !recursive {
+        return stdin_reader();
+    }
+    verdict
+}
 
 const RIPGREP: Options = Options {
     short_flags: "iswxvclLnNHIopuUFPaqzS0bhV",
