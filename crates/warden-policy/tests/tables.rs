@@ -4,6 +4,8 @@
 
 mod support;
 
+#[path = "tables/catastrophic.rs"]
+mod catastrophic;
 #[path = "tables/evaluation.rs"]
 mod evaluation;
 #[path = "tables/recall.rs"]

@@ -7,6 +7,7 @@
 //! knows which programs write to disks. [`scan_unparsed`] looks for the same
 //! in text the parser refused.
 
+mod code;
 mod disks;
 mod scan;
 
@@ -71,7 +72,7 @@ fn is_system_path(arg: &Arg<'_>) -> bool {
     let trimmed = text.trim();
     if matches!(
         trimmed,
-        "*" | ".*" | "~" | "~/" | "~/*" | "$HOME" | "${HOME}"
+        "*" | ".*" | "./*" | "../*" | "../" | ".." | "~" | "~/" | "~/*" | "$HOME" | "${HOME}"
     ) {
         return true;
     }
@@ -313,6 +314,20 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
             let prog = inv.arg(0)?.strip_prefix("--coreutils-prog=")?;
             check(&Invocation::new(prog, &inv.args[1..]))
         }
+        "flashrom"
+            if inv.args.iter().any(|a| {
+                matches!(&*a.text, "--write" | "--erase")
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains(['w', 'E']))
+            }) =>
+        {
+            Some("`flashrom` rewrites the firmware".into())
+        }
+        "sh" | "bash" | "dash" | "ash" | "zsh" | "ksh" | "mksh" | "source" | "." => {
+            code::substituted_script(inv)
+        }
+        name if code::is_interpreter(name) => code::interpreter(inv),
         "kill" => kill_all(inv),
         "pkill" | "killall" => match_everything(inv),
         "killall5" => Some("`killall5` kills every process".into()),
@@ -334,6 +349,17 @@ fn find(inv: &Invocation<'_, '_>) -> Option<Reason> {
     }
     if inv.has_word(&["-delete"]) {
         return Some(format!("`find {} -delete` deletes the system", start.raw).into());
+    }
+    // `-exec rm {} ;` deletes every file, `-r` or not.
+    let deletes_each = inv.args.windows(2).any(|pair| {
+        matches!(&*pair[0].text, "-exec" | "-execdir" | "-ok" | "-okdir")
+            && matches!(
+                pair[1].text.rsplit('/').next(),
+                Some("rm" | "unlink" | "shred" | "truncate" | "wipe")
+            )
+    });
+    if deletes_each {
+        return Some(format!("`find {} -exec rm` deletes the system", start.raw).into());
     }
     // `-exec CMD {} ;`: the command runs on the start directory too.
     let exec = inv

@@ -5,6 +5,7 @@
 
 mod acc;
 mod args;
+mod fed;
 mod vars;
 mod walk;
 

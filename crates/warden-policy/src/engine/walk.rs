@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::acc::Acc;
 use super::args::{Stdin, expand_words, unknowable, xargs_input};
+use super::fed;
 use super::vars::Vars;
 use crate::catastrophic;
 use crate::commands;
@@ -113,6 +114,14 @@ impl<'s> Walker<'s> {
                         bound: Bound::None,
                         reader_stops: commands.get(index + 1).is_some_and(stops_reading),
                     };
+                    if let Command::Simple(simple) = command {
+                        let previous = index.checked_sub(1).and_then(|i| commands.get(i));
+                        if let Some(reason) =
+                            fed::catastrophic_input(previous, simple, scope.heredocs)
+                        {
+                            self.acc.catastrophic(|| reason.into_owned());
+                        }
+                    }
                     self.command(command, io, scope);
                 }
             }

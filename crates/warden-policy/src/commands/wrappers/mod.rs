@@ -237,12 +237,33 @@ fn env(inv: &Invocation<'_, '_>) -> Verdict {
     let mut start = None;
     for tok in ENV.walk(inv.args) {
         match tok {
-            Tok::Short { flag: 'S', .. }
+            Tok::Short {
+                flag: 'S', value, ..
+            }
             | Tok::Long {
                 name: "--split-string",
+                value,
                 ..
             } => {
-                return Verdict::unknown("`-S` splits a string into a command");
+                // The string is split into words, not parsed as a shell
+                // line; read as one it is still checked for what it runs.
+                let at = tok.index();
+                let separate = inv.args.get(at + 1).map(|a| a.as_str()) == value
+                    && !inv.args[at].as_str().contains('=');
+                let rest: Vec<&str> = inv.args[at + 1 + usize::from(separate)..]
+                    .iter()
+                    .map(|a| a.as_str())
+                    .collect();
+                let line = format!("{} {}", value.unwrap_or_default(), rest.join(" "));
+                return Verdict::Guarded(
+                    Wrap {
+                        inner: Inner::Script(line),
+                        bound: Bound::None,
+                        interactive: None,
+                        via: "env -S",
+                    },
+                    "`-S` splits a string into a command".into(),
+                );
             }
             Tok::Short { flag: 'C', .. }
             | Tok::Long {
