@@ -165,19 +165,6 @@ pub fn object_action_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
     }
 }
 
-/// Read only when one of `flags` (exact words) selects a read-only mode and
-/// none of `writers` is present.
-pub fn mode_flags(inv: &Invocation<'_, '_>, flags: &[&str], writers: &[&str]) -> Verdict {
-    if inv.args.iter().any(|a| writers.contains(&a.as_str())) {
-        return Verdict::write(Risk::MediumWrite, "changes the configuration");
-    }
-    if inv.args.iter().any(|a| flags.contains(&a.as_str())) {
-        Verdict::Read
-    } else {
-        Verdict::unknown("not a read-only mode")
-    }
-}
-
 /// How a glob among the arguments is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Globs {

@@ -1,13 +1,13 @@
 //! Ceph: `ceph`, `rbd`, `rados`.
-use crate::commands::common::{bad, sub_in};
-use crate::invocation::{Invocation, OptSpec};
+use crate::commands::common::{Globs, bad, walk_checked};
+use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;
 
 /// ceph's global options.
 const CEPH: Options = Options {
     short_flags: "hsvwW",
-    short_values: "fcknmoiC",
+    short_values: "fknmoiC",
     long_flags: &[
         "--status",
         "--concise",
@@ -24,7 +24,6 @@ const CEPH: Options = Options {
     ],
     long_values: &[
         "--format",
-        "--conf",
         "--keyring",
         "--name",
         "--id",
@@ -256,40 +255,128 @@ pub(super) fn ceph(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
+/// Options the Ceph clients share: who to connect as and where. Not
+/// `-c`/`--conf` (a config file can name log files and admin sockets) nor
+/// `--log-file` or `--admin-socket`.
+const CEPH_CLIENT: Options = Options {
+    short_values: "pnkm",
+    long_flags: &["--help", "--version"],
+    long_values: &[
+        "--pool",
+        "--namespace",
+        "--id",
+        "--name",
+        "--user",
+        "--cluster",
+        "--keyring",
+        "--mon-host",
+        "--format",
+    ],
+    ..Options::GNU
+};
+
+const RBD_READ: Options = Options {
+    short_flags: "la",
+    long_flags: &[
+        "--long",
+        "--all",
+        "--pretty-format",
+        "--whole-object",
+        "--exact",
+        "--merge-snapshots",
+    ],
+    long_values: &["--image", "--snap", "--from-snap"],
+    ..Options::GNU
+};
+
+/// `rbd` listing and status commands with their options; `watch` streams
+/// and is not listed, nor is anything that maps, exports or changes images.
 pub(super) fn rbd(inv: &Invocation<'_, '_>) -> Verdict {
-    let words: Vec<&str> = inv
-        .positionals(OptSpec {
-            short_with_value: "p",
-            long_with_value: &["--pool"],
-        })
-        .map(|(_, w)| w)
-        .collect();
+    let mut words: Vec<&str> = Vec::new();
+    let verdict = walk_checked(inv, &[&CEPH_CLIENT, &RBD_READ], Globs::Refused, |tok| {
+        if let Tok::Operand { text, .. } = tok {
+            words.push(text);
+        }
+        None
+    });
+    if verdict != Verdict::Read {
+        return verdict;
+    }
     match words.as_slice() {
+        [] if inv.has_word(&["--help", "--version"]) => Verdict::Read,
         [
-            "ls" | "list" | "info" | "du" | "status" | "showmapped" | "diff",
+            "ls" | "list" | "info" | "du" | "disk-usage" | "status" | "showmapped" | "diff"
+            | "children",
             ..,
         ]
-        | ["snap", "ls" | "list", ..] => Verdict::Read,
-        _ => Verdict::unknown("not a read-only rbd command"),
+        | [
+            "snap" | "trash" | "namespace" | "lock" | "group",
+            "ls" | "list",
+            ..,
+        ]
+        | ["device", "ls" | "list", ..]
+        | ["pool", "stats", ..]
+        | ["mirror", "pool" | "image", "status" | "info", ..] => Verdict::Read,
+        _ => Verdict::unknown(format!(
+            "`rbd {}` is not known to be read-only",
+            words.join(" ")
+        )),
     }
 }
 
+const RADOS_READ: Options = Options {
+    short_values: "sN",
+    long_flags: &["--all", "--pretty-format"],
+    long_values: &["--snap", "--object-locator", "--target-pool"],
+    ..Options::GNU
+};
+
+/// `rados` commands that read, with how many operands each takes: more
+/// would name an output file (`rados ls OUTFILE`, `getomapval OBJ KEY FILE`).
+const RADOS_READS: &[(&str, usize)] = &[
+    ("lspools", 0),
+    ("df", 0),
+    ("ls", 0),
+    ("lssnap", 0),
+    ("stat", 1),
+    ("stat2", 1),
+    ("listxattr", 1),
+    ("getxattr", 2),
+    ("listomapkeys", 1),
+    ("listomapvals", 1),
+    ("getomapval", 2),
+    ("listwatchers", 1),
+    ("listsnaps", 1),
+    ("list-inconsistent-pg", 1),
+    ("list-inconsistent-obj", 1),
+    ("list-inconsistent-snapset", 1),
+];
+
 pub(super) fn rados(inv: &Invocation<'_, '_>) -> Verdict {
-    sub_in(
-        inv,
-        OptSpec {
-            short_with_value: "p",
-            long_with_value: &["--pool"],
-        },
-        &[
-            "lspools",
-            "df",
-            "ls",
-            "stat",
-            "listxattr",
-            "getxattr",
-            "list-inconsistent-pg",
-            "list-inconsistent-obj",
-        ],
-    )
+    let mut words: Vec<&str> = Vec::new();
+    let verdict = walk_checked(inv, &[&CEPH_CLIENT, &RADOS_READ], Globs::Refused, |tok| {
+        if let Tok::Operand { text, .. } = tok {
+            words.push(text);
+        }
+        None
+    });
+    if verdict != Verdict::Read {
+        return verdict;
+    }
+    let Some((sub, operands)) = words.split_first() else {
+        return if inv.has_word(&["--help", "--version"]) {
+            Verdict::Read
+        } else {
+            Verdict::unknown("no command")
+        };
+    };
+    let operands = operands.iter().filter(|w| **w != "-").count();
+    match RADOS_READS.iter().find(|(name, _)| name == sub) {
+        Some((_, max)) if operands <= *max => Verdict::Read,
+        Some(_) => Verdict::write(
+            Risk::LowWrite,
+            format!("`rados {sub}` writes an output file"),
+        ),
+        None => Verdict::unknown(format!("`rados {sub}` is not known to be read-only")),
+    }
 }

@@ -8,15 +8,13 @@ mod volumes;
 mod zfs;
 
 use super::Rule;
-use super::common::{always_read, high_write};
-use crate::invocation::{Invocation, OptSpec};
-use crate::verdict::Verdict;
+use super::common::high_write;
 
 pub(crate) const RULES: &[(&str, Rule)] = &[
     ("zpool", zfs::zpool),
     ("zfs", zfs::zfs),
     ("zdb", filesystems::zdb),
-    ("arc_summary", always_read),
+    ("arc_summary", zfs::arc_summary),
     ("arcstat", zfs::interval_count),
     ("ceph", ceph::ceph),
     ("rbd", ceph::rbd),
@@ -39,7 +37,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("pvdisplay", volumes::lvm_report),
     ("lvscan", volumes::lvm_report),
     ("vgscan", volumes::lvm_report),
-    ("pvscan", volumes::pvscan),
+    ("pvscan", volumes::lvm_report),
     ("lvremove", high_write),
     ("dmsetup", volumes::dmsetup),
     ("cryptsetup", volumes::cryptsetup),
@@ -47,21 +45,10 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("multipath", volumes::multipath),
     ("iscsiadm", volumes::iscsiadm),
     ("tune2fs", filesystems::tune2fs),
-    ("dumpe2fs", always_read),
-    ("xfs_info", always_read),
+    ("dumpe2fs", filesystems::dumpe2fs),
+    ("xfs_info", filesystems::xfs_info),
     ("btrfs", filesystems::btrfs),
     ("exportfs", filesystems::exportfs),
-    ("showmount", always_read),
+    ("showmount", filesystems::showmount),
     ("nfsstat", filesystems::nfsstat),
 ];
-
-/// The first positional is one of `read`.
-fn subcommand_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
-    match inv.first_positional(OptSpec::NONE) {
-        Some((_, sub)) if read.contains(&sub) => Verdict::Read,
-        Some((_, sub)) => {
-            Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))
-        }
-        None => Verdict::unknown("no subcommand"),
-    }
-}

@@ -222,3 +222,15 @@ pub(super) fn interval_count(inv: &Invocation<'_, '_>) -> Verdict {
     }
     verdict
 }
+
+/// `arc_summary` prints ARC statistics.
+pub(super) fn arc_summary(inv: &Invocation<'_, '_>) -> Verdict {
+    const ARC_SUMMARY: Options = Options {
+        short_flags: "adgrh",
+        short_values: "ps",
+        long_flags: &["--alternate", "--description", "--graph", "--raw", "--help"],
+        long_values: &["--page", "--section"],
+        ..Options::GNU
+    };
+    walk_checked(inv, &[&ARC_SUMMARY], Globs::Refused, |_| None)
+}
