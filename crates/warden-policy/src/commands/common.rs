@@ -151,20 +151,6 @@ pub fn sub_in(inv: &Invocation<'_, '_>, spec: OptSpec, read: &[&str]) -> Verdict
     }
 }
 
-/// The first two positionals as `object action`, with `action` in `read`.
-pub fn object_action_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
-    let mut pos = inv.positionals(OptSpec::NONE).map(|(_, w)| w);
-    let object = pos.next();
-    match pos.next() {
-        Some(action) if read.contains(&action) => Verdict::Read,
-        Some(action) => Verdict::unknown(format!(
-            "`{} {action}` is not known to be read-only",
-            object.unwrap_or_default()
-        )),
-        None => Verdict::unknown("no action"),
-    }
-}
-
 /// How a glob among the arguments is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Globs {

@@ -1,9 +1,9 @@
 //! Proxmox guests: `qm` (QEMU VMs) and `pct` (LXC containers).
-use crate::invocation::{Invocation, OptSpec};
+use super::{PveRead, pve, pve_cli};
+use crate::invocation::Invocation;
 use crate::verdict::*;
 
-use super::subcommand_in;
-
+/// Guest agent commands that only read.
 const QM_GUEST_READS: &[&str] = &[
     "info",
     "get-fsinfo",
@@ -41,36 +41,38 @@ pub(super) fn qm(inv: &Invocation<'_, '_>) -> Verdict {
         }
         return Verdict::wrap_argv("qm guest exec", start);
     }
-    if matches!(inv.arg(0), Some("guest" | "agent")) {
-        let words: Vec<&str> = inv.positionals(OptSpec::NONE).map(|(_, w)| w).collect();
-        return match words.as_slice() {
-            ["guest", "cmd", _, command] | ["agent", _, command]
-                if QM_GUEST_READS.contains(command) =>
-            {
-                Verdict::Read
-            }
-            ["guest", "exec-status", ..] => Verdict::Read,
-            _ => Verdict::unknown("guest agent command may change the guest"),
-        };
+    let words: Vec<&str> = inv.args.iter().map(|a| a.as_str()).collect();
+    match words.as_slice() {
+        ["guest", "cmd", _, command] | ["agent", _, command]
+            if QM_GUEST_READS.contains(command) && inv.args.iter().all(|a| a.is_literal()) =>
+        {
+            return Verdict::Read;
+        }
+        ["guest", "exec-status", _, _] if inv.args.iter().all(|a| a.is_literal()) => {
+            return Verdict::Read;
+        }
+        ["guest" | "agent", ..] => {
+            return Verdict::unknown("guest agent command may change the guest");
+        }
+        ["terminal" | "monitor" | "vncproxy", ..] => {
+            return Verdict::interactive_writer(
+                InteractiveCategory::InteractiveRepl,
+                "opens the VM's console or monitor",
+            );
+        }
+        _ => {}
     }
-    if matches!(inv.arg(0), Some("terminal" | "monitor" | "vncproxy")) {
-        return Verdict::interactive_writer(
-            InteractiveCategory::InteractiveRepl,
-            "opens the VM's console or monitor",
-        );
-    }
-    subcommand_in(
-        inv,
-        &[
-            "list",
-            "config",
-            "pending",
-            "showcmd",
-            "status",
-            "listsnapshot",
-            "help",
-        ],
-    )
+    const READS: &[PveRead] = &[
+        pve!(["list"], values: [], flags: ["--full"]),
+        pve!(["config"], values: ["--snapshot"], flags: ["--current"]),
+        pve!(["pending"]),
+        pve!(["showcmd"], values: ["--snapshot"], flags: ["--pretty"]),
+        pve!(["status"], values: [], flags: ["--verbose"]),
+        pve!(["listsnapshot"]),
+        pve!(["cloudinit", "dump"]),
+        pve!(["cloudinit", "pending"]),
+    ];
+    pve_cli(inv, "qm", READS)
 }
 
 pub(super) fn pct(inv: &Invocation<'_, '_>) -> Verdict {
@@ -86,17 +88,14 @@ pub(super) fn pct(inv: &Invocation<'_, '_>) -> Verdict {
             "opens a shell in the container",
         );
     }
-    subcommand_in(
-        inv,
-        &[
-            "list",
-            "config",
-            "pending",
-            "status",
-            "listsnapshot",
-            "df",
-            "cpusets",
-            "help",
-        ],
-    )
+    const READS: &[PveRead] = &[
+        pve!(["list"]),
+        pve!(["config"], values: ["--snapshot"], flags: ["--current"]),
+        pve!(["pending"]),
+        pve!(["status"], values: [], flags: ["--verbose"]),
+        pve!(["listsnapshot"]),
+        pve!(["df"]),
+        pve!(["cpusets"]),
+    ];
+    pve_cli(inv, "pct", READS)
 }

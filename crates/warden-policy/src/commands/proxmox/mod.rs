@@ -8,8 +8,9 @@ mod guests;
 mod libvirt;
 
 use super::Rule;
-use super::common::always_read;
-use crate::invocation::{Invocation, OptSpec};
+use super::common::{Globs, walk_checked};
+use crate::invocation::Invocation;
+use crate::options::Options;
 use crate::verdict::Verdict;
 
 pub(crate) const RULES: &[(&str, Rule)] = &[
@@ -24,27 +25,77 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("pveam", cluster::pveam),
     ("pvesubscription", cluster::pvesubscription),
     ("pve-firewall", cluster::pve_firewall),
-    ("pveversion", always_read),
+    ("pveversion", cluster::pveversion),
     ("pveperf", pveperf),
-    ("pvereport", always_read),
+    ("pvereport", cluster::pvereport),
     ("proxmox-backup-client", backup::proxmox_backup_client),
     ("proxmox-backup-manager", backup::proxmox_backup_manager),
     ("virsh", libvirt::virsh),
     ("qemu-img", libvirt::qemu_img),
-    ("lxc-ls", always_read),
-    ("lxc-info", always_read),
+    ("lxc-ls", libvirt::lxc_ls),
+    ("lxc-info", libvirt::lxc_info),
 ];
 
-/// The first positional is one of `read`.
-fn subcommand_in(inv: &Invocation<'_, '_>, read: &[&str]) -> Verdict {
-    match inv.first_positional(OptSpec::NONE) {
-        Some((_, sub)) if read.contains(&sub) => Verdict::Read,
-        Some((_, sub)) => {
-            Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))
-        }
-        None => Verdict::unknown("no subcommand"),
-    }
+/// A read-only command of a Proxmox CLI tool: its words (`["config"]`,
+/// `["task", "list"]`) and the parameters its API handler takes. The
+/// handlers behind these words only read, but a parameter not listed is
+/// refused all the same.
+pub(super) struct PveRead {
+    pub(super) words: &'static [&'static str],
+    pub(super) params: Options,
 }
+
+/// Options of every formatting Proxmox command. Parameters are given as
+/// `--name value`, `--name=value`; a boolean's value is optional.
+const PVE_FORMAT: Options = Options {
+    long_flags: &["--noborder", "--noheader", "--human-readable", "--quiet"],
+    long_values: &["--output-format"],
+    ..Options::GNU
+};
+
+/// `TOOL WORDS… [OPERANDS] [--param value]…` for one of `reads`; `help`
+/// always reads.
+fn pve_cli(inv: &Invocation<'_, '_>, tool: &str, reads: &[PveRead]) -> Verdict {
+    const HELP: PveRead = PveRead {
+        words: &["help"],
+        params: Options {
+            long_optional: &["--verbose"],
+            ..Options::GNU
+        },
+    };
+    let words: Vec<&str> = inv.args.iter().map(|a| a.as_str()).collect();
+    let Some(read) = reads.iter().chain([&HELP]).find(|r| {
+        words.starts_with(r.words) && inv.args[..r.words.len()].iter().all(|a| a.is_literal())
+    }) else {
+        let shown: Vec<&str> = words.iter().take(2).copied().collect();
+        return Verdict::unknown(format!(
+            "`{tool} {}` is not known to be read-only",
+            shown.join(" ")
+        ));
+    };
+    let rest = inv.from(read.words.len());
+    walk_checked(&rest, &[&read.params, &PVE_FORMAT], Globs::Refused, |_| {
+        None
+    })
+}
+
+/// A [`PveRead`] entry: `pve!(["config"], values: [...], flags: [...])`.
+macro_rules! pve {
+    ([$($word:literal),*]) => {
+        $crate::commands::proxmox::PveRead { words: &[$($word),*], params: $crate::options::Options::GNU }
+    };
+    ([$($word:literal),*], values: [$($value:literal),*], flags: [$($flag:literal),*]) => {
+        $crate::commands::proxmox::PveRead {
+            words: &[$($word),*],
+            params: $crate::options::Options {
+                long_values: &[$($value),*],
+                long_optional: &[$($flag),*],
+                ..$crate::options::Options::GNU
+            },
+        }
+    };
+}
+pub(super) use pve;
 
 /// `pveperf [PATH]` measures fsyncs by writing a file under PATH.
 fn pveperf(_: &Invocation<'_, '_>) -> Verdict {
