@@ -8,6 +8,8 @@ mod support;
 mod catastrophic;
 #[path = "tables/evaluation.rs"]
 mod evaluation;
+#[path = "tables/flags.rs"]
+mod flags;
 #[path = "tables/recall.rs"]
 mod recall;
 #[path = "tables/two_shells.rs"]

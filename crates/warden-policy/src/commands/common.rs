@@ -1,7 +1,7 @@
 //! Rules and helpers shared by every command family: fixed verdicts, and the
 //! ways rules read options through the one walker ([`crate::options`]).
 
-use crate::invocation::{Arg, Invocation, OptSpec};
+use crate::invocation::{Arg, Invocation};
 use crate::options::{Options, Tok};
 use crate::verdict::{Risk, Verdict};
 
@@ -138,17 +138,6 @@ pub fn operands_after<'i, 's>(
         Tok::Operand { index, text } if index > sub_index => Some(text),
         _ => None,
     })
-}
-
-/// The subcommand (first positional) is one of `read`.
-pub fn sub_in(inv: &Invocation<'_, '_>, spec: OptSpec, read: &[&str]) -> Verdict {
-    match inv.first_positional(spec) {
-        Some((_, sub)) if read.contains(&sub) => Verdict::Read,
-        Some((_, sub)) => {
-            Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))
-        }
-        None => Verdict::unknown("no subcommand"),
-    }
 }
 
 /// How a glob among the arguments is taken.

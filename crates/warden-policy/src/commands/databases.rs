@@ -142,7 +142,6 @@ fn etcdctl(inv: &Invocation<'_, '_>) -> Verdict {
         | ["member", "list", ..]
         | ["endpoint", "health" | "status" | "hashkv", ..]
         | ["alarm", "list"]
-        | ["check", "perf" | "datascale", ..]
         | ["user", "list" | "get", ..]
         | ["role", "list" | "get", ..]
         | ["auth", "status"]

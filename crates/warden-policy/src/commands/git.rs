@@ -262,9 +262,39 @@ fn hazards(rest: &Invocation<'_, '_>) -> Option<Verdict> {
     None
 }
 
-/// A read-only subcommand, unless one of the [`hazards`] is present.
+/// A read-only subcommand, unless one of the [`hazards`] is present; with
+/// `--stdin` or `--batch` it waits for standard input.
 fn plain_read(rest: &Invocation<'_, '_>) -> Verdict {
-    hazards(rest).unwrap_or(Verdict::Read)
+    if let Some(hazard) = hazards(rest) {
+        return hazard;
+    }
+    // `--batch-all-objects` walks the object store instead of reading input.
+    let reads_stdin = !rest.has_long("--batch-all-objects")
+        && rest.option_args().any(|a| {
+            let head = a.as_str().split_once('=').map_or(a.as_str(), |(h, _)| h);
+            matches!(
+                head,
+                "--stdin" | "--batch" | "--batch-check" | "--batch-command"
+            )
+        });
+    if reads_stdin {
+        return super::common::stdin_reader();
+    }
+    Verdict::Read
+}
+
+/// A subcommand that reads standard input (`patch-id`, `stripspace`,
+/// `show-index`): bounded only when the line feeds it.
+fn stdin_read(rest: &Invocation<'_, '_>) -> Verdict {
+    hazards(rest).unwrap_or_else(super::common::stdin_reader)
+}
+
+/// `ls-remote`: `-u` is `--upload-pack`, a program to run.
+fn ls_remote(rest: &Invocation<'_, '_>) -> Verdict {
+    if rest.has_short('u') {
+        return Verdict::unknown("`-u` names a program to run as upload-pack");
+    }
+    plain_read(rest)
 }
 
 /// The first operand (a sub-subcommand like `stash list`), skipping options

@@ -48,7 +48,9 @@ const DOCKER_GLOBALS: Flags = Flags {
 };
 
 // Not `--out` (redirects output to a file), `--conmon`, `--runtime`,
-// `--hooks-dir`, `--network-cmd-path` (name programs to run).
+// `--hooks-dir`, `--network-cmd-path` (name programs to run), nor `--root`,
+// `--runroot`, `--tmpdir`, `--imagestore`, `--volumepath` (create storage
+// wherever they point).
 const PODMAN_GLOBALS: Flags = Flags {
     short_values: "c",
     short_flags: "rhv",
@@ -57,15 +59,10 @@ const PODMAN_GLOBALS: Flags = Flags {
         "--url",
         "--identity",
         "--log-level",
-        "--root",
-        "--runroot",
         "--storage-driver",
         "--cgroup-manager",
         "--events-backend",
-        "--tmpdir",
-        "--imagestore",
         "--db-backend",
-        "--volumepath",
         "--ssh",
     ],
     long_flags: &[
@@ -90,7 +87,6 @@ const NERDCTL_GLOBALS: Flags = Flags {
         "--snapshotter",
         "--storage-driver",
         "--cni-netconfpath",
-        "--data-root",
         "--cgroup-manager",
         "--hosts-dir",
         "--host-gateway-ip",

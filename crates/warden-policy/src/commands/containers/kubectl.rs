@@ -28,7 +28,6 @@ const GLOBALS: Flags = Flags {
         "--as-uid",
         "--v",
         "--request-timeout",
-        "--cache-dir",
         "--certificate-authority",
         "--client-certificate",
         "--client-key",
@@ -478,9 +477,24 @@ fn watchable(rest: &[Arg<'_>]) -> Verdict {
         return verdict;
     }
     let sets = &[&GLOBALS, &READ];
-    let raw_streams = value_of(rest, sets, None, "--raw")
-        .flatten()
-        .is_some_and(crate::commands::net::urls::streams);
+    let raw = value_of(rest, sets, None, "--raw").flatten();
+    // A GET of these subresources reaches into a container or an
+    // application: `exec`, `attach`, `portforward`, and `proxy` to a pod or
+    // service (a node's proxy is the kubelet's read-only GET endpoints).
+    if let Some(path) = raw.filter(|p| {
+        let segments: Vec<&str> = p.split(['/', '?']).collect();
+        let proxies_app = segments.contains(&"proxy")
+            && segments.iter().any(|s| matches!(*s, "pods" | "services"));
+        proxies_app
+            || segments
+                .iter()
+                .any(|s| matches!(*s, "exec" | "attach" | "portforward"))
+    }) {
+        return Verdict::unknown(format!(
+            "`--raw {path}` reaches into a container or service"
+        ));
+    }
+    let raw_streams = raw.is_some_and(crate::commands::net::urls::streams);
     if raw_streams
         || switch(rest, sets, Some('w'), "--watch").on
         || switch(rest, sets, None, "--watch-only").on

@@ -487,6 +487,23 @@ pub(super) fn cpio(inv: &Invocation<'_, '_>) -> Verdict {
         } => Some(Verdict::unknown(
             "runs a remote shell, prompts or changes owners",
         )),
+        // `-F host:file` (and `-I`, `-O`) reach the archive through rsh.
+        Tok::Short {
+            flag: 'F' | 'I' | 'O',
+            value: Some(file),
+            ..
+        }
+        | Tok::Long {
+            name: "--file",
+            value: Some(file),
+            ..
+        } if !inv.has_long("--force-local")
+            && file.split('/').next().is_some_and(|h| h.contains(':')) =>
+        {
+            Some(Verdict::unknown(
+                "an archive named `host:file` is reached by running a remote shell",
+            ))
+        }
         Tok::Short { flag: 't', .. }
         | Tok::Long {
             name: "--list" | "--to-stdout",

@@ -1,7 +1,7 @@
 //! Subcommands that are read-only, some only in certain modes (`branch`
 //! lists unless given a name, `config` reads unless given a value).
 
-use super::{Opt, SubRule, count_operands, first_word, plain_read, scan};
+use super::{Opt, SubRule, count_operands, first_word, ls_remote, plain_read, scan, stdin_read};
 use crate::invocation::Invocation;
 use crate::options::Options;
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
@@ -24,7 +24,7 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("rev-list", plain_read),
     ("ls-files", plain_read),
     ("ls-tree", plain_read),
-    ("ls-remote", plain_read),
+    ("ls-remote", ls_remote),
     ("cat-file", plain_read),
     ("blame", plain_read),
     ("annotate", plain_read),
@@ -32,7 +32,7 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("verify-commit", plain_read),
     ("verify-tag", plain_read),
     ("verify-pack", plain_read),
-    ("show-index", plain_read),
+    ("show-index", stdin_read),
     ("check-ignore", plain_read),
     ("check-attr", plain_read),
     ("check-ref-format", plain_read),
@@ -46,8 +46,8 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("var", plain_read),
     ("version", plain_read),
     ("get-tar-commit-id", plain_read),
-    ("patch-id", plain_read),
-    ("stripspace", plain_read),
+    ("patch-id", stdin_read),
+    ("stripspace", stdin_read),
     ("column", plain_read),
     ("request-pull", plain_read),
     ("grep", grep),
@@ -90,11 +90,39 @@ fn mv(rest: &Invocation<'_, '_>) -> Verdict {
     dry_run(rest, Risk::MediumWrite, "moves files")
 }
 
+/// The options of `add`, `mv`, `rm` and `clean` that take a value: a `-n`
+/// after one of them is its value, not a dry run (`clean -e -n -f`).
+const DRY_RUN: Options = Options {
+    short_flags: "nip",
+    short_values: "e",
+    long_flags: &["--dry-run", "--interactive", "--patch"],
+    long_values: &["--exclude", "--chmod", "--pathspec-from-file"],
+    ..Options::GNU
+};
+
 /// A write subcommand that only reports with `-n`/`--dry-run` (and no
 /// interactive mode).
 pub(super) fn dry_run(rest: &Invocation<'_, '_>, risk: Risk, reason: &'static str) -> Verdict {
-    let interactive = rest.has_flag('i', "--interactive") || rest.has_flag('p', "--patch");
-    if !interactive && rest.has_flag('n', "--dry-run") {
+    let mut dry = false;
+    let mut interactive = false;
+    for tok in DRY_RUN.walk(rest.args) {
+        match tok {
+            crate::options::Tok::Short { flag: 'n', .. }
+            | crate::options::Tok::Long {
+                name: "--dry-run", ..
+            } => dry = true,
+            crate::options::Tok::Short {
+                flag: 'i' | 'p', ..
+            }
+            | crate::options::Tok::Long {
+                name: "--interactive" | "--patch",
+                ..
+            } => interactive = true,
+            crate::options::Tok::Dynamic { .. } => interactive = true,
+            _ => {}
+        }
+    }
+    if dry && !interactive {
         return Verdict::Read;
     }
     Verdict::write(risk, reason)

@@ -222,10 +222,12 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
                     'K' => "--backup-converted",
                     'x' => "--force-directories",
                     'b' => "--background",
+                    'i' => "--input-file",
                     // `-nv`, `-nd`, `-nH`, `-np`, `-nc`: only `-nc` matters, and it does not write.
-                    'n' | 'i' | 'B' | 't' | 'T' | 'w' | 'U' | 'Q' | 'l' | 'A' | 'R' | 'D' | 'X'
-                    | 'I' | 'q' | 'v' | 'd' | 'S' | 'F' | 'E' | 'H' | 'L' | '4' | '6' | 'V'
-                    | 'h' => continue,
+                    'n' | 'B' | 't' | 'T' | 'w' | 'U' | 'Q' | 'l' | 'A' | 'R' | 'D' | 'X' | 'I'
+                    | 'q' | 'v' | 'd' | 'S' | 'F' | 'E' | 'H' | 'L' | '4' | '6' | 'V' | 'h' => {
+                        continue;
+                    }
                     _ => return Verdict::unknown(format!("unknown option `-{flag}`")),
                 };
                 (long, value)
@@ -236,6 +238,11 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
             "--output-document" => document = Some(value),
             "--output-file" | "--append-output" if !is_sink(value) => {
                 return Verdict::write(Risk::LowWrite, format!("`{name}` writes a log file"));
+            }
+            "--input-file" => {
+                return Verdict::unknown(
+                    "`-i` fetches URLs from a file, which cannot be inspected",
+                );
             }
             "--execute" | "--config" | "--use-askpass" | "--ask-password" => {
                 return Verdict::unknown(format!("`{name}` runs commands or prompts"));

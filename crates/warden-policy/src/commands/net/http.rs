@@ -359,6 +359,7 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
                     'c' => "--cookie-jar",
                     'K' => "--config",
                     'w' => "--write-out",
+                    'H' => "--header",
                     _ => "",
                 };
                 match curl_long(long, value) {
@@ -410,6 +411,11 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
             );
         }
     }
+    // `[1-100000]` in a URL is a range curl expands into that many requests.
+    let globoff = inv.has_short('g') || inv.has_long("--globoff");
+    if !globoff && urls.iter().any(|u| has_url_range(u)) {
+        return Verdict::unknown("a `[…]` range in the URL can expand into many requests");
+    }
     if let Some(refusal) = urls
         .iter()
         .find_map(|u| super::urls::scheme_refusal(u, &["http", "https", "file"]))
@@ -417,6 +423,16 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
         return refusal;
     }
     Verdict::Read
+}
+
+/// A `[…]` glob range in a URL; an IPv6 host (`http://[::1]:80/`) is not one.
+fn has_url_range(url: &str) -> bool {
+    let rest = match url.split_once("://") {
+        Some((_, rest)) if rest.starts_with('[') => rest.split_once(']').map_or("", |(_, r)| r),
+        Some((_, rest)) => rest,
+        None => url,
+    };
+    rest.contains('[')
 }
 
 enum CurlEffect {
@@ -454,6 +470,21 @@ fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
         "--config" => Some(CurlEffect::Verdict(Verdict::unknown(
             "`-K` reads options from a file",
         ))),
+        // Servers that honour these headers take the request as that method.
+        "--header" | "--proxy-header"
+            if value.is_some_and(|h| {
+                let h = h.to_ascii_lowercase();
+                h.contains("method-override") || h.contains("x-http-method")
+            }) =>
+        {
+            write(
+                Risk::MediumWrite,
+                "a method-override header sends another method".into(),
+            )
+        }
+        "--header" if value.is_some_and(|h| h.starts_with('@')) => Some(CurlEffect::Verdict(
+            Verdict::unknown("`-H @FILE` reads headers that cannot be inspected"),
+        )),
         "--engine" => Some(CurlEffect::Verdict(Verdict::unknown(
             "`--engine` loads a crypto engine library",
         ))),

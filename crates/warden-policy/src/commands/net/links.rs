@@ -172,8 +172,11 @@ pub(super) fn iw(inv: &Invocation<'_, '_>) -> Verdict {
             "info" | "link" | "list" | "help" | "commands" | "features" | "channels" | "get",
             ..,
         ] => Verdict::Read,
-        ["scan", "abort", ..] => Verdict::write(Risk::LowWrite, "`scan abort` stops a scan"),
-        ["scan", ..] => Verdict::Read,
+        ["scan", "dump", ..] => Verdict::Read,
+        ["scan", ..] => Verdict::write(
+            Risk::LowWrite,
+            "`scan` makes the radio scan (`scan dump` shows the last results)",
+        ),
         ["event", ..] => stream("`event` prints events until interrupted"),
         [group, "dump" | "get" | "list" | "show", ..] if TWO_LEVEL.contains(group) => Verdict::Read,
         [verb, ..] => Verdict::write(

@@ -288,6 +288,9 @@ pub(super) fn tshark(inv: &Invocation<'_, '_>) -> Verdict {
             Tok::Short { flag: 'X', .. } => {
                 return Verdict::unknown("`-X` loads an extension such as a Lua script");
             }
+            Tok::Short { flag: 'o', .. } => {
+                return Verdict::unknown("`-o` sets preferences, some of which write files");
+            }
             Tok::Short {
                 flag: 'w', value, ..
             } if !is_sink(value) => {
@@ -412,6 +415,9 @@ pub(super) fn nmap(inv: &Invocation<'_, '_>) -> Verdict {
         let long = text.trim_start_matches('-');
         let head = long.split_once('=').map_or(long, |(h, _)| h);
         // nmap reads long options with one dash too (`-script`).
+        if text == "-iR" {
+            return Verdict::unknown("`-iR` scans random hosts on the internet");
+        }
         if head.starts_with("script") || head == "interactive" || head.starts_with("resume") {
             return Verdict::unknown(format!("`{text}` runs scripts or other programs"));
         }

@@ -285,8 +285,25 @@ pub(super) fn apt_cache(inv: &Invocation<'_, '_>) -> Verdict {
         "madison",
         "help",
     ];
+    // `-o`/`-c` can point the cache files anywhere; apt-cache rewrites them.
+    let configures = APT_CACHE.walk(inv.args).any(|t| {
+        matches!(
+            t,
+            Tok::Short {
+                flag: 'o' | 'c' | 'p' | 's',
+                ..
+            } | Tok::Long {
+                name: "--option" | "--config-file" | "--pkg-cache" | "--src-cache",
+                ..
+            }
+        )
+    });
+    if let Some(word) = crate::commands::common::first_bad(&APT_CACHE, inv.args) {
+        return bad(word);
+    }
     match first_pos(&APT_CACHE, inv.args) {
         Some((_, "gencaches")) => Verdict::write(L, "`gencaches` rebuilds the package cache"),
+        Some(_) if configures => Verdict::unknown("`-o`/`-c` can point the caches anywhere"),
         Some((_, sub)) if READS.contains(&sub) => Verdict::Read,
         Some((_, sub)) => {
             Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))

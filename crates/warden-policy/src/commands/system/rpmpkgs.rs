@@ -216,6 +216,9 @@ pub(super) fn yum(inv: &Invocation<'_, '_>) -> Verdict {
         {
             return Verdict::unknown("configuration options can load plugins");
         }
+        if matches!(head, "--installroot" | "--downloaddir" | "--destdir") {
+            return Verdict::unknown(format!("`{head}` creates files under another root"));
+        }
         if YUM_VALUES.contains(&t) {
             args.next();
             continue;
@@ -339,6 +342,20 @@ pub(super) fn zypper(inv: &Invocation<'_, '_>) -> Verdict {
         let head = t.split_once('=').map_or(t, |(h, _)| h);
         if matches!(head, "-c" | "--config" | "--gpg-auto-import-keys") {
             return Verdict::unknown(format!("`{head}` can change trust or configuration"));
+        }
+        if matches!(
+            head,
+            "-R" | "--root"
+                | "--installroot"
+                | "-C"
+                | "--cache-dir"
+                | "--raw-cache-dir"
+                | "--solv-cache-dir"
+                | "--pkg-cache-dir"
+                | "-D"
+                | "--reposd-dir"
+        ) {
+            return Verdict::unknown(format!("`{head}` creates files under another root"));
         }
         if ZYPPER_VALUES.contains(&t) {
             args.next();
