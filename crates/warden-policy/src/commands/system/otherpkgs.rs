@@ -9,7 +9,7 @@ use crate::verdict::*;
 
 /// The subcommand words of `inv` (operands, in order) after a strict walk
 /// with `sets`, or the refusal of the walk.
-fn words<'i>(inv: &Invocation<'i, '_>, sets: &[&Options]) -> Result<Vec<&'i str>, Verdict> {
+fn words<'i>(inv: &Invocation<'i, '_>, sets: &[&Options]) -> Result<Vec<&'i str>, Box<Verdict>> {
     let mut words = Vec::new();
     let verdict = walk_checked(inv, sets, Globs::Refused, |tok| {
         if let Tok::Operand { text, .. } = tok {
@@ -19,7 +19,7 @@ fn words<'i>(inv: &Invocation<'i, '_>, sets: &[&Options]) -> Result<Vec<&'i str>
     });
     match verdict {
         Verdict::Read => Ok(words),
-        refused => Err(refused),
+        refused => Err(Box::new(refused)),
     }
 }
 
@@ -72,7 +72,7 @@ pub(super) fn apk(inv: &Invocation<'_, '_>) -> Verdict {
         "info", "list", "search", "policy", "stats", "dot", "version", "audit",
     ];
     match words(inv, &[&APK]) {
-        Err(refused) => refused,
+        Err(refused) => *refused,
         Ok(words) => match words.first() {
             Some(sub) if READS.contains(sub) => Verdict::Read,
             Some(sub) => Verdict::unknown(format!("`apk {sub}` is not known to be read-only")),
@@ -130,7 +130,7 @@ pub(super) fn snap(inv: &Invocation<'_, '_>) -> Verdict {
     };
     let words = match words(inv, &[&SNAP, &LOGS]) {
         Ok(words) => words,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     match words.first() {
         None if inv.args.is_empty() || inv.has_word(&["--help", "-h"]) => Verdict::Read,
@@ -193,7 +193,7 @@ pub(super) fn pip(inv: &Invocation<'_, '_>) -> Verdict {
         "list", "show", "freeze", "check", "help", "debug", "inspect",
     ];
     match words(inv, &[&PIP]) {
-        Err(refused) => refused,
+        Err(refused) => *refused,
         Ok(words) => match words.first() {
             Some(sub) if READS.contains(sub) => Verdict::Read,
             Some(sub) => Verdict::unknown(format!("`pip {sub}` is not known to be read-only")),
@@ -242,7 +242,7 @@ pub(super) fn npm(inv: &Invocation<'_, '_>) -> Verdict {
         "root", "prefix", "bin", "explain", "why", "query", "fund",
     ];
     match words(inv, &[&NPM]) {
-        Err(refused) => refused,
+        Err(refused) => *refused,
         Ok(words) => match words.as_slice() {
             [sub, ..] if READS.contains(sub) => Verdict::Read,
             ["audit"] => Verdict::Read,
