@@ -4,12 +4,16 @@
 
 mod support;
 
+#[path = "tables/bounded.rs"]
+mod bounded;
 #[path = "tables/catastrophic.rs"]
 mod catastrophic;
 #[path = "tables/evaluation.rs"]
 mod evaluation;
 #[path = "tables/flags.rs"]
 mod flags;
+#[path = "tables/interactive.rs"]
+mod interactive;
 #[path = "tables/recall.rs"]
 mod recall;
 #[path = "tables/two_shells.rs"]

@@ -128,6 +128,9 @@ fn subcommand(name: &str, rest: &Invocation<'_, '_>) -> Verdict {
         return rule(rest);
     }
     if let Some(&(_, risk, reason)) = write::SIMPLE.iter().find(|(n, ..)| *n == name) {
+        if let Some(editor) = write::opens_editor(name, rest) {
+            return editor;
+        }
         return Verdict::write(risk, reason);
     }
     if let Some(&(_, rule)) = write::SUBCOMMANDS.iter().find(|(n, _)| *n == name) {

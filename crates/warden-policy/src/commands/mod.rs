@@ -19,6 +19,7 @@
 //! | guards | `guards.rs` | sudo, su, eval, exec, source, nohup, … |
 //! | builtins | `builtins.rs` | cd, set, export, read, test, … |
 //! | databases | `databases.rs` | pg_isready, pg_dump, mysqladmin, etcdctl, … |
+//! | sessions | `sessions.rs` | tmux, screen, ncdu, sftp, mosquitto_sub, … (interactive, otherwise unknown) |
 //! | inspectors | `../inspect/` | sqlite3, mysql, psql, redis-cli (content inspected) |
 //!
 //! A rule looks at one simple command (name and arguments after quote
@@ -42,6 +43,7 @@ mod git;
 mod guards;
 pub(crate) mod net;
 mod proxmox;
+mod sessions;
 mod shells;
 mod storage;
 mod system;
@@ -67,6 +69,7 @@ const FAMILIES: &[(&str, &[(&str, Rule)])] = &[
     ("guards", guards::RULES),
     ("builtins", builtins::RULES),
     ("databases", databases::RULES),
+    ("sessions", sessions::RULES),
     ("inspectors", crate::inspect::RULES),
 ];
 
@@ -145,10 +148,11 @@ pub(crate) mod testing {
     }
 
     pub(crate) fn is_write(line: &'static str) -> bool {
-        matches!(
-            rule_verdict(line),
-            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..)
-        )
+        match rule_verdict(line) {
+            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..) => true,
+            Verdict::Interactive(iv) => iv.intent == crate::verdict::Intent::WriteOrUnknown,
+            Verdict::Read | Verdict::Conditional(_) | Verdict::Wrap(_) => false,
+        }
     }
 
     /// The whole command a rule's rewrite of `line` stands for (a rule

@@ -133,6 +133,20 @@ fn interpreter(inv: &Invocation<'_, '_>) -> Verdict {
     if inv.args.len() == 1 && inv.has_word(&["--version", "-V", "-v", "--help", "-version", "-h"]) {
         return Verdict::Read;
     }
+    // `python3 -m http.server` and friends serve until stopped.
+    let serves = inv.args.windows(2).any(|pair| {
+        pair[0].as_str() == "-m"
+            && matches!(
+                pair[1].as_str(),
+                "http.server" | "SimpleHTTPServer" | "smtpd" | "pydoc" | "ftplib" | "aiosmtpd"
+            )
+    });
+    if serves {
+        return Verdict::interactive_writer(
+            InteractiveCategory::UnboundedStream,
+            "runs a server until stopped",
+        );
+    }
     Verdict::unknown("runs code that cannot be inspected")
 }
 

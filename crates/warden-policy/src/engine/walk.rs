@@ -746,7 +746,8 @@ fn stops_reading(command: &Command<'_>) -> bool {
                 None => return false,
             },
         };
-        if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        // A count of eight digits or more bounds nothing useful.
+        if count.is_empty() || count.len() > 7 || !count.bytes().all(|b| b.is_ascii_digit()) {
             return false;
         }
     }

@@ -122,12 +122,26 @@ fn timeout(inv: &Invocation<'_, '_>) -> Verdict {
     })
 }
 
+/// The longest `timeout` that still counts as a bound: a read that runs
+/// for days is as good as unbounded.
+const MAX_BOUND_SECONDS: f64 = 3600.0;
+
+/// A positive duration of at most [`MAX_BOUND_SECONDS`] (`5`, `2.5m`, `1h`).
 fn duration_is_positive(text: &str) -> bool {
-    let number = text.trim_end_matches(['s', 'm', 'h', 'd']);
+    let (number, unit) = match text.strip_suffix(['s', 'm', 'h', 'd']) {
+        Some(number) => (number, &text[number.len()..]),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "m" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => 1.0,
+    };
     !number.is_empty()
         && number
             .parse::<f64>()
-            .is_ok_and(|n| n > 0.0 && n.is_finite())
+            .is_ok_and(|n| n > 0.0 && n.is_finite() && n * scale <= MAX_BOUND_SECONDS)
 }
 
 const NICE: Options = Options {
