@@ -8,8 +8,12 @@ mod support;
 mod bounded;
 #[path = "tables/catastrophic.rs"]
 mod catastrophic;
+#[path = "tables/effects.rs"]
+mod effects;
 #[path = "tables/evaluation.rs"]
 mod evaluation;
+#[path = "tables/expansion.rs"]
+mod expansion;
 #[path = "tables/flags.rs"]
 mod flags;
 #[path = "tables/interactive.rs"]
