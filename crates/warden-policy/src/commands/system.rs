@@ -185,6 +185,8 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("semanage", security::semanage),
     ("getsebool", always_read),
     ("clamscan", security::clamscan),
+    ("cscli", security::cscli),
+    ("lynis", security::lynis),
     ("chkrootkit", always_read),
     ("nginx", security::config_test),
     ("sshd", security::config_test),
@@ -298,4 +300,5 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("pip", otherpkgs::pip),
     ("pip3", otherpkgs::pip),
     ("npm", otherpkgs::npm),
+    ("flatpak", otherpkgs::flatpak),
 ];

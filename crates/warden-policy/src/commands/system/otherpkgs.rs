@@ -253,3 +253,63 @@ pub(super) fn npm(inv: &Invocation<'_, '_>) -> Verdict {
         },
     }
 }
+
+const FLATPAK: Options = Options {
+    short_flags: "hvd",
+    long_flags: &[
+        "--help",
+        "--verbose",
+        "--version",
+        "--user",
+        "--system",
+        "--app",
+        "--runtime",
+        "--all",
+        "--show-details",
+        "--show-ref",
+        "--show-commit",
+        "--show-origin",
+        "--show-size",
+        "--show-metadata",
+        "--show-permissions",
+        "--show-location",
+        "--show-runtime",
+        "--show-sdk",
+        "--show-extensions",
+        "--show-disabled",
+    ],
+    long_values: &[
+        "--columns",
+        "--arch",
+        "--installation",
+        "--since",
+        "--until",
+    ],
+    ..Options::GNU
+};
+
+/// `flatpak list|info|remotes|remote-ls|history|search` read.
+pub(super) fn flatpak(inv: &Invocation<'_, '_>) -> Verdict {
+    const READS: &[&str] = &[
+        "list",
+        "info",
+        "remotes",
+        "remote-ls",
+        "remote-info",
+        "history",
+        "search",
+        "ps",
+        "documents",
+        "permissions",
+        "permission-show",
+    ];
+    match words(inv, &[&FLATPAK]) {
+        Err(refused) => *refused,
+        Ok(words) => match words.first() {
+            Some(sub) if READS.contains(sub) => Verdict::Read,
+            Some(sub) => Verdict::unknown(format!("`flatpak {sub}` is not known to be read-only")),
+            None if inv.has_word(&["--version", "--help", "-h"]) => Verdict::Read,
+            None => Verdict::unknown("no subcommand"),
+        },
+    }
+}

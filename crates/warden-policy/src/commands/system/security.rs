@@ -201,3 +201,77 @@ pub(super) fn clamscan(inv: &Invocation<'_, '_>) -> Verdict {
         Verdict::Read
     }
 }
+
+/// CrowdSec's `cscli`: listing and inspecting read; adding or deleting
+/// decisions, installing hub items and the like change the agent.
+pub(super) fn cscli(inv: &Invocation<'_, '_>) -> Verdict {
+    const CSCLI: crate::options::Options = crate::options::Options {
+        short_flags: "h",
+        short_values: "o",
+        long_flags: &[
+            "--help",
+            "--debug",
+            "--info",
+            "--warning",
+            "--error",
+            "--trace",
+            "--all",
+        ],
+        long_values: &[
+            "--output", "--color", "--ip", "--range", "--type", "--scope", "--value", "--since",
+            "--until", "--limit",
+        ],
+        ..crate::options::Options::GO
+    };
+    let mut words: Vec<&str> = Vec::new();
+    let verdict = crate::commands::common::walk_checked(
+        inv,
+        &[&CSCLI],
+        crate::commands::common::Globs::Refused,
+        |tok| {
+            if let crate::options::Tok::Operand { text, .. } = tok {
+                words.push(text);
+            }
+            None
+        },
+    );
+    if verdict != Verdict::Read {
+        return verdict;
+    }
+    match words.as_slice() {
+        ["version" | "metrics" | "help"]
+        | ["metrics", "list" | "show", ..]
+        | [
+            "decisions" | "alerts" | "bouncers" | "machines" | "collections" | "parsers"
+            | "scenarios" | "postoverflows" | "hub" | "lapi" | "capi" | "console" | "notifications"
+            | "allowlists",
+            "list" | "inspect" | "status",
+            ..,
+        ] => Verdict::Read,
+        ["explain", ..] => Verdict::unknown("`explain` runs a log line through the parsers"),
+        _ => Verdict::unknown(format!(
+            "`cscli {}` is not known to be read-only",
+            words.join(" ")
+        )),
+    }
+}
+
+/// `lynis show …` prints; `lynis audit` writes its log and report.
+pub(super) fn lynis(inv: &Invocation<'_, '_>) -> Verdict {
+    match inv
+        .args
+        .iter()
+        .map(|a| a.as_str())
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [
+            "show",
+            "version" | "settings" | "profiles" | "categories" | "commands" | "groups" | "help"
+            | "options" | "release" | "plugins" | "tests" | "hostids" | "includedir" | "workdir"
+            | "logfile" | "report" | "os" | "pidfile" | "environment" | "dbdir" | "details" | "eol"
+            | "language" | "license" | "man",
+        ] if inv.args.iter().all(|a| a.is_literal()) => Verdict::Read,
+        _ => Verdict::write(Risk::LowWrite, "writes its log and report"),
+    }
+}

@@ -114,3 +114,43 @@ pub(super) fn yq(inv: &Invocation<'_, '_>) -> Verdict {
         _ => None,
     })
 }
+
+/// `xmllint` checks and prints XML; `--output` writes a file, and the
+/// interactive `--shell` is not listed.
+pub(super) fn xmllint(inv: &Invocation<'_, '_>) -> Verdict {
+    const XMLLINT: Options = Options {
+        long_flags: &[
+            "--format",
+            "--noout",
+            "--noblanks",
+            "--valid",
+            "--recover",
+            "--nonet",
+            "--nowarning",
+            "--c14n",
+            "--c14n11",
+            "--exc-c14n",
+            "--html",
+            "--xinclude",
+            "--noent",
+            "--nocdata",
+            "--nsclean",
+            "--debug",
+            "--timing",
+            "--version",
+            "--huge",
+            "--quiet",
+        ],
+        long_values: &[
+            "--xpath",
+            "--schema",
+            "--relaxng",
+            "--encode",
+            "--pretty",
+            "--dtdvalid",
+        ],
+        style: crate::options::Style::Gnu,
+        ..Options::GNU
+    };
+    walk_checked(inv, &[&XMLLINT], Globs::Harmless, |_| None)
+}

@@ -51,4 +51,5 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("nawk", awk::awk),
     ("jq", json::jq),
     ("yq", json::yq),
+    ("xmllint", json::xmllint),
 ];
