@@ -109,9 +109,33 @@ const DANGEROUS_PREFIXES: &[&str] = &[
 ];
 
 /// Variables that name configuration files which can run programs (a
-/// kubeconfig's `exec` plugins): only plain files may be named, never
-/// standard input, a device or another process's files.
+/// kubeconfig's `exec` plugins): only files where administrators keep them
+/// may be named, never standard input, a device, a temporary file or a
+/// file of unknown origin.
 const CONFIG_FILES: &[&str] = &["KUBECONFIG"];
+
+/// Where administrators keep kubeconfigs (`/etc/kubernetes/admin.conf`,
+/// `/etc/rancher/k3s/k3s.yaml`, `~/.kube/config`).
+const CONFIG_DIRS: &[&str] = &[
+    "/etc/",
+    "~/.kube/",
+    "$HOME/.kube/",
+    "${HOME}/.kube/",
+    "/root/.kube/",
+    "/var/snap/microk8s/",
+    "/var/lib/k0s/",
+    "/var/lib/rancher/",
+];
+
+/// Is `path` a config file in one of [`CONFIG_DIRS`] (or a user's `~/.kube`)?
+fn is_admin_config(path: &str) -> bool {
+    let in_home_kube = path
+        .strip_prefix("/home/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, rest)| rest.starts_with(".kube/"));
+    (in_home_kube || CONFIG_DIRS.iter().any(|dir| path.starts_with(dir)))
+        && !path.split('/').any(|c| c == "..")
+}
 
 /// Would setting `name` to `value` (as written, `literal` when it has no
 /// expansion) change which code runs or which configuration is read?
@@ -119,15 +143,19 @@ pub fn is_dangerous_assignment(name: &str, value: &str, literal: bool) -> bool {
     if is_dangerous(name) {
         return true;
     }
-    CONFIG_FILES.contains(&name)
-        && !(literal
-            && value.split(':').all(|path| {
-                !path.is_empty()
-                    && path != "-"
-                    && !["/dev", "/proc", "/sys"]
-                        .iter()
-                        .any(|p| path.starts_with(p))
-            }))
+    if !CONFIG_FILES.contains(&name) {
+        return false;
+    }
+    // The home directory is the one expansion allowed (`$HOME/.kube/config`).
+    let home_only = ["$HOME/", "${HOME}/", "~/"].iter().any(|home| {
+        value
+            .strip_prefix(home)
+            .is_some_and(|rest| !rest.contains(['$', '`', '~']))
+    });
+    if !literal && !home_only {
+        return true;
+    }
+    !value.split(':').all(is_admin_config)
 }
 
 /// Suffixes used by many programs for pager and editor overrides.

@@ -144,7 +144,11 @@ pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
                 value.unwrap_or_default(),
                 literal,
             )
-            .then(|| Verdict::unknown("`--kubeconfig` names a file that is not a plain file"))
+            .then(|| {
+                Verdict::unknown(
+                    "`--kubeconfig` names a file outside the administrators' config directories",
+                )
+            })
         }
         _ => None,
     })

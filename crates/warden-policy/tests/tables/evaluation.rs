@@ -121,10 +121,18 @@ fn builtins_that_assign_by_name() {
         "command eval ls",
         "bind -x '\"a\":reboot'",
     ]);
-    accepted(&[
+    // DESIGN: `printf -v` and `read` are write_or_unknown, plain names too.
+    refused(&[
         "while read -r line; do echo \"$line\"; done < /etc/hosts",
         "printf -v out '%s' hi; echo \"$out\"",
         "cat /etc/hosts | while read -r host rest; do echo \"$host\"; done",
+        "read -r line < /etc/hostname",
+        "read -t 1 x",
+        "mapfile -t lines < /etc/hosts",
+        "readarray x < /etc/hosts",
+        "printf -v x '%s' y",
+    ]);
+    accepted(&[
         "test -f /etc/hosts && cat /etc/hosts",
         "[ -d /var/log ] && ls /var/log",
         "[ \"$HOME\" = /root ] && echo root",

@@ -137,6 +137,13 @@ fn global_options_before_the_subcommand() {
         "npm ls --userconfig /tmp/x",
         "lxc-ls -o /tmp/x",
         "btrfs --log=debug filesystem sync /",
+        "KUBECONFIG=/tmp/x kubectl get pods",
+        "kubectl --kubeconfig /tmp/x get pods",
+        "kubectl --kubeconfig=./x get pods",
+        "kubectl --kubeconfig /etc/../tmp/x get pods",
+        "KUBECONFIG=/etc/kubernetes/admin.conf:/tmp/x kubectl get pods",
+        "KUBECONFIG=$HOME/.kube/$X kubectl get pods",
+        "journalctl --image x.img -n 5",
     ]);
     accepted(&[
         "ceph -s",
@@ -149,6 +156,9 @@ fn global_options_before_the_subcommand() {
         "git --no-pager log -n 5",
         "git -C /srv/app status",
         "kubectl -n kube-system get pods",
+        "KUBECONFIG=/etc/kubernetes/admin.conf kubectl get nodes",
+        "kubectl --kubeconfig /etc/rancher/k3s/k3s.yaml get pods -A",
+        "KUBECONFIG=$HOME/.kube/config kubectl get pods",
         "lvs -a -o +devices",
         "pip list --outdated",
         "npm ls --depth=0",

@@ -4,8 +4,6 @@ use crate::commands::testing::{is_interactive, is_read, is_write};
 fn plain_names_only() {
     for line in [
         "read line",
-        "read -t 5 -r a b",
-        "printf -v out %s x",
         "declare -x LANG=C",
         "local x",
         "export FOO=bar",
@@ -26,6 +24,8 @@ fn plain_names_only() {
     }
     for line in [
         "let x=1",
+        "read -t 5 -r a b",
+        "printf -v out %s x",
         "declare -i x=1",
         "declare -n ref=x",
         "typeset -i n",

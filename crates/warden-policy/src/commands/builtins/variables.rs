@@ -54,10 +54,14 @@ pub(super) fn read(inv: &Invocation<'_, '_>) -> Verdict {
             Tok::Dynamic { index } => return bad(inv.args.get(index).map_or("$…", |a| a.raw)),
         }
     }
+    // Assigning text from the input is one of the constructs DESIGN counts
+    // as evaluating hidden text (a name can be a reference or integer set
+    // earlier); without input it waits on the terminal.
+    let reason = "assigns text from its input to variables";
     if timeout {
-        return Verdict::Read;
+        return Verdict::unknown(reason);
     }
-    Verdict::interactive(InteractiveCategory::InteractiveRepl, "waits for input")
+    Verdict::interactive_writer(InteractiveCategory::InteractiveRepl, reason)
 }
 
 const MAPFILE: Options = Options {
@@ -86,7 +90,10 @@ pub(super) fn mapfile(inv: &Invocation<'_, '_>) -> Verdict {
             Tok::Dynamic { index } => return bad(inv.args.get(index).map_or("$…", |a| a.raw)),
         }
     }
-    Verdict::interactive(InteractiveCategory::InteractiveRepl, "waits for input")
+    Verdict::interactive_writer(
+        InteractiveCategory::InteractiveRepl,
+        "assigns lines from its input to an array",
+    )
 }
 
 /// `printf FORMAT [ARG…]`; `printf -v NAME` assigns.
@@ -105,9 +112,7 @@ pub(super) fn printf(inv: &Invocation<'_, '_>) -> Verdict {
         ) {
             return v;
         }
-        if inv.args.get(2).is_some_and(|a| a.may_be_option()) {
-            return Verdict::unknown("the format comes from an expansion");
-        }
+        return Verdict::unknown("`printf -v` assigns to a variable, which bash can evaluate");
     }
     Verdict::Read
 }
