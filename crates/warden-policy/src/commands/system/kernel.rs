@@ -289,9 +289,9 @@ pub(super) fn inxi(inv: &Invocation<'_, '_>) -> Verdict {
     }
     if inv.option_args().any(|a| {
         let t = a.as_str();
-        t.starts_with("--debug") || t.starts_with("--ftp")
+        t.starts_with("--debug") || t.starts_with("--ftp") || t.starts_with("--output-file")
     }) {
-        return Verdict::unknown("debug modes write and upload data");
+        return Verdict::unknown("debug modes and `--output-file` write or upload data");
     }
     Verdict::Read
 }
@@ -360,7 +360,14 @@ pub(super) fn ipmitool(inv: &Invocation<'_, '_>) -> Verdict {
     }
     let read = matches!(
         words.as_slice(),
-        ["sdr" | "sensor", ..]
+        // `sensor thresh` sets thresholds; `sdr fill`/`sdr dump` write files.
+        ["sdr" | "sensor"]
+            | [
+                "sdr",
+                "list" | "elist" | "type" | "info" | "get" | "entity" | "csv",
+                ..
+            ]
+            | ["sensor", "list" | "get", ..]
             | ["fru", "print" | "list"]
             | ["fru"]
             | ["sel", "list" | "elist" | "info" | "get" | "time"]
