@@ -83,3 +83,20 @@ pub(super) fn xargs_input(stdin: Stdin) -> Arg<'static> {
         },
     }
 }
+
+/// An argument that `xargs -I` rewrites takes the input's shape: a word
+/// that is exactly the marker becomes the input; one that contains it
+/// becomes unknown text.
+pub(super) fn mark_replaced<'a>(arg: &Arg<'a>, marker: &str, input: &Arg<'static>) -> Arg<'a> {
+    if arg.text == marker {
+        return Arg {
+            text: input.text.clone(),
+            raw: arg.raw,
+            shape: input.shape,
+        };
+    }
+    if arg.text.contains(marker) {
+        return unknowable(arg.raw);
+    }
+    arg.clone()
+}

@@ -6,6 +6,8 @@
 mod acc;
 mod args;
 mod fed;
+mod pipes;
+mod text;
 mod vars;
 mod walk;
 
