@@ -39,3 +39,33 @@ fn constructs_both_shells_read_the_same() {
         "tr ':' '\\n' <<< \"$PATH\"",
     ]);
 }
+
+#[test]
+fn more_spellings_that_differ() {
+    refused(&[
+        "((rm -rf /tmp/x) )",
+        "( (rm x))",
+        "echo $(( $(rm x) ))",
+        "((x=$(rm y)))",
+        "[[ -n x ]] || rm y",
+        "echo $'\\x27'; rm x; echo $'\\x27'",
+        "echo $\"x\"; rm y",
+        "ls |& rm x",
+        "ls &>/tmp/x",
+        "ls >& /tmp/x",
+        "function f { rm x; }; f",
+        "f() (rm x); f",
+        "coproc rm x",
+        "select x in a; do rm y; done",
+        "echo {a,b}; rm c",
+        "cat <(rm x)",
+        "diff <(ls) >(rm x)",
+    ]);
+    accepted(&[
+        "echo $((1 + 2))",
+        "echo {a,b}",
+        "( ls /tmp )",
+        "{ ls /tmp; }",
+        "echo \"$HOME\"",
+    ]);
+}
