@@ -26,7 +26,7 @@ fn words<'i>(inv: &Invocation<'i, '_>, sets: &[&Options]) -> Result<Vec<&'i str>
 /// apk's options; not `--root`, `--keys-dir`, `--repositories-file`,
 /// `--cache-dir` or `--allow-untrusted`.
 const APK: Options = Options {
-    short_flags: "hqvaLRdwWPsre",
+    short_flags: "hqvaLRdwWPsreuIoO",
     short_values: "X",
     long_flags: &[
         "--help",
