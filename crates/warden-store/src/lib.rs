@@ -9,16 +9,24 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
+mod api_tokens;
 mod approvals;
 mod audit;
 mod conversations;
+mod login_sessions;
 mod notes;
+mod server_views;
 mod usage;
+mod users;
 
+pub use api_tokens::{ApiToken, NewApiToken};
 pub use audit::{AuditBreak, AuditEntry};
 pub use conversations::SessionSummary;
+pub use login_sessions::LoginSession;
 pub use notes::StoredNote;
+pub use server_views::{ApprovalFilter, ApprovalPeople, StoredMessage};
 pub use usage::{UsageRow, UsageTotals};
+pub use users::User;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -97,6 +105,44 @@ fn migrations() -> Migrations<'static> {
             target TEXT,
             note TEXT NOT NULL,
             at_ms INTEGER NOT NULL
+        );",
+        ),
+        // The server's people: users (argon2id hashes), API tokens (SHA-256
+        // of the secret), browser login sessions (SHA-256 of the cookie),
+        // and who asked for and who decided each approval.
+        M::up(
+            "CREATE TABLE users (
+            username TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            password_changed_at_ms INTEGER NOT NULL
+        );
+        CREATE TABLE api_tokens (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            role TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE,
+            created_by TEXT,
+            created_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER,
+            revoked_at_ms INTEGER,
+            last_used_at_ms INTEGER
+        );
+        CREATE TABLE login_sessions (
+            id_hash TEXT PRIMARY KEY,
+            username TEXT NOT NULL,
+            csrf_token TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX login_sessions_by_user ON login_sessions(username);
+        CREATE TABLE approval_people (
+            approval_id TEXT PRIMARY KEY,
+            requested_by TEXT,
+            decided_by TEXT,
+            decided_at_ms INTEGER,
+            expired_at_ms INTEGER
         );",
         ),
     ])
