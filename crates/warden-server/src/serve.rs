@@ -96,12 +96,6 @@ pub async fn start(
         TlsMode::Files { cert, key } => Some(crate::tls::from_files(cert, key)?),
         TlsMode::SelfSigned => Some(crate::tls::self_signed(&config.data_dir)?),
     };
-    let admin_store = Arc::clone(&store);
-    let data_dir = config.data_dir.clone();
-    let bootstrap =
-        tokio::task::spawn_blocking(move || bootstrap_admin(&admin_store, &data_dir, now_ms()))
-            .await
-            .map_err(|e| ServerError::Internal(e.to_string()))??;
     let metrics = match crate::metrics::install() {
         Ok(handle) => {
             crate::metrics::spawn_upkeep(handle.clone());
@@ -155,7 +149,15 @@ pub async fn start(
     let service = crate::routes::app(router, Arc::clone(&app));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let tls_fingerprint = tls.as_ref().map(|t| t.fingerprint.clone());
+    let admin_store = Arc::clone(&app.store);
+    let data_dir = app.config.data_dir.clone();
     let task = tokio::spawn(serve(app, listener, service, tls, shutdown_rx));
+    // After the listener is up: health answers while the first admin's
+    // password is hashed (argon2id takes a while on purpose).
+    let bootstrap =
+        tokio::task::spawn_blocking(move || bootstrap_admin(&admin_store, &data_dir, now_ms()))
+            .await
+            .map_err(|e| ServerError::Internal(e.to_string()))??;
     Ok(Started {
         local_addr,
         tls_fingerprint,
