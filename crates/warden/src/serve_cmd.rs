@@ -160,8 +160,12 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         prices: prices(&config),
     };
     let server = server_config(args, data_dir.clone(), &config);
+    raise_open_files_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Commands and model set-up run on the blocking pool; waiting
+        // sessions hold no thread, so the pool stays small.
+        .max_blocking_threads(64)
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async move {
@@ -190,6 +194,18 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One connection is one file descriptor: allow as many as the hard limit.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        limit.current = limit.maximum;
+        if let Err(error) = setrlimit(Resource::Nofile, limit) {
+            eprintln!("warden serve: cannot raise the open files limit: {error}");
+        }
+    }
 }
 
 fn announce(started: &warden_server::Started, data_dir: &std::path::Path) -> Result<()> {
