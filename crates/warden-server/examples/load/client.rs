@@ -13,12 +13,19 @@ use tokio::sync::{Barrier, Semaphore};
 
 use crate::{Flags, now_us};
 
+/// Tokens per turn counted as the start burst.
+const WARM_UP: u64 = 5;
+
 #[derive(Default)]
 struct StreamStats {
     /// Microseconds from the model sending a token to this client reading it.
     delays: Vec<u64>,
     /// Microseconds between consecutive tokens as received.
     gaps: Vec<u64>,
+    /// Delays and gaps once every turn is under way (from the
+    /// `WARM_UP`th token on): the start burst of N turns left out.
+    steady_delays: Vec<u64>,
+    steady_gaps: Vec<u64>,
     tokens: u64,
     /// First token to `done`.
     turn_us: u64,
@@ -78,11 +85,18 @@ async fn follow(client: Client, url: String, token: String, ready: Arc<Barrier>)
                         .take_while(char::is_ascii_digit)
                         .collect();
                     if let Ok(sent) = digits.parse::<u64>() {
-                        stats.delays.push(arrived.saturating_sub(sent));
+                        let delay = arrived.saturating_sub(sent);
+                        stats.delays.push(delay);
+                        if stats.tokens >= WARM_UP {
+                            stats.steady_delays.push(delay);
+                        }
                     }
                 }
                 if last_arrival > 0 {
                     stats.gaps.push(arrived - last_arrival);
+                    if stats.tokens >= WARM_UP {
+                        stats.steady_gaps.push(arrived - last_arrival);
+                    }
                 } else {
                     first = arrived;
                 }
@@ -96,6 +110,15 @@ async fn follow(client: Client, url: String, token: String, ready: Arc<Barrier>)
         }
     }
     stats
+}
+
+/// CPU seconds (user + system) a process has used.
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces).
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {
@@ -176,6 +199,8 @@ pub async fn run(flags: &Flags) {
             }
         })
     };
+    let server_cpu = cpu_seconds(&pid.to_string());
+    let client_cpu = cpu_seconds("self");
     let started = Instant::now();
     let posts: Vec<_> = ids
         .iter()
@@ -212,14 +237,22 @@ pub async fn run(flags: &Flags) {
         all.tokens += stats.tokens;
         all.delays.extend(stats.delays);
         all.gaps.extend(stats.gaps);
+        all.steady_delays.extend(stats.steady_delays);
+        all.steady_gaps.extend(stats.steady_gaps);
         turns.push(stats.turn_us);
     }
     let elapsed = started.elapsed();
+    let server_cpu = cpu_seconds(&pid.to_string())
+        .zip(server_cpu)
+        .map(|(b, a)| b - a);
+    let client_cpu = cpu_seconds("self").zip(client_cpu).map(|(b, a)| b - a);
     monitor.abort();
     let after = sample(pid);
 
     all.delays.sort_unstable();
     all.gaps.sort_unstable();
+    all.steady_delays.sort_unstable();
+    all.steady_gaps.sort_unstable();
     turns.sort_unstable();
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
     let expected_turn = (tokens.saturating_sub(1) * pace_us) as f64;
@@ -251,11 +284,32 @@ pub async fn run(flags: &Flags) {
         percentile(&all.gaps, 0.99)
     );
     println!(
+        "steady state (token {WARM_UP} on): delay mean {:.0} us, p50 {}, p99 {} = {:.2}% of the pacing; gap mean {:.0} us (+{:.2}%)",
+        mean(&all.steady_delays),
+        percentile(&all.steady_delays, 0.5),
+        percentile(&all.steady_delays, 0.99),
+        mean(&all.steady_delays) / pace_us as f64 * 100.0,
+        mean(&all.steady_gaps),
+        (mean(&all.steady_gaps) / pace_us as f64 - 1.0) * 100.0
+    );
+    println!(
         "turn (first token to done, us): mean {:.0} vs {expected_turn:.0} paced (+{:.2}%), p99 {}",
         mean(&turns),
         (mean(&turns) / expected_turn.max(1.0) - 1.0) * 100.0,
         percentile(&turns, 0.99)
     );
+    if let (Some(server), Some(client)) = (server_cpu, client_cpu) {
+        let tokens = all.tokens.max(1) as f64;
+        println!(
+            "CPU during the turns: server {server:.2} s ({:.1} us per token), client {client:.2} s ({:.1} us per token), wall {:.2} s on {} cores",
+            server / tokens * 1e6,
+            client / tokens * 1e6,
+            elapsed.as_secs_f64(),
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        );
+    }
     for (label, s) in [
         ("before", before),
         ("sessions created", created),

@@ -231,9 +231,11 @@ impl EventLog {
     pub fn after(&self, after: u64) -> Vec<StoredEvent> {
         let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         let first = log.events.front().map_or(log.next_seq, |e| e.seq);
-        let skip =
-            usize::try_from(after.saturating_add(1).saturating_sub(first)).unwrap_or(usize::MAX);
-        log.events.iter().skip(skip).cloned().collect()
+        // Seqs are contiguous in the log: the position is arithmetic.
+        let skip = usize::try_from(after.saturating_add(1).saturating_sub(first))
+            .unwrap_or(usize::MAX)
+            .min(log.events.len());
+        log.events.range(skip..).cloned().collect()
     }
 
     /// The last seq handed out (0 before any event).

@@ -189,7 +189,8 @@ impl Sessions {
     pub fn evict_idle(&self, ttl: std::time::Duration) -> usize {
         let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
         let before = map.len();
-        map.retain(|_, live| !live.evictable(ttl));
+        // Only what nobody else holds (a request, a turn, a stream) goes.
+        map.retain(|_, live| Arc::strong_count(live) > 1 || !live.evictable(ttl));
         before - map.len()
     }
 

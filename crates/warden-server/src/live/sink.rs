@@ -33,6 +33,8 @@ pub struct StreamSink {
     live: Arc<LiveSession>,
     started: HashMap<usize, (Instant, &'static str)>,
     pending: Option<PendingEnd>,
+    /// Usage of this turn's model calls, stored when the turn ends.
+    pub usage: Vec<UsageRow>,
 }
 
 impl StreamSink {
@@ -42,6 +44,7 @@ impl StreamSink {
             live,
             started: HashMap::new(),
             pending: None,
+            usage: Vec::new(),
         }
     }
 
@@ -190,9 +193,8 @@ impl EventSink for StreamSink {
                     cost_usd,
                     at_ms: now_ms(),
                 };
-                if let Err(error) = self.app.store.record_usage(&row) {
-                    tracing::warn!(%error, session = %self.live.id, "cannot record usage");
-                }
+                // Stored with the turn's messages, off the async workers.
+                self.usage.push(row);
                 self.push(SessionEvent::Usage {
                     provider,
                     model,

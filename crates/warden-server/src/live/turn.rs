@@ -11,6 +11,7 @@ use warden_core::agent::usage::Budget;
 use warden_core::agent::{LoopLimits, TurnContext, run_turn};
 use warden_core::executor::Moment;
 use warden_protocol::RouteSummary;
+use warden_store::UsageRow;
 
 use super::approvals::ServerApprover;
 use super::events::SessionEvent;
@@ -132,7 +133,8 @@ async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, turn: usi
         });
     }
     live.set_title_if_empty(&text);
-    if let Err(error) = persist(&app, &live, core, &text) {
+    let usage = std::mem::take(&mut sink.usage);
+    if let Err(error) = persist(&app, &live, core, &text, usage).await {
         tracing::error!(%error, session = %live.id, "cannot store the conversation");
         live.events.push(&SessionEvent::Error {
             code: "UNAVAILABLE".to_string(),
@@ -155,21 +157,30 @@ async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, turn: usi
     });
 }
 
-/// Store the messages added since the last turn, in one transaction.
-fn persist(
+/// Store the messages added since the last turn, in one transaction, on
+/// the blocking pool (a thousand turns ending together must not stall the
+/// workers that stream everyone else's tokens).
+async fn persist(
     app: &AppState,
     live: &LiveSession,
     core: &mut super::session::Core,
     title: &str,
+    usage: Vec<UsageRow>,
 ) -> Result<(), String> {
     let new: Vec<String> = core.conversation.messages[core.persisted..]
         .iter()
         .map(serde_json::to_string)
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    app.store
-        .append_messages(&live.id, &new, Some(title), now_ms())
-        .map_err(|e| e.to_string())?;
+    let store = Arc::clone(&app.store);
+    let (id, title) = (live.id.clone(), title.to_string());
+    tokio::task::spawn_blocking(move || {
+        store.append_messages(&id, &new, Some(&title), now_ms())?;
+        usage.iter().try_for_each(|row| store.record_usage(row))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
     core.persisted = core.conversation.messages.len();
     Ok(())
 }
