@@ -18,6 +18,7 @@ pub mod ports;
 mod routes;
 mod serve;
 mod state;
+mod store_writer;
 pub mod tls;
 mod ui;
 

@@ -111,6 +111,7 @@ pub async fn start(
         .to_json()
         .map_err(|e| ServerError::Internal(format!("OpenAPI document: {e}")))?;
     let static_ports = StaticPorts::leak(&ports);
+    let writer_store = Arc::clone(&store);
     let app = Arc::new(AppState {
         stored_runner: warden_core::executor::Executor::new(
             warden_core::executor::Settings {
@@ -136,6 +137,7 @@ pub async fn start(
         lifecycle: Lifecycle::default(),
         started: Instant::now(),
         openapi_json: Arc::from(openapi_json),
+        writer: crate::store_writer::StoreWriter::start(Arc::clone(&writer_store)),
     });
     let listener = TcpListener::bind(app.config.listen)
         .await

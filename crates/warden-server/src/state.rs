@@ -33,6 +33,8 @@ pub struct AppState {
     /// Runs approvals whose session is gone (`POST /api/approvals/{id}/run`).
     pub stored_runner: Executor<'static>,
     pub started: Instant,
+    /// Writes turn results off the async workers.
+    pub writer: crate::store_writer::StoreWriter,
     /// The OpenAPI document, serialised once.
     pub openapi_json: Arc<str>,
 }

@@ -168,7 +168,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .max_blocking_threads(64)
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let started = warden_server::start(server, store, ports).await?;
         // Discover this machine in the background: neither start-up nor
         // the first request waits for it.
@@ -192,7 +192,11 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             );
         }
         Ok::<_, anyhow::Error>(())
-    })?;
+    });
+    // Whatever still runs on the blocking pool (a command past its turn)
+    // does not hold the exit up.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    served?;
     Ok(ExitCode::SUCCESS)
 }
 

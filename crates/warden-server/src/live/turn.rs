@@ -157,9 +157,9 @@ async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, turn: usi
     });
 }
 
-/// Store the messages added since the last turn, in one transaction, on
-/// the blocking pool (a thousand turns ending together must not stall the
-/// workers that stream everyone else's tokens).
+/// Store the messages added since the last turn, in one transaction, and
+/// the turn's usage, on the store writer (a thousand turns ending together
+/// must not stall the workers that stream everyone else's tokens).
 async fn persist(
     app: &AppState,
     live: &LiveSession,
@@ -172,15 +172,14 @@ async fn persist(
         .map(serde_json::to_string)
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    let store = Arc::clone(&app.store);
     let (id, title) = (live.id.clone(), title.to_string());
-    tokio::task::spawn_blocking(move || {
-        store.append_messages(&id, &new, Some(&title), now_ms())?;
-        usage.iter().try_for_each(|row| store.record_usage(row))
-    })
-    .await
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
+    app.writer
+        .write(move |store| {
+            store.append_messages(&id, &new, Some(&title), now_ms())?;
+            usage.iter().try_for_each(|row| store.record_usage(row))
+        })
+        .await
+        .map_err(|e| e.to_string())?;
     core.persisted = core.conversation.messages.len();
     Ok(())
 }
