@@ -56,6 +56,8 @@ for _ in $(seq 1 200); do
 done
 
 status=0
+# Run from the scratch directory: schemathesis leaves a cache where it runs.
+cd "$data"
 "$venv/bin/schemathesis" run "$base/api/openapi.json" \
     --url "$base" \
     --header "Authorization: Bearer $token" \
