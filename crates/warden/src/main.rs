@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod accounts_cmd;
 mod agent_cmd;
 mod approvals_cmd;
 mod approver;
@@ -14,6 +15,7 @@ mod classify_cmd;
 mod common;
 mod config;
 mod conversation;
+mod data_dir;
 mod display;
 mod exit_codes;
 mod explain_cmd;
@@ -22,6 +24,8 @@ mod local;
 mod proxmox;
 mod remote;
 mod replay;
+mod serve_cmd;
+mod serve_world;
 mod sessions_cmd;
 mod storage;
 mod style;
@@ -67,6 +71,12 @@ enum Command {
     Agent(agent_cmd::AgentArgs),
     /// What Warden knows exists: this machine and every configured Proxmox cluster.
     Inventory(inventory_cmd::InventoryArgs),
+    /// The control plane: HTTP API, live sessions over SSE, approvals, metrics.
+    Serve(serve_cmd::ServeArgs),
+    /// The server's users (offline, on the data directory): add, passwd, list.
+    User(accounts_cmd::UserArgs),
+    /// The server's API tokens (offline, on the data directory): create, list, revoke.
+    Token(accounts_cmd::TokenArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -114,6 +124,9 @@ fn main() -> ExitCode {
         Command::Approvals(args) => approvals_cmd::run(args),
         Command::Agent(args) => agent_cmd::run(args),
         Command::Inventory(args) => inventory_cmd::run(&args),
+        Command::Serve(args) => serve_cmd::run(&args),
+        Command::User(args) => accounts_cmd::user(args),
+        Command::Token(args) => accounts_cmd::token(args),
     };
     match result {
         Ok(code) => code,

@@ -20,7 +20,9 @@ use super::errors::tool_error;
 /// How wide the sparkline sent with each history series is.
 const SPARKLINE_WIDTH: usize = 40;
 
-/// Every configured cluster, as one guest API.
+/// Every configured cluster, as one guest API. Cheap to clone (the
+/// clusters are shared).
+#[derive(Clone)]
 pub struct ProxmoxApi {
     clusters: Vec<Arc<ProxmoxCluster>>,
 }

@@ -29,7 +29,7 @@ use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticIn
 use warden_protocol::FsmState;
 use warden_store::Store;
 
-mod scenario;
+pub(crate) mod scenario;
 
 use crate::storage::{SqliteApprovals, SqliteAudit};
 
