@@ -130,7 +130,9 @@ async fn reconnecting_with_last_event_id_replays_what_was_missed() {
 #[tokio::test]
 async fn an_event_id_from_before_a_restart_replays_everything_held() {
     let server = start(Options::default()).await;
-    server.book.add("zq after", Script::new().text("fresh answer"));
+    server
+        .book
+        .add("zq after", Script::new().text("fresh answer"));
     let session = server.create_session(&server.operator).await;
     server.post(&server.operator, &session, "zq after").await;
     wait_idle(&server, &session).await;

@@ -96,7 +96,11 @@ pub async fn stream(
     // An id this log never handed out comes from before a restart (the
     // log is in memory and numbers from 1 again): everything it holds is
     // new to that client.
-    let last = if last > live.events.last_seq() { 0 } else { last };
+    let last = if last > live.events.last_seq() {
+        0
+    } else {
+        last
+    };
     let cursor = Cursor {
         wake: live.events.subscribe(),
         live,

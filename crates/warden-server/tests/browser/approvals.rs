@@ -12,13 +12,10 @@ fn restart_script() -> Vec<crate::fake_model::Step> {
     vec![
         call("query", json!({"action": "get", "target": "jellyfin"})),
         call(
-            "control",
-            json!({"action": "command", "target": "jellyfin", "command": "supervisorctl restart jellyfin"}),
+            "docker",
+            json!({"action": "control", "target": "jellyfin", "operation": "restart"}),
         ),
-        call(
-            "read",
-            json!({"action": "exec", "target": "jellyfin", "command": "supervisorctl status jellyfin"}),
-        ),
+        call("docker", json!({"action": "inspect", "target": "jellyfin"})),
         text("jellyfin was restarted and is **active**."),
     ]
 }
@@ -26,7 +23,10 @@ fn restart_script() -> Vec<crate::fake_model::Step> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() {
     let world = World::start().await;
-    world.model.scripts.add("zq restart jellyfin", restart_script());
+    world
+        .model
+        .scripts
+        .add("zq restart jellyfin", restart_script());
     let alice = Browser::open(&world).await;
     let bob = Browser::open(&world).await;
     alice.login("alice").await;
@@ -51,20 +51,34 @@ async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() 
                 .unwrap()
         }
     };
-    assert!(within("approval-command").await.contains("supervisorctl restart jellyfin"));
+    let command = within("approval-command").await;
+    assert!(
+        command.contains("restart") && command.contains("abc123"),
+        "{command}"
+    );
     let target = within("approval-target").await;
     assert!(
         target.contains("jellyfin → media-server (LXC 141) → node pve1"),
         "{target}"
     );
     assert!(!within("approval-risk").await.trim().is_empty());
-    assert!(world.hosts.received().iter().all(|(_, c)| !c.contains("restart")), "nothing ran yet");
+    assert!(
+        world
+            .hosts
+            .received()
+            .iter()
+            .all(|(_, c)| !c.contains("restart")),
+        "nothing ran yet"
+    );
     alice.shot("chat-approval").await;
 
     // The other browser lists it, live.
     let on_bob = format!("[data-testid=approval-card][data-approval-id=\"{id}\"]");
-    bob.wait("the pending card on the Approvals page", &format!("document.querySelector('{on_bob}[data-state=pending]')"))
-        .await;
+    bob.wait(
+        "the pending card on the Approvals page",
+        &format!("document.querySelector('{on_bob}[data-state=pending]')"),
+    )
+    .await;
     bob.shot("approvals").await;
 
     // Keyboard: from the reason box, Tab reaches Approve; Enter presses it.
@@ -88,26 +102,44 @@ async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() 
         .unwrap();
 
     alice
-        .wait("the card approved", &format!("document.querySelector('[data-approval-id=\"{id}\"]').dataset.state === 'approved'"))
+        .wait(
+            "the card approved",
+            &format!(
+                "document.querySelector('[data-approval-id=\"{id}\"]').dataset.state === 'approved'"
+            ),
+        )
         .await;
     let answer = alice.answer(1).await;
     assert!(answer.contains("restarted"), "{answer}");
     alice
-        .css("[data-testid=tool-card][data-tool=control][data-kind=write][data-status=ok]")
+        .css("[data-testid=tool-card][data-tool=docker][data-kind=write][data-status=ok]")
         .await;
     // Verified: the read after the write succeeded and the FSM left VERIFYING.
     assert_eq!(
-        alice.count("[data-testid=tool-card][data-tool=read][data-status=ok]").await,
+        alice
+            .count("[data-testid=tool-card][data-tool=docker][data-kind=read][data-status=ok]")
+            .await,
         1
     );
     let fsm = alice.tid("fsm-state").await.text().await.unwrap();
     assert_ne!(fsm, "VERIFYING");
-    assert!(world.hosts.received().iter().any(|(_, c)| c.contains("supervisorctl restart jellyfin")));
+    assert!(
+        world
+            .hosts
+            .received()
+            .iter()
+            .any(|(_, c)| c.contains("restart") && c.contains("abc123"))
+    );
 
-    bob.wait("the decision on the other browser", &format!("document.querySelector('{on_bob}').dataset.state === 'approved'"))
-        .await;
+    bob.wait(
+        "the decision on the other browser",
+        &format!("document.querySelector('{on_bob}').dataset.state === 'approved'"),
+    )
+    .await;
     let outcome = bob
-        .js(&format!("return document.querySelector('{on_bob} .outcome').innerText;"))
+        .js(&format!(
+            "return document.querySelector('{on_bob} .outcome').innerText;"
+        ))
         .await;
     assert!(outcome.as_str().unwrap().contains("by alice"), "{outcome}");
     alice.quit().await;
@@ -121,7 +153,10 @@ async fn a_denial_needs_a_reason_and_the_model_is_told() {
         "zq stop db1",
         vec![
             call("query", json!({"action": "get", "target": "db1"})),
-            call("control", json!({"action": "guest", "target": "db1", "operation": "stop"})),
+            call(
+                "control",
+                json!({"action": "guest", "target": "db1", "operation": "stop"}),
+            ),
             text("Understood: db1 stays up."),
         ],
     );
@@ -159,13 +194,30 @@ async fn a_denial_needs_a_reason_and_the_model_is_told() {
         .unwrap();
     browser.tid("approval-deny").await.click().await.unwrap();
     browser
-        .wait("the card denied", "document.querySelector('[data-testid=approval-card]').dataset.state === 'denied'")
+        .wait(
+            "the card denied",
+            "document.querySelector('[data-testid=approval-card]').dataset.state === 'denied'",
+        )
         .await;
     let answer = browser.answer(1).await;
     assert!(answer.contains("db1 stays up"), "{answer}");
-    let outcome = browser.css("[data-testid=approval-card] .outcome").await.text().await.unwrap();
-    assert!(outcome.contains("the nightly backup is running"), "{outcome}");
-    assert!(world.hosts.received().iter().all(|(_, c)| !c.contains("stop")));
+    let outcome = browser
+        .css("[data-testid=approval-card] .outcome")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        outcome.contains("the nightly backup is running"),
+        "{outcome}"
+    );
+    assert!(
+        world
+            .hosts
+            .received()
+            .iter()
+            .all(|(_, c)| !c.contains("stop"))
+    );
 
     // A file edit shows the change as a diff.
     browser.say("zq tune nginx on web1").await;
@@ -191,10 +243,16 @@ async fn a_denial_needs_a_reason_and_the_model_is_told() {
     // The audit page shows both decisions; the denied filter narrows to them.
     browser.tid("nav-audit").await.click().await.unwrap();
     browser
-        .wait("the verification", "document.querySelector('[data-testid=audit-verify]').innerText.includes('intact')")
+        .wait(
+            "the verification",
+            "document.querySelector('[data-testid=audit-verify]').innerText.includes('intact')",
+        )
         .await;
     browser
-        .wait("audit rows", "document.querySelectorAll('[data-testid=audit-row]').length > 3")
+        .wait(
+            "audit rows",
+            "document.querySelectorAll('[data-testid=audit-row]').length > 3",
+        )
         .await;
     browser
         .js("const s = document.getElementById('audit-decision'); s.value = 'denied'; s.dispatchEvent(new Event('change')); return true;")

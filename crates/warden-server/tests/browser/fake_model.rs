@@ -23,8 +23,11 @@ pub enum Step {
     Call(String, Value),
 }
 
+/// A phrase of the user's message and the steps it gets.
+type Script = (String, Vec<Step>);
+
 #[derive(Clone, Default)]
-pub struct Scripts(Arc<Mutex<Vec<(String, Vec<Step>)>>>);
+pub struct Scripts(Arc<Mutex<Vec<Script>>>);
 
 impl Scripts {
     /// A script for every user message containing `phrase`.

@@ -16,7 +16,10 @@ use thirtyfour::prelude::*;
 use thirtyfour::{ChromiumLikeCapabilities, Key};
 use warden_core::ports::{ExecOutput, MemoryNotes};
 use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
-use warden_llm::{ProviderConfig, ProviderKind};
+use warden_llm::{
+    BoxFuture, Delta, ModelReply, ModelRequest, Provider, ProviderConfig, ProviderError,
+    ProviderKind,
+};
 use warden_protocol::{ControlLevel, Resource, ResourceId};
 use warden_server::auth::{Role, add_user};
 use warden_server::{ModelPrice, ServerConfig, ServerPorts, Started};
@@ -52,12 +55,22 @@ pub fn inventory() -> Vec<Resource> {
     jellyfin.aliases = vec!["media".into()];
     vec![
         resource("node:pve1", "pve1", None, Some("online")),
-        resource("lxc:pve1:141", "media-server", Some("node:pve1"), Some("running")),
+        resource(
+            "lxc:pve1:141",
+            "media-server",
+            Some("node:pve1"),
+            Some("running"),
+        ),
         jellyfin,
         resource("vm:pve1:101", "web1", Some("node:pve1"), Some("running")),
         resource("vm:pve1:102", "db1", Some("node:pve1"), Some("stopped")),
         resource("k8s_cluster:home", "home", None, Some("healthy")),
-        resource("k8s_node:home:n1", "n1", Some("k8s_cluster:home"), Some("ready")),
+        resource(
+            "k8s_node:home:n1",
+            "n1",
+            Some("k8s_cluster:home"),
+            Some("ready"),
+        ),
         agent,
         resource("host:evil", &format!("{HOSTILE}evil"), None, Some("online")),
     ]
@@ -84,6 +97,30 @@ fn hosts() -> Arc<SimulatedHosts> {
             output: active,
         },
     ]))
+}
+
+/// The HTTP providers still block inside their future (ureq): on a
+/// worker, that parks the tasks woken from it (the SSE streams the deltas
+/// wake) until the whole reply is in, and the page sees it in one burst.
+/// `block_in_place` hands the worker's other tasks on first. (The real
+/// server needs the same until the providers are async; see the report.)
+struct OffTheWorker(Box<dyn Provider + Send>);
+
+impl Provider for OffTheWorker {
+    fn complete<'a>(
+        &'a mut self,
+        request: &'a ModelRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        Box::pin(async move {
+            let reply = self.0.complete(request, on_delta);
+            tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(reply))
+        })
+    }
+
+    fn identity(&self) -> (&str, &str) {
+        self.0.identity()
+    }
 }
 
 /// The server, its store and data, the fake model.
@@ -149,7 +186,7 @@ impl World {
                 provider.model = Some("test".into());
                 provider.max_retries = 0;
                 warden_llm::connect(&provider)
-                    .map(Some)
+                    .map(|p| Some(Box::new(OffTheWorker(p)) as Box<dyn Provider + Send>))
                     .map_err(|e| e.to_string())
             }),
             prices: vec![ModelPrice {
@@ -247,7 +284,10 @@ impl ChromeDriver {
                     }
                 }
             }
-            assert!(Instant::now() < deadline, "{MISSING}: chromedriver never got ready");
+            assert!(
+                Instant::now() < deadline,
+                "{MISSING}: chromedriver never got ready"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         ChromeDriver { child, url }
@@ -309,6 +349,24 @@ impl Browser {
             .connect()
             .await
             .unwrap_or_else(|e| panic!("{MISSING}: Chromium would not start: {e}"));
+        // The window's size includes its frame: make the page 1280×800.
+        let frame = driver
+            .execute(
+                "return [window.outerWidth - window.innerWidth, window.outerHeight - window.innerHeight];",
+                Vec::<Value>::new(),
+            )
+            .await
+            .unwrap()
+            .json()
+            .clone();
+        let (dw, dh) = (
+            frame[0].as_u64().unwrap_or(0),
+            frame[1].as_u64().unwrap_or(0),
+        );
+        driver
+            .set_window_rect(0, 0, 1280 + dw as u32, 800 + dh as u32)
+            .await
+            .unwrap();
         Browser {
             driver,
             base: world.base.clone(),
@@ -347,15 +405,21 @@ impl Browser {
     /// Wait until `condition` (a JS expression) is truthy.
     pub async fn wait(&self, what: &str, condition: &str) {
         let deadline = Instant::now() + WAIT;
-        let script = format!("try {{ return Boolean({condition}); }} catch (e) {{ return false; }}");
+        let script =
+            format!("try {{ return Boolean({condition}); }} catch (e) {{ return false; }}");
         loop {
             if self.js(&script).await == Value::Bool(true) {
                 return;
             }
             if Instant::now() > deadline {
-                let name = format!("failed-{}", what.replace(|c: char| !c.is_alphanumeric(), "-"));
+                let name = format!(
+                    "failed-{}",
+                    what.replace(|c: char| !c.is_alphanumeric(), "-")
+                );
                 self.shot(&name).await;
-                let body = self.js("return document.body.innerText.slice(0, 3000);").await;
+                let body = self
+                    .js("return document.body.innerText.slice(0, 3000);")
+                    .await;
                 panic!("timed out waiting for {what} ({condition}); the page says:\n{body}");
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -378,10 +442,12 @@ impl Browser {
     /// How many elements match `selector` now.
     pub async fn count(&self, selector: &str) -> usize {
         let query = serde_json::to_string(selector).unwrap();
-        self.js(&format!("return document.querySelectorAll({query}).length;"))
-            .await
-            .as_u64()
-            .unwrap_or(0) as usize
+        self.js(&format!(
+            "return document.querySelectorAll({query}).length;"
+        ))
+        .await
+        .as_u64()
+        .unwrap_or(0) as usize
     }
 
     /// Save a screenshot as `target/ui-screenshots/NAME.png`.
@@ -392,9 +458,28 @@ impl Browser {
         }
     }
 
+    /// Resize the page (not the window) to `width`×`height`.
+    pub async fn viewport(&self, width: u32, height: u32) {
+        let frame = self
+            .js("return [window.outerWidth - window.innerWidth, window.outerHeight - window.innerHeight];")
+            .await;
+        let (dw, dh) = (
+            frame[0].as_u64().unwrap_or(0),
+            frame[1].as_u64().unwrap_or(0),
+        );
+        self.driver
+            .set_window_rect(0, 0, width + dw as u32, height + dh as u32)
+            .await
+            .unwrap();
+    }
+
     pub async fn login(&self, user: &str) {
         self.goto("/").await;
-        self.tid("login-username").await.send_keys(user).await.unwrap();
+        self.tid("login-username")
+            .await
+            .send_keys(user)
+            .await
+            .unwrap();
         self.tid("login-password")
             .await
             .send_keys(PASSWORD)

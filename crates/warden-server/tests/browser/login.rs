@@ -45,12 +45,18 @@ async fn wrong_passwords_and_throttling_are_explained_then_login_and_logout_work
     for _ in 0..4 {
         try_login(&browser, "mallory", "guess").await;
         browser
-            .wait("the attempt to end", "!document.querySelector('[data-testid=login-submit]').disabled")
+            .wait(
+                "the attempt to end",
+                "!document.querySelector('[data-testid=login-submit]').disabled",
+            )
             .await;
     }
     try_login(&browser, "mallory", "guess").await;
     browser
-        .wait("the fifth attempt to end", "!document.querySelector('[data-testid=login-submit]').disabled")
+        .wait(
+            "the fifth attempt to end",
+            "!document.querySelector('[data-testid=login-submit]').disabled",
+        )
         .await;
     try_login(&browser, "mallory", "guess").await;
     let throttled = error_text(&browser, "Too many failed sign-ins").await;
@@ -69,7 +75,10 @@ async fn wrong_passwords_and_throttling_are_explained_then_login_and_logout_work
     assert!(me["csrf_token"].is_string());
     // The session cookie is HttpOnly: the page cannot read it.
     let cookies = browser.js("return document.cookie;").await;
-    assert!(!cookies.as_str().unwrap().contains("warden_session"), "{cookies}");
+    assert!(
+        !cookies.as_str().unwrap().contains("warden_session"),
+        "{cookies}"
+    );
 
     browser.tid("logout").await.click().await.unwrap();
     browser

@@ -49,13 +49,14 @@ export function approvalCard(approval, me, { showSession = false } = {}) {
   const deny = h('button', { type: 'button', class: 'deny', testid: 'approval-deny' }, 'Deny');
   const mayDecide = roleAllows(me.role, 'approver');
   const diff = fileEditDiff(approval);
-  const risk = String(approval.risk || 'unknown');
+  const risk = String(approval.risk || 'unknown').toLowerCase();
+  const riskLevel = ['catastrophic', 'critical', 'high', 'medium', 'low'].find((r) => risk.includes(r)) || 'unknown';
   const decide = h('div', { class: 'decide' },
     h('label', { for: reasonId }, 'Reason'), reason, approve, deny,
     mayDecide ? null : h('p', { class: 'muted' }, 'Only approvers can decide (you are ' + me.role + ').'));
   const card = h('article', {
     class: 'approval-card', testid: 'approval-card', 'aria-labelledby': titleId,
-    data: { approvalId: approval.id, state: approval.state },
+    data: { approvalId: approval.id, state: 'pending' },
   },
   h('header', { class: 'approval-head' },
     h('h3', { id: titleId }, 'Approval: ', approval.tool, ' on ', routingChain(approval.target).split(' → ')[0]),
@@ -64,7 +65,7 @@ export function approvalCard(approval, me, { showSession = false } = {}) {
     h('dt', {}, 'Command'), h('dd', {}, h('pre', { class: 'approval-command', testid: 'approval-command' }, approval.command)),
     h('dt', {}, 'Target'), h('dd', { testid: 'approval-target', class: 'approval-target' },
       routingChain(approval.target), ' ', h('code', { class: 'muted' }, approval.target || '')),
-    h('dt', {}, 'Risk'), h('dd', {}, h('span', { testid: 'approval-risk', class: 'risk risk-' + risk.toLowerCase() }, risk)),
+    h('dt', {}, 'Risk'), h('dd', {}, h('span', { testid: 'approval-risk', class: 'risk risk-' + riskLevel }, risk.replace(/_/g, ' '))),
     h('dt', {}, 'What'), h('dd', { class: 'approval-description' }, approval.description),
     showSession ? [h('dt', {}, 'Session'), h('dd', {}, h('a', { href: '#/chat/' + encodeURIComponent(approval.session_id) }, approval.session_id))] : null,
     h('dt', {}, 'Asked'), h('dd', {}, formatTime(approval.created_at))),
@@ -114,6 +115,7 @@ export function approvalCard(approval, me, { showSession = false } = {}) {
     }
   });
   showState(card);
+  if (approval.state !== 'pending') updateApprovalCard(card, approval);
   let away = 0;
   everySecond(() => {
     // A card gone from the page for a few seconds stops ticking.
@@ -155,19 +157,24 @@ function showState(card) {
  */
 export function updateApprovalCard(card, update) {
   const next = update.state || update.decision;
-  if (!next || card.dataset.state === next) return;
+  if (!next) return;
+  // A late answer must not reopen a decided card.
   if (FINAL.includes(card.dataset.state) && next === 'pending') return;
-  // `consumed` is an approved request that ran: it was approved.
-  if (!(card.dataset.state === 'approved' && next === 'consumed')) card.dataset.state = next;
-  Object.assign(card.approval, update, { state: card.dataset.state });
+  // `consumed` is an approved request that ran: the card says approved.
+  if (next === 'consumed') card.dataset.ran = 'true';
+  card.dataset.state = next === 'consumed' ? 'approved' : next;
+  // The stream says who decided, the API also why: keep what each knows.
+  for (const [key, value] of Object.entries(update)) {
+    if (value !== undefined && value !== null) card.approval[key] = value;
+  }
+  card.approval.state = card.dataset.state;
   const a = card.approval;
   const by = a.decided_by || update.by;
   const words = {
     approved: 'Approved', denied: 'Denied', expired: 'Expired without a decision', consumed: 'Approved and run',
   };
-  card.parts.outcome.textContent = words[card.dataset.state]
-    ? words[card.dataset.state] + (by ? ' by ' + by : '') + (a.reason ? ': ' + a.reason : '') + '.'
-    : '';
+  const word = card.dataset.ran ? words.consumed : words[card.dataset.state];
+  card.parts.outcome.textContent = word ? word + (by ? ' by ' + by : '') + (a.reason ? ': ' + a.reason : '') + '.' : '';
   showState(card);
 }
 

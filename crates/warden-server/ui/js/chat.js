@@ -113,6 +113,8 @@ export function chatPage(view, ctx, route) {
     try {
       sessions = await get('/api/sessions');
       drawSessions();
+      const current = sessions.find((s) => s.id === sessionId);
+      if (current && current.title) title.textContent = current.title;
     } catch (error) {
       clear(sessionList).append(h('li', { class: 'error' }, explain(error)));
     }

@@ -147,7 +147,7 @@ export function inventoryPage(view, { ask }) {
         h('span', { class: 'badge' }, kindLabel(r.kind)),
         h('span', { class: 'res-status ' + statusClass(r.status) }, isAgent ? 'agent ' + status : status),
         h('code', { class: 'res-id' }, r.id),
-        (r.aliases || []).length ? h('span', { class: 'muted' }, 'aka ' + r.aliases.join(', ')) : null,
+        (r.aliases || []).length ? h('span', { class: 'muted res-aliases' }, 'aka ' + r.aliases.join(', ')) : null,
         h('span', { class: 'muted res-source' }, r.source),
         h('span', { class: 'spacer' }),
         h('button', {

@@ -117,6 +117,7 @@ export class MentionBox {
   }
 
   close() {
+    clear(this.listbox);
     this.listbox.hidden = true;
     this.options = [];
     this.textarea.setAttribute('aria-expanded', 'false');

@@ -111,6 +111,7 @@ export function finishToolCard(card, event) {
   output.textContent = text;
   output.hidden = !text;
   toggle.hidden = !text;
-  // Long output starts folded; short output and failures stay open.
-  if (text && event.ok && text.split('\n').length > 30) toggle.click();
+  // Lookups and long output start folded; short output and failures stay open.
+  const long = text.split('\n').length > 30;
+  if (text && event.ok && (long || card.dataset.kind === 'resolve')) toggle.click();
 }

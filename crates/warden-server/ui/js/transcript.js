@@ -37,6 +37,16 @@ function userText(text) {
   return nodes;
 }
 
+const STAGES = { fast_path: 'a fast path', heuristic: 'a heuristic', parser: 'the command parser' };
+
+/** Who answered: the model, or the router without it (and how). */
+function routeLine(route) {
+  if (route.stage === 'llm') return 'answered by the model';
+  if (route.stage === 'unmatched') return 'not understood, and no model is configured';
+  return 'answered by the router (' + (STAGES[route.stage] || route.stage) + ': ' + route.route +
+    (route.target ? ' on ' + route.target : '') + ') without the model';
+}
+
 export class Transcript {
   /** `hooks`: `fsm(state)`, `usage(event)`, `turn(running)`, `approval()`. */
   constructor(container, me, hooks) {
@@ -111,7 +121,11 @@ export class Transcript {
   follow(change) {
     const stick = this.nearEnd();
     change();
-    if (stick) this.scrollToEnd();
+    if (stick) {
+      this.scrollToEnd();
+      // Once more after layout settles (fonts, folded output).
+      requestAnimationFrame(() => this.scrollToEnd());
+    }
   }
 
   /** Apply one stream event. */
@@ -256,11 +270,7 @@ export class Transcript {
       this.add(h('div', { class: 'message assistant markdown', testid: 'message-assistant', data: { state: 'done' } },
         renderMarkdown(event.final_text)));
     }
-    if (event.route) {
-      const route = event.route;
-      this.add(h('p', { class: 'route muted' }, 'answered by ' + route.stage + ' · ' + route.route +
-        (route.target ? ' · ' + route.target : '')));
-    }
+    if (event.route) this.add(h('p', { class: 'route muted' }, routeLine(event.route)));
     turn.working.remove();
     turn.done = true;
     this.hooks.turn(false);
