@@ -80,6 +80,7 @@ async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() 
     )
     .await;
     bob.shot("approvals").await;
+    crate::pages::assert_labelled(&bob, "approvals").await;
 
     // Keyboard: from the reason box, Tab reaches Approve; Enter presses it.
     let reason = card

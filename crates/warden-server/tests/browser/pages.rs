@@ -14,7 +14,7 @@ const UNLABELLED: &str = "return [...document.querySelectorAll('#shell:not([hidd
   .filter((e) => !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.innerText.trim())))
   .map((e) => e.outerHTML.slice(0, 120));";
 
-async fn assert_labelled(browser: &Browser, page: &str) {
+pub async fn assert_labelled(browser: &Browser, page: &str) {
     let unlabelled = browser.js(UNLABELLED).await;
     assert_eq!(unlabelled, json!([]), "unlabelled controls on {page}");
 }

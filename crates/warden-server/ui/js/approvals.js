@@ -34,7 +34,7 @@ export function fileEditDiff(approval) {
 }
 
 /** The card for one approval. `me` is the logged-in user (role). */
-export function approvalCard(approval, me, { showSession = false } = {}) {
+export function approvalCard(approval, me, { sessionTitle = null } = {}) {
   const titleId = 'approval-title-' + approval.id;
   const reasonId = 'approval-reason-' + approval.id;
   const state = h('span', { class: 'badge state' });
@@ -67,7 +67,8 @@ export function approvalCard(approval, me, { showSession = false } = {}) {
       routingChain(approval.target), ' ', h('code', { class: 'muted' }, approval.target || '')),
     h('dt', {}, 'Risk'), h('dd', {}, h('span', { testid: 'approval-risk', class: 'risk risk-' + riskLevel }, risk.replace(/_/g, ' '))),
     h('dt', {}, 'What'), h('dd', { class: 'approval-description' }, approval.description),
-    showSession ? [h('dt', {}, 'Session'), h('dd', {}, h('a', { href: '#/chat/' + encodeURIComponent(approval.session_id) }, approval.session_id))] : null,
+    sessionTitle ? [h('dt', {}, 'Session'), h('dd', {}, h('a', { href: '#/chat/' + encodeURIComponent(approval.session_id) },
+      sessionTitle(approval.session_id) || approval.session_id))] : null,
     h('dt', {}, 'Asked'), h('dd', {}, formatTime(approval.created_at))),
   diff ? h('pre', { class: 'diff', testid: 'approval-diff', 'aria-label': 'Change to the file' },
     diff.map((line) => h('span', { class: 'diff-' + line.kind }, line.text + '\n'))) : null,
@@ -196,6 +197,8 @@ export function approvalsPage(view, me) {
     h('section', { 'aria-labelledby': 'pending-title' }, h('h2', { id: 'pending-title' }, 'Waiting for a decision'), pending),
     h('section', { 'aria-labelledby': 'decided-title' }, h('h2', { id: 'decided-title' }, 'Decided recently'), decided));
   const cards = new Map();
+  const titles = new Map();
+  const sessionTitle = (id) => titles.get(id);
   let timer = null;
   let stopped = false;
 
@@ -204,13 +207,17 @@ export function approvalsPage(view, me) {
       const [all] = await Promise.all([get('/api/approvals'), loadInventory().catch(() => [])]);
       if (stopped) return;
       const list = Array.isArray(all) ? all : [];
+      if (list.some((a) => !titles.has(a.session_id))) {
+        const sessions = await get('/api/sessions').catch(() => []);
+        for (const s of sessions) titles.set(s.id, s.title || 'Untitled session');
+      }
       list.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
       const open = list.filter((a) => a.state === 'pending');
       const closed = list.filter((a) => a.state !== 'pending').slice(0, 20);
       for (const approval of [...open, ...closed]) {
         let card = cards.get(approval.id);
         if (!card) {
-          card = approvalCard(approval, me, { showSession: true });
+          card = approvalCard(approval, me, { sessionTitle });
           cards.set(approval.id, card);
         } else {
           updateApprovalCard(card, approval);
@@ -230,6 +237,8 @@ export function approvalsPage(view, me) {
       const empty = pending.querySelector('.empty');
       if (!anyPending && !empty) pending.append(h('p', { class: 'muted empty' }, 'Nothing is waiting for a decision.'));
       if (anyPending && empty) empty.remove();
+      if (!decided.children.length) decided.append(h('p', { class: 'muted empty' }, 'None yet.'));
+      else if (decided.querySelector('[data-testid="approval-card"]')) decided.querySelectorAll('.empty').forEach((e) => e.remove());
       status.textContent = open.length + ' pending · updated ' + new Date().toLocaleTimeString();
     } catch (error) {
       status.textContent = 'Cannot load approvals: ' + explain(error);

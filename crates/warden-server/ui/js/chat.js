@@ -194,6 +194,8 @@ export function chatPage(view, ctx, route) {
         }, SETTLE_MS);
       },
       status: (state) => {
+        // A login that ended shows the sign-in form (via the 401), not endless retries.
+        if (state === 'reconnecting') get('/api/auth/me').catch(() => {});
         connection.textContent = state === 'reconnecting' ? 'Reconnecting…' : '';
         connection.classList.toggle('warn', state === 'reconnecting');
       },

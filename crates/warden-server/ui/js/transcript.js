@@ -71,13 +71,19 @@ export class Transcript {
     this.current = null;
     this.pending.clear();
     clear(this.list);
+    // Turn N is the one the N-th user message started (as the server
+    // counts); an assistant message before any (none in practice) is 0.
     const turns = [];
+    let users = 0;
     for (const message of messages) {
-      if (message.role === 'user' || !turns.length) turns.push({ number: turns.length + 1, messages: [] });
+      if (message.role === 'user') {
+        users += 1;
+        turns.push({ number: users, messages: [] });
+      } else if (!turns.length) {
+        turns.push({ number: 0, messages: [] });
+      }
       turns[turns.length - 1].messages.push(message);
     }
-    // Turns that start with an assistant message (none in practice) keep
-    // their place; numbering follows the user's messages.
     this.earlier = turns;
     this.showEarlier(true);
     this.scrollToEnd();
@@ -238,12 +244,14 @@ export class Transcript {
     const existing = this.current && this.current.section.querySelector('[data-approval-id="' + CSS.escape(approval.id) + '"]');
     if (existing) return;
     this.add(approvalCard(approval, this.me));
+    this.current.working.textContent = 'Waiting for a decision…';
     this.pending.add(approval.id);
     this.hooks.approval();
   }
 
   approvalResolved(event) {
     this.pending.delete(event.approval_id);
+    if (this.running && !this.pending.size) this.current.working.textContent = 'Working…';
     for (const card of cardsFor(event.approval_id)) {
       updateApprovalCard(card, { state: event.decision, decided_by: event.by });
     }
