@@ -181,6 +181,7 @@ pub struct PatchSession {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PostMessage {
+    #[schema(min_length = 1, max_length = 65536, pattern = "\\S")]
     pub text: String,
     /// Resource ids the user picked (`@` mentions), resolved before the turn.
     pub mentions: Option<Vec<String>>,
@@ -281,6 +282,7 @@ pub struct ApproveRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DenyRequest {
+    #[schema(min_length = 1, max_length = 4096, pattern = "\\S")]
     pub reason: String,
 }
 
@@ -333,6 +335,7 @@ pub struct UsageView {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateToken {
+    #[schema(min_length = 1, max_length = 128, pattern = "\\S")]
     pub name: String,
     pub role: Role,
     #[schema(minimum = 1, maximum = 3650)]

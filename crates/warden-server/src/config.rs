@@ -54,6 +54,11 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Tokens one session may spend (`None`: no budget).
     pub budget_tokens: Option<u64>,
+    /// A `: keepalive` comment goes to idle event streams this often.
+    pub sse_keepalive: Duration,
+    /// A session with no turn and no stream for this long leaves memory
+    /// (its messages stay in the store; it comes back on its next use).
+    pub session_idle_ttl: Duration,
 }
 
 impl ServerConfig {
@@ -70,6 +75,8 @@ impl ServerConfig {
             login_ttl: Duration::from_secs(12 * 60 * 60),
             shutdown_grace: Duration::from_secs(10),
             budget_tokens: None,
+            sse_keepalive: Duration::from_secs(15),
+            session_idle_ttl: Duration::from_secs(60 * 60),
         }
     }
 

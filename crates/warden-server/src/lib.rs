@@ -21,6 +21,7 @@ mod state;
 pub mod tls;
 mod ui;
 
+pub use api::rfc3339;
 pub use config::{FourEyes, MetricsAccess, ServerConfig, TlsMode, cap_level};
 pub use ports::{ModelFactory, ModelPrice, ServerPorts};
 pub use serve::{ServerError, ShutdownHandle, ShutdownReport, Started, start};

@@ -96,12 +96,6 @@ pub async fn start(
         TlsMode::Files { cert, key } => Some(crate::tls::from_files(cert, key)?),
         TlsMode::SelfSigned => Some(crate::tls::self_signed(&config.data_dir)?),
     };
-    let admin_store = Arc::clone(&store);
-    let data_dir = config.data_dir.clone();
-    let bootstrap =
-        tokio::task::spawn_blocking(move || bootstrap_admin(&admin_store, &data_dir, now_ms()))
-            .await
-            .map_err(|e| ServerError::Internal(e.to_string()))??;
     let metrics = match crate::metrics::install() {
         Ok(handle) => {
             crate::metrics::spawn_upkeep(handle.clone());
@@ -155,7 +149,16 @@ pub async fn start(
     let service = crate::routes::app(router, Arc::clone(&app));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let tls_fingerprint = tls.as_ref().map(|t| t.fingerprint.clone());
+    spawn_eviction(Arc::clone(&app));
+    let admin_store = Arc::clone(&app.store);
+    let data_dir = app.config.data_dir.clone();
     let task = tokio::spawn(serve(app, listener, service, tls, shutdown_rx));
+    // After the listener is up: health answers while the first admin's
+    // password is hashed (argon2id takes a while on purpose).
+    let bootstrap =
+        tokio::task::spawn_blocking(move || bootstrap_admin(&admin_store, &data_dir, now_ms()))
+            .await
+            .map_err(|e| ServerError::Internal(e.to_string()))??;
     Ok(Started {
         local_addr,
         tls_fingerprint,
@@ -176,6 +179,7 @@ async fn serve(
     let (close_tx, close_rx) = watch::channel(false);
     // Every connection task holds a clone; the count says how many live.
     let connections = Arc::new(());
+    let mut draining: Option<std::pin::Pin<Box<dyn Future<Output = ShutdownReport> + Send>>> = None;
     let report = loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -207,12 +211,19 @@ async fn serve(
                     }
                 });
             }
-            changed = shutdown.changed() => {
+            changed = shutdown.changed(), if draining.is_none() => {
                 if changed.is_err() || *shutdown.borrow() {
-                    // Still serving while turns drain: approvals can be decided.
-                    break drain(&app).await;
+                    // Accepting goes on while turns drain: approvals can
+                    // still be decided, by new clients too.
+                    draining = Some(Box::pin(drain(Arc::clone(&app))));
                 }
             }
+            report = async {
+                match draining.as_mut() {
+                    Some(drain) => drain.await,
+                    None => std::future::pending().await,
+                }
+            } => break report,
         }
     };
     drop(listener);
@@ -250,15 +261,35 @@ async fn connection<S>(
                 tracing::debug!(%error, %peer, "connection ended with an error");
             }
         }
-        () = closing(&mut close) => {
+        () = closing_of(&mut close) => {
             conn.as_mut().graceful_shutdown();
             let _ = conn.await;
         }
     }
 }
 
+/// Idle sessions leave memory now and then.
+fn spawn_eviction(app: Arc<AppState>) {
+    let every =
+        (app.config.session_idle_ttl / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    tokio::spawn(async move {
+        let mut closing = app.lifecycle.closing();
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = closing_of(&mut closing) => return,
+            }
+            let gone = app.sessions.evict_idle(app.config.session_idle_ttl);
+            if gone > 0 {
+                tracing::debug!(gone, "idle sessions left memory");
+                crate::metrics::sessions(&app);
+            }
+        }
+    });
+}
+
 /// Completes when `close` turns true (or its sender is gone).
-async fn closing(close: &mut watch::Receiver<bool>) {
+async fn closing_of(close: &mut watch::Receiver<bool>) {
     while !*close.borrow_and_update() {
         if close.changed().await.is_err() {
             return;
@@ -268,10 +299,10 @@ async fn closing(close: &mut watch::Receiver<bool>) {
 
 /// No new turns; running ones get the grace period, then are cancelled
 /// (and audited); then every event stream ends.
-async fn drain(app: &Arc<AppState>) -> ShutdownReport {
+async fn drain(app: Arc<AppState>) -> ShutdownReport {
     app.lifecycle.drain();
     let deadline = Instant::now() + app.config.shutdown_grace;
-    wait_for_turns(app, deadline).await;
+    wait_for_turns(&app, deadline).await;
     let busy: Vec<_> = app
         .sessions
         .all()
@@ -294,7 +325,7 @@ async fn drain(app: &Arc<AppState>) -> ShutdownReport {
         });
     }
     if !busy.is_empty() {
-        wait_for_turns(app, Instant::now() + CANCELLED_TURNS_STOP).await;
+        wait_for_turns(&app, Instant::now() + CANCELLED_TURNS_STOP).await;
     }
     app.lifecycle.close();
     ShutdownReport {

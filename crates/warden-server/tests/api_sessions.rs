@@ -231,6 +231,69 @@ async fn a_second_message_while_a_turn_runs_is_a_409_and_cancel_stops_the_turn()
 }
 
 #[tokio::test]
+async fn idle_sessions_leave_memory_and_come_back_from_the_store() {
+    let server = start(Options {
+        config: Box::new(|c| c.session_idle_ttl = Duration::from_millis(200)),
+        ..Options::default()
+    })
+    .await;
+    server.book.add(
+        "zq look at web1",
+        Script::new()
+            .call("query", json!({"action": "get", "target": "web1"}))
+            .text("web1 is fine."),
+    );
+    let session = server.create_session(&server.operator).await;
+    let mut events = server.events(&server.viewer, &session, None).await;
+    server
+        .post(&server.operator, &session, "zq look at web1")
+        .await;
+    events.until("done", WAIT).await;
+    let path = format!("/api/sessions/{session}");
+    let (_, live) = server.json(&server.viewer, Method::GET, &path, None).await;
+    assert_eq!(live["fsm_state"], "READING");
+    // Still followed: it stays.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let (_, followed) = server.json(&server.viewer, Method::GET, &path, None).await;
+    assert_eq!(followed["fsm_state"], "READING");
+    drop(events);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (status, stored) = server.json(&server.viewer, Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        stored["fsm_state"], "RESOLVING",
+        "a fresh state: it left memory"
+    );
+    assert_eq!(stored["messages"].as_array().unwrap().len(), 2);
+    server.book.add("zq and again", Script::new().text("again"));
+    let (status, accepted) = server
+        .post(&server.operator, &session, "zq and again")
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(
+        accepted["turn"], 2,
+        "turns count on from the stored history"
+    );
+}
+
+#[tokio::test]
+async fn idle_streams_get_keepalive_comments() {
+    let server = start(Options {
+        config: Box::new(|c| c.sse_keepalive = Duration::from_millis(100)),
+        ..Options::default()
+    })
+    .await;
+    let session = server.create_session(&server.operator).await;
+    let mut events = server.events(&server.viewer, &session, None).await;
+    assert!(events.next(Duration::from_millis(450)).await.is_none());
+    assert!(
+        events.comments.len() >= 2 && events.comments.iter().all(|c| c == "keepalive"),
+        "{:?}",
+        events.comments
+    );
+}
+
+#[tokio::test]
 async fn a_client_that_disconnects_does_not_stop_the_turn() {
     let server = start(Options::default()).await;
     server.book.add(

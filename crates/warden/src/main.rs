@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod accounts_cmd;
 mod approvals_cmd;
 mod ask_cmd;
 mod audit_cmd;
@@ -12,10 +13,13 @@ mod classify_cmd;
 mod common;
 mod config;
 mod conversation;
+mod data_dir;
 mod display;
 mod explain_cmd;
 mod local;
 mod replay;
+mod serve_cmd;
+mod serve_world;
 mod storage;
 mod usage_cmd;
 mod world;
@@ -53,6 +57,12 @@ enum Command {
     Audit(audit_cmd::AuditArgs),
     /// Pending write approvals: list, approve, deny.
     Approvals(approvals_cmd::ApprovalsArgs),
+    /// The control plane: HTTP API, live sessions over SSE, approvals, metrics.
+    Serve(serve_cmd::ServeArgs),
+    /// The server's users (offline, on the data directory): add, passwd, list.
+    User(accounts_cmd::UserArgs),
+    /// The server's API tokens (offline, on the data directory): create, list, revoke.
+    Token(accounts_cmd::TokenArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -98,6 +108,9 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(&args),
+        Command::User(args) => accounts_cmd::user(args),
+        Command::Token(args) => accounts_cmd::token(args),
     };
     match result {
         Ok(code) => code,

@@ -118,7 +118,7 @@ pub fn create_token(
     created_by: Option<&str>,
     now_ms: u64,
 ) -> Result<NewToken, AccountError> {
-    if name.trim().is_empty() || name.len() > 128 {
+    if name.trim().is_empty() || name.chars().count() > 128 {
         return Err(AccountError::InvalidName(name.to_string()));
     }
     let id = new_id("tok-")?;

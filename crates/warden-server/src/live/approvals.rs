@@ -13,6 +13,9 @@ use warden_core::ports::{Approval, ApprovalState, BoxFuture};
 use super::session::LiveSession;
 use crate::state::{AppState, now_ms};
 
+/// How often a waiting turn re-reads its approval from the store.
+const REREAD_STORE: Duration = Duration::from_secs(2);
+
 /// Approval id → the turn waiting on it.
 #[derive(Default)]
 pub struct ApprovalWaiters {
@@ -141,7 +144,9 @@ async fn wait(app: &AppState, live: &LiveSession, approval: &Approval) -> Decisi
             // The loop tells the model it expired and emits `expired`.
             return Decision::Recorded(ApprovalState::Pending);
         }
-        let remaining = Duration::from_millis(approval.expires_at_ms - now);
+        // Decisions through the API wake this at once; one made by another
+        // process (`warden approvals approve`) is seen at the next re-read.
+        let remaining = Duration::from_millis(approval.expires_at_ms - now).min(REREAD_STORE);
         tokio::select! {
             () = &mut notified => {}
             () = tokio::time::sleep(remaining) => {}

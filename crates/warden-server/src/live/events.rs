@@ -247,6 +247,11 @@ impl EventLog {
         self.latest.subscribe()
     }
 
+    /// Streams following this log now.
+    pub fn subscribers(&self) -> usize {
+        self.latest.receiver_count()
+    }
+
     /// Bytes held for replay (memory accounting).
     pub fn held_bytes(&self) -> usize {
         self.log

@@ -50,6 +50,8 @@ pub struct LiveSession {
     pub core: Arc<tokio::sync::Mutex<Core>>,
     /// The last turn number handed out.
     turns: AtomicUsize,
+    /// When a turn last ended (or the session was loaded).
+    last_active: Mutex<Instant>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -128,6 +130,14 @@ impl LiveSession {
         let mut status = lock(&self.status);
         status.state = SessionState::Idle;
         status.by = None;
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Idle, nobody streaming, nothing for `ttl`.
+    fn evictable(&self, ttl: std::time::Duration) -> bool {
+        !self.is_busy()
+            && self.events.subscribers() == 0
+            && lock(&self.last_active).elapsed() >= ttl
     }
 
     /// The number of the last turn started.
@@ -173,6 +183,14 @@ impl Sessions {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Drop sessions idle for `ttl` from memory; returns how many went.
+    pub fn evict_idle(&self, ttl: std::time::Duration) -> usize {
+        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
+        let before = map.len();
+        map.retain(|_, live| !live.evictable(ttl));
+        before - map.len()
     }
 
     /// Keep the first one in when two requests bring the same session back.
@@ -322,5 +340,6 @@ async fn build(
             started: Instant::now(),
         })),
         turns: AtomicUsize::new(user_turns),
+        last_active: Mutex::new(Instant::now()),
     })
 }

@@ -6,7 +6,6 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -20,8 +19,6 @@ use crate::error::ApiError;
 use crate::live::events::StoredEvent;
 use crate::live::{LiveSession, Sessions};
 use crate::state::AppState;
-
-pub const KEEPALIVE: Duration = Duration::from_secs(15);
 
 struct Cursor {
     live: Arc<LiveSession>,
@@ -114,5 +111,8 @@ pub async fn stream(
             .await
             .map(|(event, cursor)| (Ok(event), cursor))
     });
-    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEPALIVE).text("keepalive")))
+    let keepalive = KeepAlive::new()
+        .interval(app.config.sse_keepalive)
+        .text("keepalive");
+    Ok(Sse::new(events).keep_alive(keepalive))
 }

@@ -25,7 +25,7 @@ use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
 use warden_protocol::FsmState;
 use warden_store::Store;
 
-mod scenario;
+pub(crate) mod scenario;
 
 use crate::storage::{SqliteApprovals, SqliteAudit};
 
