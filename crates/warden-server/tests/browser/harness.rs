@@ -16,10 +16,7 @@ use thirtyfour::prelude::*;
 use thirtyfour::{ChromiumLikeCapabilities, Key};
 use warden_core::ports::{ExecOutput, MemoryNotes};
 use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
-use warden_llm::{
-    BoxFuture, Delta, ModelReply, ModelRequest, Provider, ProviderConfig, ProviderError,
-    ProviderKind,
-};
+use warden_llm::{ProviderConfig, ProviderKind};
 use warden_protocol::{ControlLevel, Resource, ResourceId};
 use warden_server::auth::{Role, add_user};
 use warden_server::{ModelPrice, ServerConfig, ServerPorts, Started};
@@ -99,30 +96,6 @@ fn hosts() -> Arc<SimulatedHosts> {
     ]))
 }
 
-/// The HTTP providers still block inside their future (ureq): on a
-/// worker, that parks the tasks woken from it (the SSE streams the deltas
-/// wake) until the whole reply is in, and the page sees it in one burst.
-/// `block_in_place` hands the worker's other tasks on first. (The real
-/// server needs the same until the providers are async; see the report.)
-struct OffTheWorker(Box<dyn Provider + Send>);
-
-impl Provider for OffTheWorker {
-    fn complete<'a>(
-        &'a mut self,
-        request: &'a ModelRequest<'a>,
-        on_delta: &'a mut (dyn FnMut(Delta<'_>) + Send),
-    ) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
-        Box::pin(async move {
-            let reply = self.0.complete(request, on_delta);
-            tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(reply))
-        })
-    }
-
-    fn identity(&self) -> (&str, &str) {
-        self.0.identity()
-    }
-}
-
 /// The server, its store and data, the fake model.
 pub struct World {
     pub dir: tempfile::TempDir,
@@ -186,7 +159,7 @@ impl World {
                 provider.model = Some("test".into());
                 provider.max_retries = 0;
                 warden_llm::connect(&provider)
-                    .map(|p| Some(Box::new(OffTheWorker(p)) as Box<dyn Provider + Send>))
+                    .map(Some)
                     .map_err(|e| e.to_string())
             }),
             prices: vec![ModelPrice {
