@@ -48,7 +48,7 @@ export function chatPage(view, ctx, route) {
   const transcriptBox = h('div', { class: 'transcript', role: 'log', 'aria-label': 'Conversation', tabindex: '0' });
   const input = h('textarea', {
     id: 'chat-input', testid: 'chat-input', rows: '2', disabled: !canPost,
-    placeholder: canPost ? 'Ask about your infrastructure… (@ mentions a resource · Enter sends · Shift+Enter: new line)' : 'Viewers can read sessions but not post.',
+    placeholder: canPost ? 'Ask about your infrastructure… (@ to mention · Enter sends · Shift+Enter: new line)' : 'Viewers can read sessions but not post.',
   });
   const mentionList = h('ul', { id: 'mention-list', class: 'mention-list', hidden: true });
   const send = h('button', { type: 'submit', class: 'primary', testid: 'chat-send', disabled: !canPost }, 'Send');
