@@ -238,6 +238,10 @@ pub struct ApprovalView {
     pub command: String,
     pub risk: String,
     pub description: String,
+    /// The exact arguments that will run (a file edit's path and content,
+    /// from which clients show a diff).
+    #[schema(value_type = Object)]
+    pub arguments: Value,
     pub state: ApprovalStateView,
     pub created_at: String,
     pub expires_at: String,
@@ -259,6 +263,7 @@ impl ApprovalView {
             command: approval.command.clone(),
             risk: approval.risk.clone(),
             description: approval.description.clone(),
+            arguments: approval.arguments.clone(),
             state: ApprovalStateView::of(approval, now_ms),
             created_at: rfc3339(approval.created_at_ms),
             expires_at: rfc3339(approval.expires_at_ms),

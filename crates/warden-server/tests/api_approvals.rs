@@ -78,6 +78,7 @@ async fn an_approved_write_resumes_the_waiting_turn() {
     assert_eq!(approval["tool"], "control");
     assert_eq!(approval["target"], "vm:pve1:101");
     assert!(approval["command"].as_str().unwrap().contains("nginx"));
+    assert_eq!(approval["arguments"]["service"], "nginx", "{approval}");
     for field in ["risk", "description", "created_at", "expires_at"] {
         assert!(approval[field].is_string(), "{field}: {approval}");
     }

@@ -127,6 +127,24 @@ async fn reconnecting_with_last_event_id_replays_what_was_missed() {
     assert_eq!(everything.last().unwrap().data["turn"], 1);
 }
 
+#[tokio::test]
+async fn an_event_id_from_before_a_restart_replays_everything_held() {
+    let server = start(Options::default()).await;
+    server
+        .book
+        .add("zq after", Script::new().text("fresh answer"));
+    let session = server.create_session(&server.operator).await;
+    server.post(&server.operator, &session, "zq after").await;
+    wait_idle(&server, &session).await;
+    // A browser that saw seq 500 of the session's log in the process
+    // before this one: the new log numbers from 1, all of it is new.
+    let mut resumed = server.events(&server.viewer, &session, Some(500)).await;
+    let replay = resumed.until("done", WAIT).await;
+    assert_eq!(replay[0].id, Some(1));
+    assert_eq!(replay[0].event, "turn_start");
+    assert_eq!(replay.last().unwrap().data["final_text"], "fresh answer");
+}
+
 async fn wait_idle(server: &support::TestServer, session: &str) {
     for _ in 0..400 {
         let (_, detail) = server

@@ -48,7 +48,8 @@ pub enum SessionEvent {
         output: String,
     },
     ApprovalNeeded {
-        approval: ApprovalView,
+        // Boxed: the largest event by far, and the rarest.
+        approval: Box<ApprovalView>,
     },
     ApprovalResolved {
         approval_id: String,

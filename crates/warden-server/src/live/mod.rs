@@ -5,6 +5,7 @@
 
 mod approvals;
 pub mod events;
+mod off_worker;
 mod session;
 mod sink;
 mod turn;

@@ -148,7 +148,9 @@ impl EventSink for StreamSink {
             }
             LoopEvent::ApprovalNeeded { approval_id, .. } => {
                 if let Some(approval) = self.approval_view(&approval_id) {
-                    self.push(SessionEvent::ApprovalNeeded { approval });
+                    self.push(SessionEvent::ApprovalNeeded {
+                        approval: Box::new(approval),
+                    });
                 }
             }
             LoopEvent::ApprovalResolved {

@@ -41,15 +41,17 @@ async fn next(mut cursor: Cursor) -> Option<(Event, Cursor)> {
         if let Some(event) = cursor.queue.pop_front() {
             return Some((to_sse(&event), cursor));
         }
-        if *cursor.closing.borrow() {
-            return None;
-        }
         cursor.wake.borrow_and_update();
         let fresh = cursor.live.events.after(cursor.last);
         if let Some(last) = fresh.last() {
             cursor.last = last.seq;
             cursor.queue.extend(fresh);
             continue;
+        }
+        // Checked after the log: what a shutting-down turn said last
+        // (its error and `done`) still reaches the client.
+        if *cursor.closing.borrow() {
+            return None;
         }
         tokio::select! {
             changed = cursor.wake.changed() => {
@@ -88,6 +90,14 @@ pub async fn stream(
     };
     let live = Sessions::get_or_load(&app, &id).await?;
     crate::metrics::sessions(&app);
+    // An id this log never handed out comes from before a restart (the
+    // log is in memory and numbers from 1 again): everything it holds is
+    // new to that client.
+    let last = if last > live.events.last_seq() {
+        0
+    } else {
+        last
+    };
     let cursor = Cursor {
         wake: live.events.subscribe(),
         live,
