@@ -12,7 +12,6 @@
 //!
 //! Pure: no IO, no clock, no randomness (callers pass nonces and times in).
 
-pub mod canonical;
 pub mod codes;
 mod encoding;
 pub mod enrollment;
@@ -23,7 +22,7 @@ mod inventory_wire;
 #[cfg(test)]
 mod tests;
 
-pub use canonical::canonical_json;
+pub use crate::canonical::canonical_json;
 pub use codes::{ExecErrorCode, GrantInvalidReason};
 pub use encoding::{decode_base64, decode_base64_array, encode_base64};
 pub use enrollment::{

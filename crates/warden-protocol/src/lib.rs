@@ -21,6 +21,7 @@
 pub mod agent;
 pub mod approvals;
 pub mod cancel;
+pub mod canonical;
 pub mod codes;
 pub mod envelope;
 pub mod events;
@@ -30,6 +31,7 @@ mod tool_error;
 
 pub use approvals::{Approval, ApprovalState, AuditRecord, SnapshotOffer, UnknownApprovalState};
 pub use cancel::CancelFlag;
+pub use canonical::canonical_json;
 pub use codes::{ErrorCode, UnknownErrorCode};
 pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};
 pub use events::{ApprovalDecision, EventEnvelope, RouteSummary, StreamEvent};

@@ -28,9 +28,10 @@ pub(super) fn invalid_input(error: CallError) -> ToolError {
     tool_error
 }
 
-/// A stable hash of the exact call (FNV-1a over tool and canonical JSON).
+/// A stable hash of the exact call (FNV-1a over tool and canonical JSON:
+/// key order never changes it).
 pub fn arguments_hash(tool: &str, arguments: &Value) -> String {
-    let text = format!("{tool}\u{0}{arguments}");
+    let text = format!("{tool}\u{0}{}", warden_protocol::canonical_json(arguments));
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         hash ^= u64::from(byte);

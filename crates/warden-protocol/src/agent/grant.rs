@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::canonical::canonical_json;
 use super::encoding::{decode_base64_array, encode_base64};
+use crate::canonical::canonical_json;
 
 /// The only grant format version.
 pub const GRANT_VERSION: u32 = 1;

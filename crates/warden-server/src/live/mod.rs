@@ -5,7 +5,6 @@
 
 mod approvals;
 pub mod events;
-mod off_worker;
 mod session;
 mod sink;
 mod turn;

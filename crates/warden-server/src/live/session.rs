@@ -10,11 +10,9 @@ use warden_core::agent::prompt::system_prompt;
 use warden_core::agent::provider::Message;
 use warden_core::executor::{Executor, Session};
 use warden_core::router::Router;
-use warden_llm::Provider;
 use warden_protocol::{CancelFlag, ControlLevel, FsmState};
 
 use super::events::{EventLog, Retention};
-use super::off_worker::OffTheWorker;
 use crate::api::{Level, SessionState, SessionView, rfc3339};
 use crate::auth::secrets::new_id;
 use crate::config::cap_level;
@@ -285,7 +283,6 @@ async fn build(
         .await
         .map_err(|e| ApiError::Unavailable(format!("connecting the model failed: {e}")))?
         .map_err(|e| ApiError::Unavailable(format!("cannot use the configured model: {e}")))?;
-    let model = model.map(|m| Box::new(OffTheWorker(m)) as Box<dyn Provider + Send>);
     let router = Router::new(app.ports.inventory, model);
     let mut conversation = Conversation::default();
     let user_turns = history

@@ -142,7 +142,10 @@ async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() 
             "return document.querySelector('{on_bob} .outcome').innerText;"
         ))
         .await;
-    assert!(outcome.as_str().unwrap().contains("by alice"), "{outcome}");
+    assert!(
+        outcome.as_str().unwrap().contains("by user:alice"),
+        "{outcome}"
+    );
     alice.quit().await;
     bob.quit().await;
 }

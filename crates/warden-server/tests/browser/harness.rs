@@ -150,6 +150,7 @@ impl World {
         let ports = ServerPorts {
             inventory: Arc::new(StaticInventory::new(inventory())),
             hosts: self.hosts.clone(),
+            guest_api: Arc::new(warden_core::ports::NoGuestApi),
             approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
             audit: Arc::new(StoreAudit(Arc::clone(&store))),
             notes: Arc::new(MemoryNotes::default()),

@@ -137,7 +137,7 @@ async fn usage_and_audit_show_what_happened_and_a_broken_chain_says_where() {
     let conn = rusqlite::Connection::open(db).unwrap();
     let changed = conn
         .execute(
-            "UPDATE audit SET record = replace(record, 'zq', 'ZQ') || ' ' WHERE seq = 1",
+            "UPDATE audit SET command = command || ' ' WHERE seq = 1",
             [],
         )
         .unwrap();

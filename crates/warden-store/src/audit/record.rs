@@ -50,45 +50,9 @@ pub fn format_at(at_ms: i64) -> Result<String, jiff::Error> {
     Ok(format!("{at:.3}"))
 }
 
-/// JSON with object keys sorted and no whitespace, whatever map order
-/// serde_json was built with.
-pub(crate) fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String((*key).clone()).to_string());
-                out.push(':');
-                if let Some(field) = map.get(*key) {
-                    write_canonical(field, out);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
+/// JSON with object keys sorted and no whitespace (one implementation,
+/// shared with grant signatures).
+pub(crate) use warden_protocol::canonical_json;
 
 fn sha256_hex(parts: &[&[u8]]) -> String {
     let mut hasher = Sha256::new();
