@@ -166,7 +166,8 @@ fn an_already_cancelled_flag_starts_nothing() {
     let err = executor()
         .run_cancellable(&format!("touch {}", marker.display()), &cancel)
         .unwrap_err();
-    assert!(matches!(err, ExecError::Cancelled { .. }), "{err:?}");
+    assert!(matches!(err, ExecError::CancelledBeforeStart), "{err:?}");
+    assert!(!err.started(), "nothing ran, and the error says so");
     assert!(!marker.exists());
 }
 

@@ -85,6 +85,8 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
+    // First: a command's launcher must not parse Warden's arguments.
+    common::run_as_launcher_if_asked();
     quiet_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -99,6 +101,8 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
     };
+    // No command outlives Warden (normally none is left by now).
+    common::stop_commands();
     match result {
         Ok(code) => code,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
