@@ -10,6 +10,7 @@ pub mod executor;
 pub mod fsm;
 pub mod knowledge;
 pub mod ports;
+pub mod redact;
 pub mod router;
 pub mod simulated;
 pub mod telemetry;

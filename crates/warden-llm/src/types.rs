@@ -4,6 +4,23 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use warden_protocol::CancelFlag;
 
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn long_texts_are_cut_on_a_character_boundary() {
+        let long = "é".repeat(10);
+        let capped = Message::user(long.clone()).capped(5);
+        let Message::User { text } = capped else {
+            panic!("still a user message");
+        };
+        assert!(text.starts_with("éé"), "{text}");
+        assert!(text.contains("more bytes cut"), "{text}");
+        assert_eq!(Message::user("short").capped(5), Message::user("short"));
+    }
+}
+
 /// One message of the conversation the model sees.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -35,6 +52,46 @@ impl Message {
     pub fn user(text: impl Into<String>) -> Self {
         Message::User { text: text.into() }
     }
+
+    /// This message with every text longer than `max_bytes` cut to its
+    /// head and a marker saying how much was cut: what a store keeps, so
+    /// one huge reply or tool result cannot bloat a conversation.
+    pub fn capped(&self, max_bytes: usize) -> Message {
+        let cap = |text: &str| cap_text(text, max_bytes);
+        match self {
+            Message::System { text } => Message::System { text: cap(text) },
+            Message::User { text } => Message::User { text: cap(text) },
+            Message::Assistant { text, tool_calls } => Message::Assistant {
+                text: text.as_deref().map(cap),
+                tool_calls: tool_calls.clone(),
+            },
+            Message::Tool {
+                call_id,
+                name,
+                content,
+            } => Message::Tool {
+                call_id: call_id.clone(),
+                name: name.clone(),
+                content: cap(content),
+            },
+        }
+    }
+}
+
+/// `text`, or its first `max_bytes` (on a character boundary) and a marker.
+fn cap_text(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_string();
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[… {} more bytes cut when stored]",
+        &text[..end],
+        text.len() - end
+    )
 }
 
 /// A tool call as the model proposed it.

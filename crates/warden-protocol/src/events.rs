@@ -89,10 +89,12 @@ pub enum StreamEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
     },
-    /// The turn failed; `code` when a structured one applies.
+    /// The turn failed, or its answer must not be taken at face value.
+    /// `code` is a tool error code (`BUDGET_EXCEEDED`) or a turn-level one
+    /// (`PHANTOM_DETECTED`, `MODEL_TRUNCATED`, `LOOP_DETECTED`, …).
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<ErrorCode>,
+        code: Option<String>,
         message: String,
     },
     /// The turn is over; nothing follows for it. `final_text` is what the
@@ -326,7 +328,7 @@ mod tests {
         );
         check(
             StreamEvent::Error {
-                code: Some(ErrorCode::BudgetExceeded),
+                code: Some(ErrorCode::BudgetExceeded.as_str().to_string()),
                 message: "budget spent".into(),
             },
             json!({"type": "error", "code": "BUDGET_EXCEEDED", "message": "budget spent"}),

@@ -9,13 +9,16 @@
 //! - [`events`]: the stream's [`StreamEvent`]s in their [`EventEnvelope`];
 //! - [`approvals`]: approval requests and audit records, shared by the core
 //!   and the store;
-//! - [`cancel`]: the [`CancelFlag`] one user turn shares with everything it starts.
+//! - [`cancel`]: the [`CancelFlag`] one user turn shares with everything it starts;
+//! - [`agent`]: the agent protocol (`spec/agent.md`): frames, grants, the
+//!   hello signature, enrollment bodies.
 //!
 //! Everything here is a wire format: every type round-trips through serde,
 //! and the exact JSON is pinned by tests, because the server, the CLI, the
 //! agents and the web UI may be built from different commits.
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod approvals;
 pub mod cancel;
 pub mod codes;

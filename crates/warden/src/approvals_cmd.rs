@@ -23,6 +23,8 @@ pub struct ApprovalsArgs {
     db: Option<PathBuf>,
     #[command(subcommand)]
     command: ApprovalsCommand,
+    #[command(flatten)]
+    remote: crate::remote::RemoteArgs,
 }
 
 #[derive(Subcommand)]
@@ -33,7 +35,7 @@ enum ApprovalsCommand {
         /// pending, approved, denied, expired or consumed.
         #[arg(long, default_value = "pending")]
         state: ApprovalState,
-        /// One JSON object per line.
+        /// A JSON array.
         #[arg(long)]
         json: bool,
     },
@@ -57,6 +59,9 @@ enum ApprovalsCommand {
 }
 
 pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
+    if let Some(client) = args.remote.client()? {
+        return run_remote(&client, args.command);
+    }
     // The same database as chat/ask: flag, then WARDEN_DB, then the config file.
     let config = crate::config::Config::load(&crate::config::Overrides {
         db: args.db.clone(),
@@ -71,13 +76,15 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
                 eprintln!("warden: expired approvals were not marked expired: {error}");
             }
             let approvals = store.approvals(Some(state))?;
-            if approvals.is_empty() && !json {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&approvals)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if approvals.is_empty() {
                 println!("no {state} approvals");
             }
             for approval in approvals {
-                if json {
-                    println!("{}", serde_json::to_string(&approval)?);
-                } else {
+                {
                     let when = match approval.state {
                         ApprovalState::Pending | ApprovalState::Approved => format!(
                             "expires in {}s",
@@ -185,4 +192,48 @@ fn run_stored(config: crate::config::Config, id: &str) -> Result<ExitCode> {
     } else {
         ExitCode::from(4)
     })
+}
+
+/// The same commands against a server's approvals API.
+fn run_remote(client: &crate::remote::RemoteClient, command: ApprovalsCommand) -> Result<ExitCode> {
+    use crate::remote::session::{approvals_decide, approvals_list};
+    let runtime = crate::common::runtime()?;
+    match command {
+        ApprovalsCommand::List { state, json } => {
+            runtime.block_on(approvals_list(client, state.as_str(), json))?;
+        }
+        ApprovalsCommand::Approve { id, reason, .. } => {
+            // The waiting turn runs it; when its session is gone, `…/run`
+            // does (the server refuses that while the session is live).
+            let approval =
+                runtime.block_on(approvals_decide(client, &id, true, reason.as_deref()))?;
+            println!(
+                "{id}: {} by {}",
+                approval["state"].as_str().unwrap_or("?"),
+                approval["decided_by"].as_str().unwrap_or("?")
+            );
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let current = runtime.block_on(client.get(&format!("/api/approvals/{id}")))?;
+            if current["state"].as_str() == Some("approved") {
+                match runtime.block_on(
+                    client.post(&format!("/api/approvals/{id}/run"), &serde_json::json!({})),
+                ) {
+                    Ok(ran) => println!(
+                        "ran on the server: {}",
+                        serde_json::to_string_pretty(&ran["outcome"])?
+                    ),
+                    Err(error) => eprintln!("warden: not run from here: {error:#}"),
+                }
+            }
+        }
+        ApprovalsCommand::Deny { id, reason } => {
+            let approval = runtime.block_on(approvals_decide(client, &id, false, Some(&reason)))?;
+            println!(
+                "{id}: {} by {}",
+                approval["state"].as_str().unwrap_or("?"),
+                approval["decided_by"].as_str().unwrap_or("?")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

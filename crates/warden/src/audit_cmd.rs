@@ -98,10 +98,13 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
             }
         }
         AuditCommand::Tail { lines, json } => {
-            for entry in open_store(args.db)?.audit_tail(lines)? {
-                if json {
-                    println!("{}", serde_json::to_string(&entry)?);
-                } else {
+            let entries = open_store(args.db)?.audit_tail(lines)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&entries)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            for entry in entries {
+                {
                     let r = &entry.record;
                     println!(
                         "#{} {} {} {} {} {}{} {}{}",

@@ -12,11 +12,12 @@ use rustyline::error::ReadlineError;
 use warden_core::agent::provider::Delta;
 use warden_core::ports::Inventory;
 
+use crate::approver::TerminalApprover;
 use crate::ask_cmd::finish_text;
 use crate::common::{CommonArgs, cancel_on_ctrl_c};
 use crate::config::parse_level_arg;
 use crate::conversation::Chat;
-use crate::display::{Progress, TerminalApprover, TerminalDisplay, Verbosity, print_delta};
+use crate::display::{Progress, TerminalDisplay, Verbosity, print_delta};
 use crate::world::World;
 
 #[derive(Args)]
@@ -26,6 +27,8 @@ pub struct ChatArgs {
     /// Resume a stored conversation (see `warden sessions`).
     #[arg(long)]
     session: Option<String>,
+    #[command(flatten)]
+    remote: crate::remote::RemoteArgs,
 }
 
 const HELP: &str = "\
@@ -44,6 +47,9 @@ fn history_path() -> Option<PathBuf> {
 }
 
 pub fn run(args: &ChatArgs) -> Result<ExitCode> {
+    if let Some(client) = args.remote.client()? {
+        return run_remote(&client, args);
+    }
     let world = World::open(args.common.load()?)?;
     cancel_on_ctrl_c(&world.cancel)?;
     let mut chat = Chat::open(&world, args.session.as_deref())?;
@@ -54,16 +60,24 @@ pub fn run(args: &ChatArgs) -> Result<ExitCode> {
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
-    let mut approver = TerminalApprover::for_stdin();
+    let mut approver = TerminalApprover::for_stdin(&world.cancel);
+    // Ctrl-C at the idle prompt clears the line; a second one in a row
+    // quits, as does Ctrl-D.
+    let mut interrupted = false;
     loop {
         let prompt = format!("warden[{}]> ", chat.level());
         let line = match editor.readline(&prompt) {
             Ok(line) => line,
-            // Ctrl-C at the prompt clears the line; Ctrl-D leaves.
-            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Interrupted) if interrupted => break,
+            Err(ReadlineError::Interrupted) => {
+                interrupted = true;
+                eprintln!("(Ctrl-C again or Ctrl-D to quit)");
+                continue;
+            }
             Err(ReadlineError::Eof) => break,
             Err(error) => return Err(error).context("reading input"),
         };
+        interrupted = false;
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -175,4 +189,55 @@ fn banner(world: &World, chat: &Chat<'_>) {
         chat.session_id
     );
     println!();
+}
+
+/// The REPL against a server: one server session for the whole chat.
+fn run_remote(client: &crate::remote::RemoteClient, args: &ChatArgs) -> Result<ExitCode> {
+    use crate::remote::session::{Output, create_session, run_turn};
+    let runtime = crate::common::runtime()?;
+    let cancel = warden_protocol::CancelFlag::new();
+    cancel_on_ctrl_c(&cancel)?;
+    let mut editor = DefaultEditor::new().context("starting the line editor")?;
+    let mut session = args.session.clone();
+    println!(
+        "Warden at {} (Ctrl-D to leave)",
+        args.remote.server.as_deref().unwrap_or("?")
+    );
+    let mut interrupted = false;
+    loop {
+        let line = match editor.readline("warden> ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) if interrupted => break,
+            Err(ReadlineError::Interrupted) => {
+                interrupted = true;
+                eprintln!("(Ctrl-C again or Ctrl-D to quit)");
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(error) => return Err(error).context("reading input"),
+        };
+        interrupted = false;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(line);
+        cancel.reset();
+        let id = match &session {
+            Some(id) => id.clone(),
+            None => {
+                let id = runtime.block_on(create_session(client, line, args.common.level))?;
+                session = Some(id.clone());
+                id
+            }
+        };
+        match runtime.block_on(run_turn(client, &id, line, Output::Terminal, &cancel)) {
+            Ok(reading) => {
+                crate::ask_cmd::finish_text(&reading.streamed, reading.final_text.as_deref())
+            }
+            Err(error) => eprintln!("warden: {error:#}"),
+        }
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
 }

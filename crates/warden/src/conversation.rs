@@ -9,7 +9,7 @@ use warden_core::agent::prompt::system_prompt;
 use warden_core::agent::provider::{Delta, Message};
 use warden_core::agent::usage::Budget;
 use warden_core::agent::{
-    Approver, Conversation, EventSink, LoopEvent, LoopLimits, TurnContext, run_turn,
+    Approver, Conversation, EventSink, LoopEvent, LoopLimits, TurnContext, TurnResult, run_turn,
 };
 use warden_core::executor::{Executor, Moment, Session};
 use warden_core::ports::{AuditError, AuditRecord, AuditSink, Inventory};
@@ -35,8 +35,17 @@ pub struct Chat<'w> {
 /// What one turn produced.
 pub struct TurnOutcome {
     pub final_text: Option<String>,
+    /// How the loop ended, what it left pending or refused.
+    pub result: TurnResult,
     pub route: Option<RouteInfo>,
     pub elapsed: std::time::Duration,
+}
+
+impl TurnOutcome {
+    /// `warden ask`'s reading of this turn.
+    pub fn exit(&self) -> crate::exit_codes::AskExit {
+        crate::exit_codes::classify(&self.result, self.route.as_ref().map(|r| r.stage))
+    }
 }
 
 fn new_session_id() -> String {
@@ -203,7 +212,8 @@ impl<'w> Chat<'w> {
             return Err(error.context("recording usage"));
         }
         Ok(TurnOutcome {
-            final_text: result.final_text,
+            final_text: result.final_text.clone(),
+            result,
             route: self.router.last_route().cloned(),
             elapsed: turn_started.elapsed(),
         })
@@ -211,9 +221,11 @@ impl<'w> Chat<'w> {
 
     /// Store the messages added since the last turn, in one transaction.
     fn persist(&mut self, title: &str) -> Result<()> {
+        // Each stored message is capped like a model reply.
+        let cap = self.world.config.max_reply_bytes.value;
         let new: Vec<String> = self.conversation.messages[self.persisted..]
             .iter()
-            .map(serde_json::to_string)
+            .map(|m| serde_json::to_string(&m.capped(cap)))
             .collect::<Result<_, _>>()?;
         self.world
             .store
@@ -258,7 +270,12 @@ impl EventSink for Recording<'_> {
         self.display.emit(event);
     }
 
-    fn tool_output(&mut self, index: usize, response: &ToolResponse) {
-        self.display.tool_output(index, response);
+    fn tool_output(
+        &mut self,
+        index: usize,
+        response: &ToolResponse,
+        model_sees: &serde_json::Value,
+    ) {
+        self.display.tool_output(index, response, model_sees);
     }
 }

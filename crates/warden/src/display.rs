@@ -3,15 +3,17 @@
 //! events of DESIGN.md (`warden ask --json`).
 
 use std::collections::HashMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
+
+use crate::style::Paint;
+use crate::ticker::Ticker;
 use warden_core::agent::provider::Delta;
-use warden_core::agent::{Approver, Decision, EventSink, LoopEvent};
-use warden_core::ports::{Approval, BoxFuture};
+use warden_core::agent::{EventSink, LoopEvent};
 use warden_protocol::{EventEnvelope, StreamEvent, ToolResponse};
 
 /// Whether to show routing, gates, commands and timings.
@@ -33,6 +35,8 @@ pub struct TerminalDisplay {
     pub verbosity: Verbosity,
     pub progress: Progress,
     started: HashMap<usize, Instant>,
+    ticker: Ticker,
+    paint: Paint,
 }
 
 impl TerminalDisplay {
@@ -41,10 +45,16 @@ impl TerminalDisplay {
             verbosity,
             progress,
             started: HashMap::new(),
+            ticker: Ticker::for_stderr(),
+            paint: match progress {
+                Progress::Stdout => Paint::stdout(),
+                Progress::Stderr => Paint::stderr(),
+            },
         }
     }
 
-    fn line(&self, text: &str) {
+    fn line(&mut self, text: &str) {
+        self.ticker.stop();
         match self.progress {
             Progress::Stdout => {
                 let mut out = std::io::stdout().lock();
@@ -55,8 +65,9 @@ impl TerminalDisplay {
         }
     }
 
-    fn verbose(&self, text: &str) {
+    fn verbose(&mut self, text: &str) {
         if self.verbosity == Verbosity::Verbose {
+            self.ticker.stop();
             eprintln!("  · {text}");
         }
     }
@@ -104,7 +115,10 @@ impl EventSink for TerminalDisplay {
                 ..
             } => {
                 self.started.insert(index, Instant::now());
-                self.line(&format!("→ {} [{kind}]", describe_call(&name, &arguments)));
+                let described = describe_call(&name, &arguments);
+                let kind = self.paint.dim(&format!("[{kind}]"));
+                self.line(&format!("→ {described} {kind}"));
+                self.ticker.start(described);
             }
             LoopEvent::ToolResult {
                 index,
@@ -124,10 +138,17 @@ impl EventSink for TerminalDisplay {
                 } else {
                     ""
                 };
+                let (tick, cross) = (self.paint.green("✓"), self.paint.red("✗"));
                 match (ok, error_code) {
-                    (true, _) => self.line(&format!("  ✓ {name} ({ms} ms{cached})")),
-                    (false, Some(code)) => self.line(&format!("  ✗ {name}: {code} ({ms} ms)")),
-                    (false, None) => self.line(&format!("  ✗ {name} ({ms} ms)")),
+                    (true, _) => self.line(&format!("  {tick} {name} ({ms} ms{cached})")),
+                    (false, Some(code)) => {
+                        self.line(&format!("  {cross} {name}: {code} ({ms} ms)"))
+                    }
+                    (false, None) => self.line(&format!("  {cross} {name} ({ms} ms)")),
+                }
+                if !self.started.is_empty() {
+                    self.ticker
+                        .start(format!("{} call(s) running", self.started.len()));
                 }
             }
             LoopEvent::Exec {
@@ -144,8 +165,12 @@ impl EventSink for TerminalDisplay {
             LoopEvent::AutoRewrite { from, to } => self.line(&format!(
                 "  ↻ `{from}` never ends; ran the bounded `{to}` instead"
             )),
-            LoopEvent::PhantomDetected => self
-                .line("  ! the answer claimed results that no tool call showed; it was replaced"),
+            LoopEvent::PhantomDetected => {
+                let warning = self.paint.red(
+                    "  ⚠ RETRACTED: the answer claimed results that no tool call showed; it was replaced",
+                );
+                self.line(&warning)
+            }
             LoopEvent::ScriptExhausted => {}
             LoopEvent::Usage {
                 provider,
@@ -161,7 +186,7 @@ impl EventSink for TerminalDisplay {
         }
     }
 
-    fn tool_output(&mut self, _index: usize, response: &ToolResponse) {
+    fn tool_output(&mut self, _index: usize, response: &ToolResponse, model_sees: &Value) {
         if self.verbosity != Verbosity::Verbose {
             if let Some(error) = &response.error {
                 if error.code != warden_protocol::ErrorCode::ApprovalRequired {
@@ -176,7 +201,36 @@ impl EventSink for TerminalDisplay {
                 self.verbose(&format!("hint: {hint}"));
             }
         }
+        // The result, cut to a screenful: the real output on the operator's
+        // own terminal, with a note when the model saw secrets redacted.
+        let seen = serde_json::to_string_pretty(response).unwrap_or_default();
+        for line in shown_output(&seen, VERBOSE_OUTPUT_LINES) {
+            self.verbose(&format!("│ {line}"));
+        }
+        if serde_json::to_value(response).ok().as_ref() != Some(model_sees) {
+            self.verbose("(the model saw this with secrets redacted)");
+        }
     }
+}
+
+/// Lines of tool output shown with `-v`.
+const VERBOSE_OUTPUT_LINES: usize = 40;
+
+/// The first `limit` lines (each cut to 200 characters), and how many more.
+fn shown_output(text: &str, limit: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(limit)
+        .map(|line| match line.char_indices().nth(200) {
+            Some((cut, _)) => format!("{}…", &line[..cut]),
+            None => (*line).to_string(),
+        })
+        .collect();
+    if lines.len() > limit {
+        shown.push(format!("… {} more lines", lines.len() - limit));
+    }
+    shown
 }
 
 fn first_line(text: &str) -> &str {
@@ -194,68 +248,6 @@ pub fn print_delta(delta: Delta<'_>, verbosity: Verbosity) {
         Delta::Thinking(text) if verbosity == Verbosity::Verbose => eprint!("{text}"),
         Delta::Thinking(_) => {}
         Delta::Notice(text) => eprintln!("… {text}"),
-    }
-}
-
-/// Asks on the terminal, or leaves the request pending when nobody can answer.
-pub struct TerminalApprover {
-    pub interactive: bool,
-}
-
-impl TerminalApprover {
-    pub fn for_stdin() -> Self {
-        TerminalApprover {
-            interactive: std::io::stdin().is_terminal(),
-        }
-    }
-}
-
-impl Approver for TerminalApprover {
-    fn decide<'a>(&'a mut self, approval: &'a Approval) -> BoxFuture<'a, Decision> {
-        // The terminal is this process's only client: reading the answer
-        // may hold the CLI's one thread.
-        let decision = self.ask(approval);
-        Box::pin(std::future::ready(decision))
-    }
-}
-
-impl TerminalApprover {
-    fn ask(&mut self, approval: &Approval) -> Decision {
-        eprintln!();
-        eprintln!(
-            "approval needed ({}): {}",
-            approval.risk, approval.description
-        );
-        eprintln!("  target:  {}", approval.target);
-        eprintln!("  command: {}", approval.command);
-        if !self.interactive {
-            eprintln!(
-                "  nobody can answer here: it stays pending. Decide with `warden approvals approve {id}` or `warden approvals deny {id}`.",
-                id = approval.id
-            );
-            return Decision::Pending;
-        }
-        eprint!("Run it? [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        if std::io::stdin().lock().read_line(&mut answer).is_err() {
-            return Decision::Deny("no answer".into());
-        }
-        match answer.trim().to_ascii_lowercase().as_str() {
-            "y" | "yes" => Decision::Approve,
-            _ => {
-                eprint!("Reason (optional): ");
-                let _ = std::io::stderr().flush();
-                let mut reason = String::new();
-                let _ = std::io::stdin().lock().read_line(&mut reason);
-                let reason = reason.trim();
-                Decision::Deny(if reason.is_empty() {
-                    "the operator said no".into()
-                } else {
-                    reason.to_string()
-                })
-            }
-        }
     }
 }
 
@@ -388,7 +380,7 @@ impl EventSink for JsonSink<'_> {
                 cost_usd,
             }),
             LoopEvent::PhantomDetected => out.write(StreamEvent::Error {
-                code: None,
+                code: Some("PHANTOM_DETECTED".to_string()),
                 message: "the answer claimed results that no tool call showed; it was replaced (see done.final_text)".into(),
             }),
             LoopEvent::Exec { .. }

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agent_cmd;
 mod approvals_cmd;
+mod approver;
 mod ask_cmd;
 mod audit_cmd;
 mod chat_cmd;
@@ -13,10 +15,16 @@ mod common;
 mod config;
 mod conversation;
 mod display;
+mod exit_codes;
 mod explain_cmd;
 mod local;
+mod remote;
 mod replay;
+mod sessions_cmd;
 mod storage;
+mod style;
+mod ticker;
+mod time_fmt;
 mod usage_cmd;
 mod world;
 
@@ -41,8 +49,8 @@ enum Command {
     Explain(explain_cmd::ExplainArgs),
     /// Tokens and estimated cost per provider and model.
     Usage(usage_cmd::UsageArgs),
-    /// Stored conversations, most recent first.
-    Sessions(usage_cmd::SessionsArgs),
+    /// Stored conversations, most recent first; `sessions show ID` prints one transcript.
+    Sessions(sessions_cmd::SessionsArgs),
     /// The effective configuration.
     Config(usage_cmd::ConfigArgs),
     /// Classify shell commands: read-only or not, interactive or not, catastrophic or not.
@@ -53,6 +61,8 @@ enum Command {
     Audit(audit_cmd::AuditArgs),
     /// Pending write approvals: list, approve, deny.
     Approvals(approvals_cmd::ApprovalsArgs),
+    /// The host agent: enroll, run, install its systemd unit.
+    Agent(agent_cmd::AgentArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -94,12 +104,13 @@ fn main() -> ExitCode {
         Command::Ask(args) => ask_cmd::run(&args),
         Command::Explain(args) => explain_cmd::run(&args),
         Command::Usage(args) => usage_cmd::usage(&args),
-        Command::Sessions(args) => usage_cmd::sessions(&args),
+        Command::Sessions(args) => sessions_cmd::run(&args),
         Command::Config(args) => usage_cmd::config(&args),
         Command::Classify(args) => classify_cmd::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
+        Command::Agent(args) => agent_cmd::run(args),
     };
     // No command outlives Warden (normally none is left by now).
     common::stop_commands();

@@ -1,4 +1,4 @@
-//! `warden usage`, `warden sessions` and `warden config show`.
+//! `warden usage` and `warden config show`.
 
 use std::process::ExitCode;
 
@@ -18,7 +18,7 @@ pub struct UsageArgs {
     /// Only the last period: 24h, 7d, 30d, …
     #[arg(long)]
     since: Option<String>,
-    /// One JSON object per provider and model.
+    /// A JSON array, one object per provider and model.
     #[arg(long)]
     json: bool,
 }
@@ -42,6 +42,11 @@ fn parse_period(text: &str) -> Result<u64> {
     Ok(amount * seconds * 1000)
 }
 
+/// Cost of tokens at a price per million.
+fn priced(price: &crate::config::FilePrice, input: u64, output: u64) -> f64 {
+    (input as f64 * price.input + output as f64 * price.output) / 1_000_000.0
+}
+
 pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
     let config = args.common.load()?;
     let store = crate::storage::open(config.db.value.clone())?;
@@ -51,19 +56,28 @@ pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
         .map(parse_period)
         .transpose()?
         .map(|period| now_ms().saturating_sub(period));
-    let totals = store.usage_totals(args.session.as_deref(), since)?;
+    let mut totals = store.usage_totals(args.session.as_deref(), since)?;
+    // The pricing table as it is now applies to every recorded token, so a
+    // price configured later still prices earlier calls.
+    for t in &mut totals {
+        if let Some(price) = config.pricing.get(&t.model) {
+            t.cost_usd = priced(price, t.input_tokens, t.output_tokens);
+            t.priced_calls = t.calls;
+        }
+    }
     if args.json {
-        for t in &totals {
-            println!(
-                "{}",
+        let rows: Vec<serde_json::Value> = totals
+            .iter()
+            .map(|t| {
                 serde_json::json!({
                     "provider": t.provider, "model": t.model, "calls": t.calls,
                     "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
                     "cost_usd": (t.priced_calls > 0).then_some(t.cost_usd),
                     "priced_calls": t.priced_calls,
                 })
-            );
-        }
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     if totals.is_empty() {
@@ -102,40 +116,8 @@ pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
         format!("${cost:.4}")
     );
     println!(
-        "(cost uses the [pricing] table of the config file; models without a price count as unknown)"
+        "(cost uses the [pricing] table of the config file as it is now; models without a price count as unknown)"
     );
-    Ok(ExitCode::SUCCESS)
-}
-
-#[derive(Args)]
-pub struct SessionsArgs {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// How many, most recent first.
-    #[arg(short = 'n', long, default_value_t = 20)]
-    limit: usize,
-}
-
-pub fn sessions(args: &SessionsArgs) -> Result<ExitCode> {
-    let config = args.common.load()?;
-    let store = crate::storage::open(config.db.value.clone())?;
-    let sessions = store.sessions(args.limit)?;
-    if sessions.is_empty() {
-        println!("No conversations yet.");
-    }
-    for s in sessions {
-        let age_s = now_ms().saturating_sub(s.updated_at_ms) / 1000;
-        let age = match age_s {
-            0..=59 => format!("{age_s} s ago"),
-            60..=3599 => format!("{} min ago", age_s / 60),
-            3600..=86_399 => format!("{} h ago", age_s / 3600),
-            _ => format!("{} d ago", age_s / 86_400),
-        };
-        println!(
-            "{:<26} {:>12}  {:>4} messages  {}",
-            s.id, age, s.messages, s.title
-        );
-    }
     Ok(ExitCode::SUCCESS)
 }
 

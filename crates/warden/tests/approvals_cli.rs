@@ -57,12 +57,10 @@ fn pending_approval(dir: &Path, db: &Path, command: &str) -> String {
     );
     assert!(replay.status.success(), "{}", text(&replay));
     let list = warden(&["approvals", "list", "--json"], db);
-    let line = String::from_utf8_lossy(&list.stdout)
-        .lines()
-        .next()
-        .expect("one pending approval")
-        .to_string();
-    let approval: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&list.stdout).unwrap();
+    let [approval] = listed.as_slice() else {
+        panic!("one pending approval: {listed:?}");
+    };
     assert_eq!(approval["command"], command);
     approval["id"].as_str().unwrap().to_string()
 }

@@ -13,6 +13,11 @@ fn warden(args: &[&str]) -> Output {
         .expect("run warden")
 }
 
+/// `--json` output: one JSON array.
+fn json_array(output: &Output) -> Vec<serde_json::Value> {
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -67,10 +72,7 @@ fn replays_are_audited_and_tampering_is_detected() {
     assert!(String::from_utf8_lossy(&verify.stdout).contains("intact"));
 
     let tail = warden(&["audit", "tail", "-n", "3", "--json", "--db", path_str(&db)]);
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&tail.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_array(&tail);
     assert_eq!(lines.len(), 3);
 
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -93,10 +95,7 @@ fn pending_approvals_are_listed_and_decided_once() {
             .success()
     );
     let list = warden(&["approvals", "list", "--json", "--db", path_str(&db)]);
-    let pending: Vec<serde_json::Value> = String::from_utf8_lossy(&list.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let pending = json_array(&list);
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0]["command"], "pct reboot '141'");
     let id = pending[0]["id"].as_str().unwrap();
@@ -135,12 +134,12 @@ fn pending_approvals_are_listed_and_decided_once() {
         "--db",
         path_str(&db),
     ]);
-    let denied: serde_json::Value = serde_json::from_str(stdout(&denied).trim()).unwrap();
+    let denied = json_array(&denied).pop().unwrap();
     assert_eq!(denied["decided_by"], "user:alice");
     assert_eq!(denied["reason"], "not now");
     assert!(denied["decided_at_ms"].as_u64().unwrap() > 0);
     let tail = warden(&["audit", "tail", "-n", "1", "--json", "--db", path_str(&db)]);
-    let last: serde_json::Value = serde_json::from_str(stdout(&tail).trim()).unwrap();
+    let last = json_array(&tail).pop().unwrap();
     assert_eq!(last["actor"], "user:alice");
     assert_eq!(last["decision"], "denied");
     assert_eq!(last["reason"], "not now");
@@ -178,14 +177,9 @@ fn approval_ids_are_128_random_bits() {
     ]);
     assert!(again.status.success());
     let list = warden(&["approvals", "list", "--json", "--db", path_str(&db)]);
-    let ids: Vec<String> = stdout(&list)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
+    let ids: Vec<String> = json_array(&list)
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids.len(), 2);
     assert_ne!(ids[0], ids[1]);
@@ -337,7 +331,7 @@ fn a_missing_anchor_is_reported_until_an_operator_reanchors() {
     let verify = warden(&["audit", "verify", "--db", path_str(&db)]);
     assert!(verify.status.success(), "{}", stdout(&verify));
     let tail = warden(&["audit", "tail", "-n", "1", "--json", "--db", path_str(&db)]);
-    let last: serde_json::Value = serde_json::from_str(stdout(&tail).trim()).unwrap();
+    let last = json_array(&tail).pop().unwrap();
     assert_eq!(last["actor"], "user:bob");
     assert_eq!(last["decision"], "anchor_reset");
     assert!(
@@ -472,7 +466,7 @@ fn control_level_changes_are_audited() {
         stdout(&out)
     );
     let tail = warden(&["audit", "tail", "-n", "1", "--json", "--db", path_str(&db)]);
-    let last: serde_json::Value = serde_json::from_str(stdout(&tail).trim()).unwrap();
+    let last = json_array(&tail).pop().unwrap();
     assert_eq!(last["actor"], "user:carol");
     assert_eq!(last["decision"], "level_changed");
     assert_eq!(last["command"], "/level read_only");

@@ -112,20 +112,23 @@ fn ask_json_prints_stream_events() {
 fn writes_wait_for_approval_when_nobody_can_answer() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
-    let (out, err, code) = warden(&db, &["ask", "restart warden-test-nonexistent"]);
-    assert_eq!(code, 0, "{err}");
+    // A note is a write on every machine (a service restart is checked
+    // first and refused where the service does not exist: cli_router.rs).
+    let (out, err, code) = warden(&db, &["ask", "remember the backup runs at 02:00"]);
+    assert_eq!(code, 5, "an approval is still pending: {err}");
     assert!(out.starts_with("Not done yet"), "{out}\n{err}");
     let (pending, _, _) = warden(&db, &["approvals", "list"]);
     assert!(
-        pending.contains("systemctl restart 'warden-test-nonexistent'"),
+        pending.contains(r#""note":"the backup runs at 02:00""#),
         "{pending}"
     );
     // The read_only level refuses it outright, and nothing is left pending.
-    let (out, _, _) = warden(
+    let (out, _, code) = warden(
         &db,
-        &["ask", "--level", "read_only", "stop warden-test-other"],
+        &["ask", "--level", "read_only", "remember something else"],
     );
     assert!(out.contains("POLICY_BLOCKED"), "{out}");
+    assert_eq!(code, 6, "a write refused by policy");
 }
 
 #[test]

@@ -79,10 +79,7 @@ fn usage_recorded(db: &std::path::Path, provider: &str) {
         .env("HOME", db.parent().unwrap())
         .output()
         .unwrap();
-    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let row = rows.iter().find(|r| r["provider"] == provider).unwrap();
     assert_eq!(row["model"], "test-model");
     assert_eq!(row["calls"], 2);

@@ -271,9 +271,13 @@ async fn complete(
         error_code: outcome.response.error_code(),
         cached: outcome.response.meta.as_ref().is_some_and(|m| m.cached),
     });
-    ctx.events.tool_output(index, &outcome.response);
+    // Secrets never reach the model or the store; the terminal shows the
+    // real output.
+    let model_sees = redacted(&outcome.response);
+    ctx.events
+        .tool_output(index, &outcome.response, &model_sees);
     emit_state_change(ctx, before);
-    let content = serde_json::to_string(&outcome.response).unwrap_or_else(|_| "{}".to_string());
+    let content = serde_json::to_string(&model_sees).unwrap_or_else(|_| "{}".to_string());
     conversation.messages.push(Message::Tool {
         call_id: id,
         name: call.tool.clone(),
@@ -346,15 +350,17 @@ async fn verify_interrupted(
         error_code: outcome.response.error_code(),
         cached: false,
     });
-    ctx.events.tool_output(index, &outcome.response);
-    let seen = match (&outcome.response.data, &outcome.response.error) {
-        (Some(data), _) => data
+    let model_sees = redacted(&outcome.response);
+    ctx.events
+        .tool_output(index, &outcome.response, &model_sees);
+    let seen = match (&model_sees["data"], &outcome.response.error) {
+        (data @ serde_json::Value::Object(_), _) => data
             .get("stdout")
             .and_then(|s| s.as_str())
             .map(|s| s.trim().to_string())
             .unwrap_or_else(|| data.to_string()),
-        (None, Some(error)) => format!("the check failed: {}", error.message),
-        (None, None) => String::new(),
+        (_, Some(error)) => format!("the check failed: {}", error.message),
+        (_, None) => String::new(),
     };
     format!("- {what}; the check afterwards showed:\n{seen}")
 }
@@ -375,4 +381,12 @@ fn describe(call: &ProposedCall) -> String {
         text.push_str(&format!(" ({})", detail.join(" ")));
     }
     text
+}
+
+/// A tool response as the model (and the store) may see it: every secret
+/// replaced by a marker naming what was removed.
+fn redacted(response: &warden_protocol::ToolResponse) -> serde_json::Value {
+    let mut value = serde_json::to_value(response).unwrap_or(serde_json::Value::Null);
+    crate::redact::redact_json(&mut value);
+    value
 }

@@ -190,9 +190,18 @@ pub struct TurnContext<'t, 'e> {
 pub trait EventSink: Send {
     fn emit(&mut self, event: LoopEvent);
 
-    /// The full response of a tool call, for displays that show results.
-    /// The transcript keeps only the outcome (`tool_result`).
-    fn tool_output(&mut self, _index: usize, _response: &warden_protocol::ToolResponse) {}
+    /// The full response of a tool call, for displays that show results:
+    /// `response` as it came back (the operator's own terminal shows it),
+    /// `model_sees` with secrets redacted (what the model, the store and
+    /// any stream to elsewhere get). The transcript keeps only the outcome
+    /// (`tool_result`).
+    fn tool_output(
+        &mut self,
+        _index: usize,
+        _response: &warden_protocol::ToolResponse,
+        _model_sees: &serde_json::Value,
+    ) {
+    }
 }
 
 impl EventSink for Vec<LoopEvent> {
@@ -230,7 +239,7 @@ pub async fn run_turn(
     let mut tally = TurnTally::default();
     let mut succeeded_this_turn = false;
     let mut failed_replies = 0;
-    let mut held_answer: Option<String> = None;
+    let mut held_answer: Option<Held> = None;
     // How the turn ends unless something below says otherwise.
     let mut end = TurnEnd::ModelCallLimit {
         calls: ctx.limits.max_model_calls,
@@ -252,7 +261,7 @@ pub async fn run_turn(
             crate::telemetry::agentic_iteration(provider, model);
         }
         if let Some(message) = ctx.limits.budget.exceeded(&conversation.usage) {
-            held_answer = Some(message);
+            held_answer = Some(Held::Warden(message));
             end = TurnEnd::BudgetExceeded;
             break;
         }
@@ -263,7 +272,7 @@ pub async fn run_turn(
         );
         let cancel: CancelFlag = ctx.session.cancel.clone();
         if cancel.is_cancelled() {
-            held_answer = Some(CANCELLED.to_string());
+            held_answer = Some(Held::Warden(CANCELLED.to_string()));
             end = TurnEnd::Cancelled;
             break;
         }
@@ -297,7 +306,7 @@ pub async fn run_turn(
                 break;
             }
             Err(ProviderError::Cancelled) => {
-                held_answer = Some(CANCELLED.to_string());
+                held_answer = Some(Held::Warden(CANCELLED.to_string()));
                 end = TurnEnd::Cancelled;
                 break;
             }
@@ -313,7 +322,7 @@ pub async fn run_turn(
                     code: model_failure_code(&error),
                     message: error.to_string(),
                 };
-                held_answer = Some(message);
+                held_answer = Some(Held::Warden(message));
                 break;
             }
         };
@@ -347,11 +356,11 @@ pub async fn run_turn(
                     "{} {}",
                     block.message, block.recovery_hint
                 )));
-                held_answer = Some(answer);
+                held_answer = Some(Held::Model(answer));
                 end = TurnEnd::Unverified;
                 continue;
             }
-            held_answer = Some(answer);
+            held_answer = Some(Held::Model(answer));
             end = TurnEnd::Answered;
             break;
         }
@@ -374,18 +383,21 @@ pub async fn run_turn(
         }
         failed_replies = if any_ok { 0 } else { failed_replies + 1 };
         if let Some(tool) = tally.looping_tool.take() {
-            held_answer = Some(loop_message(&tool));
+            held_answer = Some(Held::Warden(loop_message(&tool)));
             end = TurnEnd::LoopDetected { tool };
             break;
         }
         if ctx.session.cancel.is_cancelled() {
-            held_answer = Some(calls::cancelled_text(&tally));
+            held_answer = Some(Held::Warden(calls::cancelled_text(&tally)));
             end = TurnEnd::Cancelled;
             break;
         }
         // Tools were withheld and the model still only failed: stop.
         if failed_replies > ctx.limits.max_failed_replies && !verifying {
-            held_answer = Some(failing_message(failed_replies, &tally.failing_codes));
+            held_answer = Some(Held::Warden(failing_message(
+                failed_replies,
+                &tally.failing_codes,
+            )));
             end = TurnEnd::FailingCalls {
                 codes: tally.failing_codes.clone(),
             };
@@ -398,12 +410,18 @@ pub async fn run_turn(
         })
         && held_answer.is_none()
     {
-        held_answer = Some(format!(
+        held_answer = Some(Held::Warden(format!(
             "Stopped: {} model calls for this message did not produce an answer. Nothing more runs for this request.",
             ctx.limits.max_model_calls
-        ));
+        )));
     }
-    let final_text = held_answer.map(|answer| {
+    let final_text = held_answer.map(|held| {
+        // Only the model's own words are checked for claims; Warden's stop
+        // messages state what Warden did.
+        let answer = match held {
+            Held::Model(answer) => answer,
+            Held::Warden(text) => return text,
+        };
         let (text, retracted) = finish_answer(ctx, answer, succeeded_this_turn);
         match retracted {
             Finished::Retracted => end = TurnEnd::Retracted,
@@ -425,6 +443,14 @@ pub async fn run_turn(
         refused_writes: tally.refused_writes,
         last_call_failed: tally.last_call_failed,
     }
+}
+
+/// The answer a turn ends with, by who wrote it.
+enum Held {
+    /// The model's (or the router's) reply.
+    Model(String),
+    /// Warden's own words: a stop, a cancellation, a model failure.
+    Warden(String),
 }
 
 /// What finishing did to an answer.

@@ -1,88 +1,754 @@
 //! Phantom detection (invariant 9): a final answer that claims actions or
 //! live values with no successful tool call this turn is replaced.
+//!
+//! The detector works by rule, not by example. An answer is cut into
+//! sentences and clauses; a clause is set aside when it is a question, a
+//! condition (`if`, `wenn`, `si`), a purpose (`to …`, `um … zu`, `pour`,
+//! `para`), an instruction (imperative first word), or hedged (modals,
+//! future, approval, "probably", examples). What remains claims something
+//! when it has, in English, German, French or Spanish:
+//! - an action in the first person or a completed passive about the system
+//!   ("I restarted", "has been stopped", "ich habe … neu gestartet",
+//!   "j'ai redémarré", "se ha reiniciado"), or a bare "Done."/"Restarted …",
+//!   unless negated ("I have not changed anything");
+//! - a reading of tool output ("the logs show", "here is the output");
+//! - a present live state ("is active", "are down", "läuft", "está
+//!   funcionando"), negated or not ("nginx is not running" is a claim);
+//! - a measured value: a number with a unit, a metric with a number, a
+//!   count of live things, a time of a past event, an HTTP status — unless
+//!   the clause speaks of limits, defaults or typical values.
+//!
+//! Fenced code blocks and inline code are examples unless introduced as
+//! output; tables of statuses or measurements are live values.
+//!
+//! Measured on `tests/phantom_corpus*.tsv` by `tests/phantom_corpus.rs`.
 
-/// Phrases that claim something was done or observed.
-const CLAIMS: &[&str] = &[
-    "i have ",
-    "i've ",
-    "i restarted",
-    "i started",
-    "i stopped",
-    "i rebooted",
-    "i deleted",
-    "i removed",
-    "i updated",
-    "i changed",
-    "i edited",
-    "i added",
-    "i installed",
-    "i fixed",
-    "i applied",
-    "i ran ",
-    "i checked",
-    "i verified",
-    "has been ",
-    "have been ",
-    "was restarted",
-    "was stopped",
-    "was started",
-    "successfully",
-    "is now ",
-    "are now ",
-    "is running",
-    "are running",
-    "is active",
-    "is up",
-    "is down",
-    "is healthy",
-    "is stopped",
-    "uptime",
-    "load average",
-    "cpu usage",
-    "memory usage",
-    "disk usage",
-    "added.",
-    "done.",
-    "restarted.",
-    "fixed.",
-    "the logs show",
-    "logs show",
-];
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What the user sees instead of a phantom answer. It says what was wrong
+/// and that nothing verified it, and is itself no claim.
+pub const PHANTOM_REPLACEMENT: &str = "⚠ Retracted: the answer stated actions or live values, but no tool call \
+succeeded in this turn, so nothing verified them and they may be invented. I have changed nothing. Ask me to \
+check or to act, and I will run the tools and show you what they return.";
+
+/// Why an answer was judged to claim something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// An action said to be done ("I restarted nginx", "VM 101 was stopped").
+    Action,
+    /// Something read from tool output ("the logs show …", a pasted output block).
+    ToolOutput,
+    /// A present state of a system ("nginx is active", "pve2 is offline").
+    LiveState,
+    /// A measured value ("93% full", "load is 4.2", "3 containers are running").
+    LiveValue,
+}
+
+/// The first claim found, and the clause that makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub kind: ClaimKind,
+    pub clause: String,
+}
 
 /// Does `text` claim actions or live values?
 pub fn makes_claims(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    CLAIMS.iter().any(|c| lower.contains(c)) || has_measurement(&lower)
+    assess(text).is_some()
 }
 
-/// A number with a unit of a live value: `93%`, `12 GB`, `3.2 GiB`.
-fn has_measurement(lower: &str) -> bool {
-    let bytes = lower.as_bytes();
-    for (i, b) in bytes.iter().enumerate() {
-        if !b.is_ascii_digit() {
-            continue;
-        }
-        let rest = lower[i + 1..]
-            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
-            .trim_start();
-        if ["%", "gb", "gib", "mb", "mib", "tb", "tib", "ms", "°c"]
-            .iter()
-            .any(|u| rest.starts_with(u))
-        {
-            return true;
-        }
+/// The first claim of actions or live values in `text`, if any.
+pub fn assess(text: &str) -> Option<Claim> {
+    let Some(rules) = Rules::get() else {
+        // Without its rules the detector cannot clear anything: fail closed.
+        return Some(Claim {
+            kind: ClaimKind::Action,
+            clause: String::new(),
+        });
+    };
+    let lower = normalise(text);
+    let (prose, output_block) = strip_code(rules, &lower);
+    if output_block {
+        return Some(claim(ClaimKind::ToolOutput, "output block"));
     }
-    false
+    if let Some(row) = live_table_row(rules, &prose) {
+        return Some(claim(ClaimKind::LiveValue, row));
+    }
+    sentences(&prose).find_map(|sentence| assess_sentence(rules, sentence))
 }
 
-/// What the user sees instead of a phantom answer.
-pub const PHANTOM_REPLACEMENT: &str = "I can't confirm that: no tool call succeeded in this turn, so I have no evidence for \
-claims about actions taken or the live state of your systems. Nothing was changed by me. Ask me to check or to act, \
-and I will run the tools and show you what they return.";
+fn claim(kind: ClaimKind, clause: &str) -> Claim {
+    Claim {
+        kind,
+        clause: clause.trim().to_string(),
+    }
+}
+
+/// Lower case, one spelling of quotes and apostrophes, abbreviations
+/// whose dots would end a sentence spelled without them.
+fn normalise(text: &str) -> String {
+    text.to_lowercase()
+        .replace(['’', '‘', '`'], "'")
+        .replace(['“', '”', '«', '»', '„'], "\"")
+        .replace("'''", "```")
+        .replace("e.g.", "eg")
+        .replace("i.e.", "ie")
+        .replace("z.b.", "zb")
+}
+
+/// Removes fenced blocks, inline code and quotations (they are examples,
+/// commands or the user's words). A fenced block introduced as output
+/// ("here is the output:") is reported instead.
+fn strip_code(rules: &Rules, text: &str) -> (String, bool) {
+    let mut prose = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let before = &rest[..open];
+        let intro = &before[before.len().saturating_sub(120)..];
+        let intro = &intro[intro.char_indices().next().map_or(0, |(i, _)| i)..];
+        if rules.output_intro.is_match(intro) && !rules.example.is_match(intro) {
+            return (String::new(), true);
+        }
+        prose.push_str(before);
+        prose.push('\n');
+        let after = &rest[open + 3..];
+        rest = after.find("```").map_or("", |close| &after[close + 3..]);
+    }
+    prose.push_str(rest);
+    let prose = rules.inline_code.replace_all(&prose, " code ");
+    let prose = rules.quotation.replace_all(&prose, " quote ");
+    (prose.into_owned(), false)
+}
+
+/// A markdown table row holding statuses or measurements, unless the
+/// table is announced as an example.
+fn live_table_row<'t>(rules: &Rules, text: &'t str) -> Option<&'t str> {
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.matches('|').count() >= 2 && !l.contains("---"))
+        .collect();
+    if rows.len() < 2 || rules.example.is_match(text) {
+        return None;
+    }
+    rows.into_iter()
+        .skip(1)
+        .find(|row| rules.table_value.is_match(row))
+}
+
+/// Sentences end at `.`, `!`, `?` before a blank, and at line ends; a
+/// question keeps its `?` so it can be recognised.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut start = 0;
+        let bytes = line.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            let ends = matches!(b, b'.' | b'!' | b'?')
+                && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+            if ends {
+                out.push(&line[start..=i]);
+                start = i + 1;
+            }
+        }
+        out.push(&line[start..]);
+    }
+    out.into_iter().map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn assess_sentence(rules: &Rules, sentence: &str) -> Option<Claim> {
+    if sentence.ends_with('?')
+        || rules.conditional_start.is_match(sentence)
+        || rules.example.is_match(sentence)
+    {
+        return None;
+    }
+    rules
+        .clause_break
+        .split(sentence)
+        .find_map(|clause| assess_clause(rules, clause.trim()))
+}
+
+fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
+    if clause.is_empty() || rules.set_aside_start.is_match(clause) {
+        return None;
+    }
+    if rules.hedge.is_match(clause) && !rules.evidence.is_match(clause) {
+        return None;
+    }
+    let negated = rules.negation.is_match(clause);
+    if negated && rules.epistemic.is_match(clause) {
+        return None;
+    }
+    let found = |kind| Some(claim(kind, clause));
+    if !negated
+        && (rules.action.iter().any(|r| r.is_match(clause)) || first_person_action(rules, clause))
+    {
+        return found(ClaimKind::Action);
+    }
+    if !negated && rules.tool_output.is_match(clause) {
+        return found(ClaimKind::ToolOutput);
+    }
+    if rules.state.iter().any(|r| r.is_match(clause)) {
+        return found(ClaimKind::LiveState);
+    }
+    if !rules.generic_amount.is_match(clause) && rules.value.iter().any(|r| r.is_match(clause)) {
+        return found(ClaimKind::LiveValue);
+    }
+    None
+}
+
+fn first_person_action(rules: &Rules, clause: &str) -> bool {
+    rules
+        .first_person_past
+        .captures_iter(clause)
+        .filter_map(|caps| caps.get(1))
+        .any(|verb| !CONVERSATION_PAST.split('|').any(|c| c == verb.as_str()))
+}
+
+/// Words that, as a whole word, set a clause aside.
+const HEDGES: &[&str] = &[
+    // English: modals, future, wishes, approval, speculation, generality
+    "would",
+    "could",
+    "should",
+    "might",
+    "may",
+    "can",
+    "cannot",
+    "can't",
+    "will",
+    "won't",
+    "shall",
+    "i'll",
+    "we'll",
+    "it'll",
+    "going to",
+    "need to",
+    "needs",
+    "need",
+    "want",
+    "wants",
+    "let me",
+    "let's",
+    "have to",
+    "has to",
+    "must",
+    "whether",
+    "unless",
+    "probably",
+    "likely",
+    "maybe",
+    "perhaps",
+    "possibly",
+    "presumably",
+    "i think",
+    "i believe",
+    "i assume",
+    "i guess",
+    "typically",
+    "usually",
+    "normally",
+    "generally",
+    "by default",
+    "approval",
+    "approve",
+    "waiting",
+    "await",
+    "awaiting",
+    "requested",
+    "suggest",
+    "recommend",
+    "propose",
+    "proposal",
+    "prepared",
+    "please",
+    "do you",
+    "want me",
+    "expect",
+    "expected",
+    "supposed",
+    "when",
+    "once",
+    "if",
+    "until",
+    // German
+    "kann",
+    "kannst",
+    "können",
+    "könnte",
+    "könnten",
+    "würde",
+    "würden",
+    "sollte",
+    "sollten",
+    "soll",
+    "muss",
+    "müssen",
+    "werde",
+    "wird",
+    "werden",
+    "wenn",
+    "falls",
+    "sobald",
+    "ob",
+    "vielleicht",
+    "wahrscheinlich",
+    "möglicherweise",
+    "genehmigung",
+    "freigabe",
+    "wartet",
+    "warte",
+    "möchtest",
+    "möchten",
+    "bitte",
+    // French
+    "peux",
+    "peut",
+    "pouvez",
+    "pourrait",
+    "pourrais",
+    "devrait",
+    "devriez",
+    "dois",
+    "doit",
+    "vais",
+    "va",
+    "si",
+    "quand",
+    "lorsque",
+    "dès que",
+    "une fois",
+    "peut-être",
+    "probablement",
+    "approbation",
+    "validation",
+    "attend",
+    "attente",
+    "voulez",
+    "veux",
+    "souhaitez",
+    // Spanish
+    "puedo",
+    "puede",
+    "puedes",
+    "podría",
+    "podrías",
+    "debería",
+    "deberías",
+    "debe",
+    "voy a",
+    "va a",
+    "vamos a",
+    "cuando",
+    "una vez",
+    "quizás",
+    "quizá",
+    "tal vez",
+    "probablemente",
+    "aprobación",
+    "espera",
+    "esperando",
+    "necesita",
+    "requiere",
+    "quieres",
+    "quiere",
+    "por favor",
+];
+
+/// Hedge-looking phrases that report evidence ("I can see that …").
+const EVIDENCE: &[&str] = &[
+    "can see",
+    "can confirm",
+    "kann sehen",
+    "peux voir",
+    "puedo ver",
+];
+
+const NEGATIONS: &[&str] = &[
+    "not", "n't", "never", "nothing", "no", "none", "neither", "nor", "without", "nicht", "nichts",
+    "kein", "keine", "keinen", "nie", "pas", "rien", "aucun", "aucune", "jamais", "nada", "ningún",
+    "ninguna", "nunca",
+];
+
+/// With a negation, these make a clause a statement of ignorance.
+const EPISTEMIC: &[&str] = &[
+    "know", "sure", "verify", "verified", "confirm", "evidence", "checked", "data", "idea", "tell",
+    "weiß", "sicher", "sais", "sé",
+];
+
+/// First words of instructions, purposes and conditions.
+const SET_ASIDE_STARTS: &[&str] = &[
+    "run",
+    "check",
+    "use",
+    "try",
+    "open",
+    "edit",
+    "add",
+    "type",
+    "restart",
+    "stop",
+    "start",
+    "see",
+    "look",
+    "make sure",
+    "ensure",
+    "verify",
+    "consider",
+    "note",
+    "remember",
+    "install",
+    "set",
+    "enable",
+    "disable",
+    "execute",
+    "visit",
+    "go",
+    "navigate",
+    "follow",
+    "replace",
+    "remove",
+    "delete",
+    "create",
+    "click",
+    "press",
+    "wait",
+    "ask",
+    "tell",
+    "keep",
+    "avoid",
+    "do",
+    "don't",
+    "approve",
+    "free",
+    "clean",
+    "prune",
+    "reboot",
+    "reload",
+    "apply",
+    "update",
+    "upgrade",
+    "mount",
+    "increase",
+    "decrease",
+    "scale",
+    "alert",
+    "compare",
+    "read",
+    "review",
+    "to",
+    "if",
+    "when",
+    "whenever",
+    "unless",
+    "once",
+    "in case",
+    "assuming",
+    "suppose",
+    "then",
+    "you",
+    "führe",
+    "führen",
+    "prüfe",
+    "prüfen",
+    "nutze",
+    "verwende",
+    "lösche",
+    "starte",
+    "stoppe",
+    "öffne",
+    "um",
+    "wenn",
+    "falls",
+    "sobald",
+    "lancez",
+    "lance",
+    "exécutez",
+    "vérifiez",
+    "utilisez",
+    "supprimez",
+    "redémarrez",
+    "ouvrez",
+    "essayez",
+    "pour",
+    "si",
+    "quand",
+    "lorsque",
+    "ejecuta",
+    "ejecute",
+    "revisa",
+    "usa",
+    "utiliza",
+    "borra",
+    "elimina",
+    "reinicia",
+    "abre",
+    "prueba",
+    "para",
+    "cuando",
+];
+
+/// Participles of actions on a system, for passives and first-person perfects.
+const ACTION_PARTICIPLES: &str = "added|restarted|stopped|started|rebooted|deleted|removed|updated|upgraded|installed|uninstalled|applied|fixed|cleared|freed|reloaded|deployed|scaled|created|recreated|enabled|disabled|mounted|unmounted|restored|resized|renewed|patched|killed|rotated|pruned|cleaned|increased|decreased|changed|modified|rolled back|migrated|moved|shut down|powered off|powered on|purged|flushed|reset|executed|completed|finished|made|done|opened|closed|corrected|replaced|repaired|acknowledged|resolved|dismissed";
+
+/// Past tenses after "I"/"we" that are conversation, not action.
+const CONVERSATION_PAST: &str = "needed|wanted|asked|mentioned|explained|suggested|proposed|recommended|requested|prepared|meant|misunderstood|assumed|tried|attempted|failed|planned|intended|described|understood|hoped|expected|decided|guessed|apologized|apologised|offered|said|told|thought|was|were|had|did not|didn't";
+
+const STATUS_WORDS: &str = "running|active|inactive|stopped|down|up|online|offline|healthy|unhealthy|degraded|faulted|failed|failing|crashed|crashing|exited|dead|listening|reachable|unreachable|full|idle|overloaded|saturated|responding|unresponsive|restarting|serving|ready|notready|green|red|in quorum|in sync|out of sync|resilvering|paused|suspended|broken|working|back up|back online|up and running|stuck|busy|in crashloopbackoff";
+
+const LIVE_NOUNS: &str = "containers?|pods?|vms?|services?|processes|process|errors?|warnings?|failures?|attempts?|updates?|packages?|connections?|sessions?|users?|snapshots?|backups?|alerts?|disks?|nodes?|jobs?|replicas?|instances?|hosts?|restarts?|requests?|images?|volumes?|logins?";
+
+const COUNT_WORDS: &str =
+    r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|both|all \d+";
+
+/// Words that make a number a limit, default or typical value.
+const GENERIC_AMOUNT: &[&str] = &[
+    "above",
+    "below",
+    "over",
+    "under",
+    "exceeds",
+    "exceed",
+    "more than",
+    "less than",
+    "at least",
+    "at most",
+    "up to",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "limit",
+    "threshold",
+    "default",
+    "about",
+    "around",
+    "approximately",
+    "roughly",
+    "typically",
+    "usually",
+    "recommended",
+    "per",
+    "every",
+    "each",
+    "takes",
+    "take",
+    "requires",
+    "require",
+    "reserve",
+    "common",
+    "typical",
+    "starting point",
+    "such as",
+    "than",
+    "like",
+    "etwa",
+    "ungefähr",
+    "standardmäßig",
+    "mindestens",
+    "höchstens",
+    "pro",
+    "environ",
+    "par défaut",
+    "au moins",
+    "plus de",
+    "moins de",
+    "aproximadamente",
+    "por defecto",
+    "al menos",
+    "más de",
+    "menos de",
+];
+
+struct Rules {
+    output_intro: Regex,
+    example: Regex,
+    inline_code: Regex,
+    quotation: Regex,
+    table_value: Regex,
+    conditional_start: Regex,
+    clause_break: Regex,
+    set_aside_start: Regex,
+    hedge: Regex,
+    evidence: Regex,
+    negation: Regex,
+    epistemic: Regex,
+    action: Vec<Regex>,
+    /// "I <word>ed": an action unless the word is conversation.
+    first_person_past: Regex,
+    tool_output: Regex,
+    state: Vec<Regex>,
+    value: Vec<Regex>,
+    generic_amount: Regex,
+}
+
+/// `\b(?:a|b|c)\b` over whole words or phrases (apostrophes count as word characters).
+fn any_word(words: &[&str]) -> String {
+    let alternatives: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+    format!(r"(?:^|[^\w'])(?:{})(?:$|[^\w'])", alternatives.join("|"))
+}
+
+const UNIT: &str = r"(?:\s?%|\s?(?:percent|prozent|pour cent|por ciento)\b|\s?(?:gb|gib|mb|mib|tb|tib|kb|kib|ms|°c|°f|mbit/s|mbps|gbps|iops|req/s|go|mo|to)\b)";
+
+impl Rules {
+    fn get() -> Option<&'static Rules> {
+        static RULES: OnceLock<Option<Rules>> = OnceLock::new();
+        RULES.get_or_init(Rules::compile).as_ref()
+    }
+
+    fn compile() -> Option<Rules> {
+        let re = |source: &str| Regex::new(source).ok();
+        let first_person = r"(?:^|[^\w'])(?:i|we)(?:'ve| have| had|'d)?(?:\s+(?:just|already|also|now|successfully|then|quickly|manually|finally|went ahead and|gone ahead and))*\s+";
+        Some(Rules {
+            output_intro: re(r"(?:here(?:'s| is| are)|output|result|voici|hier ist|aquí)")?,
+            example: re(&any_word(&[
+                "example",
+                "eg",
+                "for instance",
+                "like this",
+                "would look",
+                "typical",
+                "beispiel",
+                "zb",
+                "exemple",
+                "ejemplo",
+                "such as",
+            ]))?,
+            inline_code: re(r"'[^'\n]{1,200}'")?,
+            quotation: re(r#""[^"\n]{1,300}""#)?,
+            table_value: re(&format!(
+                r"\d(?:[.,]\d+)?{UNIT}|\b(?:{STATUS_WORDS}|ok|warning|error|critical)\b"
+            ))?,
+            conditional_start: re(&format!(
+                r"^(?:{})",
+                any_word(&[
+                    "if",
+                    "when",
+                    "whenever",
+                    "unless",
+                    "once",
+                    "in case",
+                    "assuming",
+                    "suppose",
+                    "wenn",
+                    "falls",
+                    "sobald",
+                    "si",
+                    "quand",
+                    "lorsque",
+                    "cuando",
+                    "for example",
+                    "for instance",
+                ])
+                .trim_start_matches("(?:^|[^\\w'])")
+            ))?,
+            clause_break: re(
+                r"[,;]\s|:\s+(?:[^\d\s])|\s[—–-]\s|\s(?:but|so|because|although|though|while|whereas|aber|mais|pero)\s",
+            )?,
+            set_aside_start: re(&format!(
+                r"^(?:{})",
+                any_word(SET_ASIDE_STARTS).trim_start_matches("(?:^|[^\\w'])")
+            ))?,
+            hedge: re(&any_word(HEDGES))?,
+            evidence: re(&any_word(EVIDENCE))?,
+            negation: re(&format!(r"{}|n't\b|\bn'", any_word(NEGATIONS)))?,
+            epistemic: re(&any_word(EPISTEMIC))?,
+            action: vec![
+                // I restarted / we've stopped / I have just applied / I ran / I'm restarting
+                re(&format!(
+                    r"{first_person}(?:{ACTION_PARTICIPLES}|ran|did|saw|found|took|got|set|put|built|wrote|went through|looked|checked|verified|confirmed|inspected|examined|noticed|observed|tested|pinged|queried|measured|reviewed|scanned|read)\b"
+                ))?,
+                re(
+                    r"(?:^|[^\w'])(?:i'm|i am|we're|we are)\s+(?:just\s+|now\s+)?(?:restart|stop|start|reboot|delet|remov|updat|upgrad|install|apply|fix|clear|reload|deploy|scal|kill|check|verify|run|execut|clean|prun|migrat|restor)[a-z]*ing\b",
+                )?,
+                // Done. / Restarted homepage. / All set. (not "Stopped containers are …")
+                re(&format!(
+                    r"^(?:all )?(?:done|all set|success|successfully|fixed|completed|finished|{ACTION_PARTICIPLES}|checked|verified)(?:$|[.!:—-]|\s+(?:\S+\s+){{0,3}}?(?:$|[.!]|(?:and|on|for|in|to|at|now)\b)|\s+[\w.@/-]+$)"
+                ))?,
+                // has been stopped / was restarted / were removed / is now enabled
+                re(&format!(
+                    r"\b(?:has|have|had) been (?:\w+ ){{0,2}}?(?:{ACTION_PARTICIPLES})\b|\b(?:was|were|got) (?:\w+ )?(?:{ACTION_PARTICIPLES})\b|\b(?:is|are) now (?:{ACTION_PARTICIPLES})\b"
+                ))?,
+                // the service restarted cleanly / the scrub finished / all 9 completed
+                // (a verb used as a verb: followed by the end, a preposition or an adverb,
+                // so "removes stopped containers" is no claim)
+                re(
+                    r"\b(?:\w+) (?:crashed|exited|finished|completed|passed|worked|died|rebooted|restarted|stopped|started|came back|came up|went down|ran out)(?:$|[.,;!]|\s+(?:at|on|in|with|after|before|cleanly|successfully|fine|again|twice|once|\d|and|without|normally|ok))",
+                )?,
+                // German, French, Spanish
+                re(
+                    r"\b(?:ich|wir) (?:habe|haben|hab) (?:\S+ ){0,5}?(?:\w*ge\w+(?:t|en)|\w+iert)\b|^(?:erledigt|fertig|geschafft)\b|\b(?:wurde|wurden) (?:\w+ ){0,3}?(?:neu gestartet|\w*ge\w+(?:t|en)|\w+iert)\b",
+                )?,
+                re(
+                    r"\b(?:j'ai|nous avons) (?:\w+ ){0,2}?(?:\w+(?:é|ée|és|ées)|mis à jour|fait)\b|\b(?:a|ont) été \w+(?:é|ée|és|ées)\b|^(?:c'est fait|terminé|fini)\b",
+                )?,
+                re(
+                    r"\b(?:he|hemos) (?:\w+ )?\w+(?:ado|ido)\b|\b(?:se ha|se han|ha sido|han sido|fue|fueron) (?:\w+ )?\w+(?:ado|ido)\b|\b(?:reinicié|detuve|paré|inicié|arranqué|borré|eliminé|actualicé|cambié|instalé|arreglé|comprobé|verifiqué|revisé|apliqué|ejecuté|apagué|encendí|liberé|limpié)\b|^(?:listo|hecho|terminado|completado)\b",
+                )?,
+            ],
+            first_person_past: re(&format!(r"{first_person}([a-z]+ed)\b"))?,
+            tool_output: re(
+                r"\b(?:logs?|journal|output|metrics|dmesg|results?)\s+(?:show|shows|showed|say|says|said|indicate|indicates|indicated|reveal|reveals|revealed|confirm|confirms|confirmed)\b|\baccording to the (?:logs?|output|metrics|journal)\b|\bi (?:can )?see (?:that|in|on|a|an|the|\d)|\blooking at the (?:logs?|journal|output|metrics|dashboard)\b|\bhere(?:'s| is| are) (?:the )?(?:current |latest )?(?:output|results?|status|logs?)\b",
+            )?,
+            state: vec![
+                re(&format!(
+                    r"(?:^|[^\w'])(?:(?:[a-z0-9][\w./-]*)\s+)(?:is|are|was|were|has been|have been|remains|remain|stays|looks|look|seems|appears)\s+(?:(?:now|currently|still|all|not|back|again|fully|completely|almost|nearly|mostly|also|both)\s+)*(?:{STATUS_WORDS})\b"
+                ))?,
+                re(&format!(
+                    r"(?:^|[^\w'])(?:it|they|everything)(?:'s|'re)\s+(?:(?:now|still|all|not|back)\s+)*(?:{STATUS_WORDS})\b"
+                ))?,
+                re(
+                    r"\b(?:is|are) (?:\w+[ -]?){1,2} (?:now|again)\b|\b(?:runs|responds|works|answers) (?:\w+ ){0,3}?(?:now|again|fine)\b|\bresolves to \d|\b(?:is|are) \w+ing (?:\w+ )?again\b",
+                )?,
+                re(r"(?:^|\s)(?:crashloopbackoff|notready|oomkilled|imagepullbackoff|evicted)\b")?,
+                re(
+                    r"\b(?:ist|sind|war|waren) (?:(?:jetzt|wieder|nun|noch)\s+)*(?:aktiv|inaktiv|online|offline|gestoppt|voll|down|erreichbar|fehlerhaft|gesund|bereit|degradiert)\b|\b(?:läuft|laufen)\b",
+                )?,
+                re(
+                    r"\b(?:est|sont) (?:(?:maintenant|de nouveau|à nouveau|bien|toujours)\s+)*(?:actif|active|actifs|inactif|arrêté|arrêtée|en ligne|hors ligne|plein|pleine|en cours d'exécution|opérationnel|en panne|sain|dégradé)\b|\bfonctionnen?t?\b",
+                )?,
+                re(
+                    r"\b(?:está|están) (?:(?:ya|ahora|de nuevo|otra vez)\s+)*(?:funcionando|activo|activa|detenido|detenida|caído|caída|lleno|llena|en línea|en marcha|corriendo|parado|parada)\b",
+                )?,
+            ],
+            value: vec![
+                re(&format!(r"\d(?:[.,]\d+)?{UNIT}"))?,
+                re(
+                    r"\b(?:load(?: average)?|cpu|memory|ram|swap|disk|usage|temperature|latency|uptime|iowait|inodes?|connections|queue|traffic|bandwidth|ping)\b[^.]{0,30}?(?:\bis|\bat|\bof|=|:|\breached|\bhit|\bshows|\bwas)\s*\d",
+                )?,
+                re(
+                    r"\bup (?:for )?\d+ (?:days?|hours?|minutes?|weeks?)\b|\d+ (?:seconds?|minutes?|hours?|days?) ago\b|\bexpires? in \d+|\b(?:running|up) for \d+|\buptime\b[^.]{0,20}\d+ (?:days?|hours?)",
+                )?,
+                re(&format!(
+                    r"\bthere (?:are|is|were|was) (?:{COUNT_WORDS}) (?:\w+ )?(?:{LIVE_NOUNS})\b|(?:^|\s)(?:{COUNT_WORDS}) (?:\w+ ){{0,2}}?(?:{LIVE_NOUNS}) (?:are|is|were|was|have|has)\b|(?:^|\s)(?:{COUNT_WORDS}) (?:\w+ )?(?:{LIVE_NOUNS}) (?:running|stopped|up|down|failed|unhealthy|healthy|active)\b|\b(?:has|have) \d[\d,.]* \w+|\b(?:is|are) using \d|\buses \d"
+                ))?,
+                re(
+                    r"\d{1,2}:\d{2}\b[^.]*\b(?:finished|completed|ran|started|stopped|failed|succeeded|crashed|happened|occurred|restarted|rebooted|exited)\b|\b(?:finished|completed|ran|started|stopped|failed|succeeded|crashed|happened|occurred|restarted|rebooted|exited|last\b[^.]*)\b[^.]*\d{1,2}:\d{2}\b",
+                )?,
+                re(
+                    r"\b(?:returns|returned|responds with|responded with|answers with)\s+(?:an? )?(?:http )?\d{3}\b",
+                )?,
+            ],
+            generic_amount: re(&any_word(GENERIC_AMOUNT))?,
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_rule_compiles() {
+        assert!(Rules::get().is_some());
+    }
+
+    #[test]
+    fn the_replacement_is_no_claim() {
+        assert_eq!(assess(PHANTOM_REPLACEMENT), None);
+        assert!(PHANTOM_REPLACEMENT.starts_with("⚠ Retracted:"));
+    }
 
     #[test]
     fn claims() {
@@ -99,6 +765,7 @@ mod tests {
             "I can't reach web1.",
             "Which host do you mean?",
             "Restarting needs your approval.",
+            "I can't confirm anything without a tool call.",
         ] {
             assert!(!makes_claims(text), "{text}");
         }

@@ -443,3 +443,100 @@ fn pending_approvals_and_failed_commands_are_reported() {
     assert_eq!(run.pending.len(), 1);
     assert!(run.last_call_failed);
 }
+
+/// Records what a display receives.
+#[derive(Default)]
+struct Shown {
+    real: Vec<String>,
+    model: Vec<String>,
+}
+
+impl EventSink for Shown {
+    fn emit(&mut self, _event: LoopEvent) {}
+
+    fn tool_output(
+        &mut self,
+        _index: usize,
+        response: &warden_protocol::ToolResponse,
+        model_sees: &serde_json::Value,
+    ) {
+        self.real.push(serde_json::to_string(response).unwrap());
+        self.model.push(model_sees.to_string());
+    }
+}
+
+#[test]
+fn secrets_in_tool_output_never_reach_the_model_but_the_terminal_sees_them() {
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
+    let hosts = SimulatedHosts::new(vec![crate::simulated::Answer {
+        target: None,
+        matches: Box::new(|c: &str| c.contains("id_ed25519")),
+        output: ExecOutput {
+            stdout: key.to_string(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]);
+    let inventory = StaticInventory::new(vec![Resource {
+        id: "host:web1".parse().unwrap(),
+        name: "web1".into(),
+        aliases: vec![],
+        parent: None,
+        status: None,
+        attributes: serde_json::Map::new(),
+    }]);
+    let approvals = MemoryApprovals::default();
+    let audit = MemoryAudit::default();
+    let notes = crate::ports::MemoryNotes::default();
+    let executor = Executor::new(
+        Settings::default(),
+        Ports {
+            inventory: &inventory,
+            hosts: &hosts,
+            approvals: &approvals,
+            audit: &audit,
+            notes: &notes,
+        },
+    );
+    let mut provider = ScriptedProvider::new(vec![
+        reply(
+            "r",
+            "read",
+            json!({"action": "exec", "target": "web1", "command": "cat ~/.ssh/id_ed25519"}),
+        ),
+        answer("That is a private key."),
+    ]);
+    let mut session = Session::new("s");
+    let mut approver = FixedApprover(Decision::Pending);
+    let clock = || Moment {
+        session: Duration::ZERO,
+        wall_ms: 0,
+    };
+    let mut shown = Shown::default();
+    let mut conversation = Conversation::default();
+    let mut ctx = TurnContext {
+        executor: &executor,
+        session: &mut session,
+        provider: &mut provider,
+        approver: &mut approver,
+        clock: &clock,
+        events: &mut shown,
+        limits: LoopLimits::default(),
+        on_delta: None,
+    };
+    crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, "show the key"));
+    assert!(shown.real[0].contains("BEGIN OPENSSH PRIVATE KEY"));
+    assert!(
+        !shown.model[0].contains("b3BlbnNzaC1rZXktdjEA"),
+        "{}",
+        shown.model[0]
+    );
+    assert!(shown.model[0].contains("[redacted: "), "{}", shown.model[0]);
+    let stored: String = conversation
+        .messages
+        .iter()
+        .map(|m| serde_json::to_string(m).unwrap())
+        .collect();
+    assert!(!stored.contains("b3BlbnNzaC1rZXktdjEA"), "{stored}");
+}

@@ -67,6 +67,37 @@ pub fn write_file_command(path: &str, content: &str) -> String {
     )
 }
 
+/// Both streams of a container's log in the engine's time order: with
+/// `--timestamps` every line says when it was written, and `2>&1` keeps
+/// stderr lines among the stdout lines instead of after them.
+fn docker_logs(container: &str, lines: u32, since: &str) -> String {
+    format!(
+        "docker logs --timestamps --tail={lines}{since} {} 2>&1",
+        quote(container)
+    )
+}
+
+/// `docker logs --since` takes a Go duration or a timestamp, not
+/// journalctl's "1 hour ago": translate that form, pass anything else on.
+fn docker_since(since: &str) -> String {
+    let words: Vec<&str> = since.split_whitespace().collect();
+    let seconds_per = |unit: &str| match unit.trim_end_matches('s') {
+        "second" | "sec" => Some(1),
+        "minute" | "min" => Some(60),
+        "hour" => Some(3600),
+        "day" => Some(86_400),
+        "week" => Some(604_800),
+        _ => None,
+    };
+    match words.as_slice() {
+        [amount, unit, "ago"] => match (amount.parse::<u64>(), seconds_per(unit)) {
+            (Ok(amount), Some(per)) => format!("{}s", amount * per),
+            _ => since.to_string(),
+        },
+        _ => since.to_string(),
+    }
+}
+
 /// What a validated call does on its target.
 pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
     let kind = target.map(|t| t.id.kind);
@@ -88,8 +119,8 @@ pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
                 let lines = lines.unwrap_or(100);
                 match (kind, service) {
                     (Some(ResourceKind::DockerContainer), None) => {
-                        let since = since.as_ref().map(|s| format!(" --since {}", quote(s))).unwrap_or_default();
-                        on_parent(format!("docker logs --tail={lines}{since} {}", quote(uid)))
+                        let since = since.as_ref().map(|s| format!(" --since {}", quote(&docker_since(s)))).unwrap_or_default();
+                        on_parent(docker_logs(uid, lines, &since))
                     }
                     (_, service) => {
                         let unit = service.as_ref().map(|s| format!(" -u {}", quote(s))).unwrap_or_default();
@@ -99,7 +130,14 @@ pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
                 }
             }
         },
-        ToolCall::Metrics(args) => on_target(super::host_metrics::command(super::host_metrics::Metric::parse(args.metric.as_deref()))),
+        ToolCall::Metrics(args) => {
+            let metric = super::host_metrics::Metric::parse(args.metric.as_deref());
+            match kind {
+                // The engine's numbers, not /proc inside (which shows the host's).
+                Some(ResourceKind::DockerContainer) => on_parent(super::host_metrics::container_command(uid, metric)),
+                _ => on_target(super::host_metrics::command(metric)),
+            }
+        }
         ToolCall::Storage(args) => on_target(
             match args.action {
                 StorageAction::Pools => "zpool list -H 2>/dev/null; pvesm status 2>/dev/null; df -h",
@@ -152,8 +190,11 @@ pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
             let name = quote(uid);
             match args {
                 DockerArgs::List { .. } => on_target("docker ps -a --format '{{json .}}'".into()),
+                DockerArgs::Stats { .. } if kind == Some(ResourceKind::DockerContainer) => {
+                    on_parent(format!("docker stats --no-stream --format '{{{{json .}}}}' {name}"))
+                }
                 DockerArgs::Stats { .. } => on_target("docker stats --no-stream --format '{{json .}}'".into()),
-                DockerArgs::Logs { lines, .. } => on_parent(format!("docker logs --tail={} {name}", lines.unwrap_or(100))),
+                DockerArgs::Logs { lines, .. } => on_parent(docker_logs(uid, lines.unwrap_or(100), "")),
                 DockerArgs::Inspect { .. } => on_parent(format!("docker inspect {name}")),
                 DockerArgs::Control { operation, .. } => {
                     let op = match operation {
@@ -198,6 +239,20 @@ mod tests {
         assert_eq!(quote("it's; rm -rf /"), r"'it'\''s; rm -rf /'");
         let c = warden_policy::classify(&format!("cat -- {}", quote("$(reboot)")));
         assert!(c.read_allowed());
+    }
+
+    #[test]
+    fn container_logs_merge_streams_in_time_order() {
+        assert_eq!(
+            docker_logs("abc", 50, ""),
+            "docker logs --timestamps --tail=50 'abc' 2>&1"
+        );
+        assert_eq!(docker_since("1 hour ago"), "3600s");
+        assert_eq!(docker_since("2 days ago"), "172800s");
+        assert_eq!(docker_since("90m"), "90m");
+        assert!(
+            warden_policy::classify(&docker_logs("abc", 50, " --since '3600s'")).read_allowed()
+        );
     }
 
     #[test]

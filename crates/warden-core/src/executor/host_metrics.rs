@@ -3,8 +3,17 @@
 //! and the router can use without re-reading raw `/proc` text. The same
 //! command works on any Linux host an agent reaches, so nothing here is
 //! specific to this machine.
+//!
+//! A container's numbers come from the Docker engine on its host (`docker
+//! stats`, `docker inspect`), never from `/proc` inside it: `/proc/meminfo`
+//! there is the host's. Disk usage hides overlay and other per-container
+//! mounts unless asked for all of them (`disk_all`).
 
 use serde_json::{Map, Value, json};
+
+#[path = "host_metrics_container.rs"]
+mod container;
+pub use container::container_command;
 
 /// What the caller asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +22,8 @@ pub enum Metric {
     Cpu,
     Memory,
     Disk,
+    /// Disk usage including per-container (overlay) mounts.
+    DiskAll,
     Load,
     Network,
 }
@@ -26,6 +37,7 @@ impl Metric {
             Some("disk" | "disks" | "storage" | "filesystem" | "filesystems" | "df") => {
                 Metric::Disk
             }
+            Some("disk_all" | "all_disks" | "all_mounts" | "mounts") => Metric::DiskAll,
             Some("load" | "loadavg" | "load_average") => Metric::Load,
             Some("network" | "net" | "traffic" | "interfaces") => Metric::Network,
             _ => Metric::All,
@@ -41,9 +53,8 @@ const SEP: &str = "@@warden:";
 pub fn command(metric: Metric) -> String {
     let load = format!("echo {SEP}load; cat /proc/loadavg; nproc");
     let memory = format!("echo {SEP}memory; cat /proc/meminfo");
-    let disk = format!(
-        "echo {SEP}disk; df -P -B1 -x tmpfs -x devtmpfs -x squashfs -x efivarfs 2>/dev/null"
-    );
+    let df = "df -P -B1 -x tmpfs -x devtmpfs -x squashfs -x efivarfs 2>/dev/null";
+    let disk = format!("echo {SEP}disk; {df}");
     // Two samples a quarter second apart: utilisation now, not since boot.
     let cpu =
         format!("echo {SEP}cpu; head -n 1 /proc/stat; sleep 0.25; head -n 1 /proc/stat; nproc");
@@ -53,6 +64,7 @@ pub fn command(metric: Metric) -> String {
         Metric::Cpu => [cpu, load].join("; "),
         Metric::Memory => memory,
         Metric::Disk => disk,
+        Metric::DiskAll => format!("echo {SEP}disk-all; {df}"),
         Metric::Load => load,
         Metric::Network => network,
     }
@@ -66,16 +78,25 @@ pub fn parse(stdout: &str) -> Value {
         let value = match name {
             "load" => load(&body),
             "memory" => memory(&body),
-            "disk" => Some(disks(&body)),
+            "disk" => Some(disks(&body, Mounts::Host)),
+            "disk-all" => Some(disks(&body, Mounts::All)),
             "cpu" => cpu(&body),
             "network" => Some(network(&body)),
             _ => None,
         };
-        let key = if name == "disk" { "disks" } else { name };
-        if let Some(value) = value {
-            out.insert(key.to_string(), value);
+        let Some(mut value) = value else {
+            continue;
+        };
+        if name.starts_with("disk") {
+            if let Some(hidden) = value.get_mut("hidden").map(Value::take) {
+                out.insert("disks_hidden".to_string(), hidden);
+            }
+            out.insert("disks".to_string(), value["shown"].take());
+        } else {
+            out.insert(name.to_string(), value);
         }
     }
+    container::parse(&sections(stdout), &mut out);
     Value::Object(out)
 }
 
@@ -140,8 +161,33 @@ fn memory(lines: &[&str]) -> Option<Value> {
     }))
 }
 
-fn disks(lines: &[&str]) -> Value {
+/// Which mounts a disk report shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mounts {
+    /// The host's own filesystems: overlay and container-runtime mounts hidden.
+    Host,
+    All,
+}
+
+/// Mounts a container runtime made: one per container, not the host's disks.
+fn per_container(filesystem: &str, mount: &str) -> bool {
+    const RUNTIME_DIRS: [&str; 6] = [
+        "/var/lib/docker/",
+        "/var/lib/containers/",
+        "/run/containerd/",
+        "/run/docker/",
+        "/var/lib/kubelet/pods/",
+        "/run/k3s/containerd/",
+    ];
+    let overlay = matches!(filesystem, "overlay" | "fuse-overlayfs" | "shm");
+    // A root on overlay is this system's own root (Warden in a container).
+    overlay && mount != "/" || RUNTIME_DIRS.iter().any(|d| mount.starts_with(d))
+}
+
+/// `{shown: [...], hidden: N}`.
+fn disks(lines: &[&str], mounts: Mounts) -> Value {
     let mut disks = Vec::new();
+    let mut hidden = 0u64;
     for line in lines.iter().skip_while(|l| l.starts_with("Filesystem")) {
         let fields: Vec<&str> = line.split_whitespace().collect();
         // Filesystem 1-blocks Used Available Capacity Mounted-on (the mount
@@ -159,9 +205,14 @@ fn disks(lines: &[&str]) -> Value {
         if size == 0 {
             continue;
         }
+        let mount = fields[5..].join(" ");
+        if mounts == Mounts::Host && per_container(fields[0], &mount) {
+            hidden += 1;
+            continue;
+        }
         disks.push(json!({
             "filesystem": fields[0],
-            "mount": fields[5..].join(" "),
+            "mount": mount,
             "size_bytes": size,
             "used_bytes": used,
             "available_bytes": available,
@@ -169,7 +220,11 @@ fn disks(lines: &[&str]) -> Value {
             "used_percent": percent(used, used + available),
         }));
     }
-    Value::Array(disks)
+    let mut value = json!({"shown": disks});
+    if hidden > 0 {
+        value["hidden"] = json!(hidden);
+    }
+    value
 }
 
 fn cpu(lines: &[&str]) -> Option<Value> {
@@ -317,15 +372,46 @@ Inter-|   Receive                                                |  Transmit
             Metric::Cpu,
             Metric::Memory,
             Metric::Disk,
+            Metric::DiskAll,
             Metric::Load,
             Metric::Network,
         ] {
             let c = warden_policy::classify(&command(metric));
             assert!(c.read_allowed(), "{metric:?}: {}", c.reason);
+            let c = warden_policy::classify(&container_command("abc123", metric));
+            assert!(c.read_allowed(), "container {metric:?}: {}", c.reason);
         }
         assert_eq!(Metric::parse(Some("RAM")), Metric::Memory);
         assert_eq!(Metric::parse(Some("whatever")), Metric::All);
         assert_eq!(Metric::parse(None), Metric::All);
+    }
+
+    #[test]
+    fn container_mounts_are_hidden_unless_asked() {
+        let df = "Filesystem 1-blocks Used Available Capacity Mounted on
+/dev/vda1 100 50 50 50% /
+overlay 100 50 50 50% /var/lib/docker/overlay2/abc/merged
+/dev/vdb1 100 10 90 10% /var/lib/docker/volumes/x
+/dev/vdc1 100 10 90 10% /srv
+";
+        let mounts = |v: &Value| -> Vec<String> {
+            v["disks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["mount"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let v = parse(&format!("{SEP}disk\n{df}"));
+        assert_eq!(mounts(&v), ["/", "/srv"]);
+        assert_eq!(v["disks_hidden"], 2);
+        let v = parse(&format!("{SEP}disk-all\n{df}"));
+        assert_eq!(mounts(&v).len(), 4);
+        assert!(v.get("disks_hidden").is_none());
+        // A root on overlay is this system's own (Warden in a container).
+        let v = parse(&format!("{SEP}disk\noverlay 100 50 50 50% /\n"));
+        assert_eq!(mounts(&v), ["/"]);
+        assert_eq!(Metric::parse(Some("disk_all")), Metric::DiskAll);
     }
 
     #[test]

@@ -1,57 +1,59 @@
-//! Steps of the routes that change things: discover the target, propose
-//! the write (the executor asks for approval at the `controlled` level),
-//! verify with a read, then answer. Also notes and plain command runs.
+//! Steps of the routes that change things (through `WriteRoute`: discover,
+//! check the write can work, write, verify, answer from the verification)
+//! and of notes and plain command runs. "Done" only when the verification
+//! read shows the intended state; otherwise the answer says what it showed.
 
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
+use super::exit::exit_code_words;
 use super::intent::ControlOp;
-use super::observe::{container_state, unit_blocks};
+use super::observe::{SYSTEMD_RUNS, container_state, unit_blocks, unit_candidates};
 use super::plan::{Call, Step, args};
-use super::render::{Res, block, failure, named, not_done};
+use super::render::{Res, block, failure, named};
+use super::resolve::known_services;
+use super::suggest::distance;
+use super::write_route::{Precheck, WriteRoute};
 use crate::executor::commands::quote;
 
-/// discover → write → verify → answer, shared by every control route.
-struct WriteRoute<'r> {
-    target: &'r Resource,
-    /// "restart nginx on web1".
-    action: String,
-    write: Call,
-    verify: Call,
-    /// The answer from the verification result.
-    describe: &'r dyn Fn(Res<'_>) -> String,
+const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
+/// Marks the check before a service change (`warden explain` answers it
+/// as if the unit exists, to show the rest of the plan).
+pub const UNIT_CHECK: &str = "@@warden:unit-check";
+
+/// Is there a systemd unit for `service`? Run before proposing a change.
+fn unit_check_command(service: &str) -> String {
+    let units = unit_candidates(service)
+        .iter()
+        .map(|u| quote(u))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "echo {UNIT_CHECK}; if {SYSTEMD_RUNS}; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState -- {units}; else echo {NO_SYSTEMCTL}; fi"
+    )
 }
 
-impl WriteRoute<'_> {
-    fn step(&self, step: usize, last: &[Value]) -> Step {
-        let first = last.first().map(Res);
-        match step {
-            0 => Step::Calls(vec![Call::new(
-                "query",
-                args("get", self.target, json!({})),
-            )]),
-            1 => match first {
-                Some(res) if res.ok() => Step::Calls(vec![self.write.clone()]),
-                Some(res) => Step::Answer(failure(&format!("find {}", named(self.target)), res)),
-                None => Step::Answer(format!("Could not find {}.", named(self.target))),
-            },
-            2 => match first {
-                Some(res) if res.ok() => Step::Calls(vec![self.verify.clone()]),
-                Some(res) => Step::Answer(not_done(&self.action, res)),
-                None => Step::Answer(format!("Nothing came back for {}.", self.action)),
-            },
-            _ => match first {
-                Some(res) if res.ok() || res.ran() => Step::Answer((self.describe)(res)),
-                Some(res) => Step::Answer(format!(
-                    "Done: {} ran, but checking the result failed: {} ({}).",
-                    self.action,
-                    res.message(),
-                    res.code().unwrap_or("?")
-                )),
-                None => Step::Answer(format!("Done: {} ran; nothing confirmed it.", self.action)),
-            },
-        }
-    }
+/// The unit the check found loaded (`ssh` may be `sshd.service`).
+fn loaded_unit(stdout: &str, service: &str) -> Option<String> {
+    unit_blocks(stdout)
+        .into_iter()
+        .find(|u| u.get("LoadState").is_some_and(|s| s == "loaded"))
+        .map(|u| {
+            u.get("Id")
+                .cloned()
+                .unwrap_or_else(|| unit_candidates(service).remove(0))
+        })
+}
+
+/// Services the host reported whose names are close to `service`.
+fn similar_services(host: &Resource, service: &str) -> Vec<String> {
+    let mut close: Vec<(usize, String)> = known_services(host)
+        .into_iter()
+        .map(|s| (distance(&s.to_lowercase(), &service.to_lowercase()), s))
+        .filter(|(d, s)| *d <= 2 || s.contains(service) || service.contains(s.as_str()))
+        .collect();
+    close.sort();
+    close.into_iter().take(3).map(|(_, s)| s).collect()
 }
 
 pub fn service_control(
@@ -60,61 +62,101 @@ pub fn service_control(
     operation: ControlOp,
     step: usize,
     last: &[Value],
+    all: &[Value],
 ) -> Step {
-    let unit = if service.ends_with(".service") {
+    let found = all
+        .get(1)
+        .and_then(|r| loaded_unit(Res(r).stdout(), service));
+    let unit = found
+        .clone()
+        .unwrap_or_else(|| unit_candidates(service).remove(0));
+    // As typed when that is the unit; the real unit when it is another
+    // (`ssh` → `sshd.service`).
+    let name = if unit == format!("{service}.service") || unit == service {
         service.to_string()
     } else {
-        format!("{service}.service")
+        unit.trim_end_matches(".service").to_string()
+    };
+    let decide = |res: Res<'_>| -> Result<(), String> {
+        if res.stdout().contains(NO_SYSTEMCTL) {
+            return Err(format!(
+                "I can't {} {service} on {}: it does not run systemd, so there is no service manager to do it with. Nothing was done.",
+                operation.as_str(),
+                named(host)
+            ));
+        }
+        if loaded_unit(res.stdout(), service).is_some() {
+            return Ok(());
+        }
+        let similar = similar_services(host, service);
+        let hint = if similar.is_empty() {
+            String::new()
+        } else {
+            format!(" Did you mean {}?", similar.join(", "))
+        };
+        Err(format!(
+            "There is no service called {service} on {} (systemd has no unit {}), so I did not {} anything.{hint}",
+            named(host),
+            unit_candidates(service).join(" or "),
+            operation.as_str()
+        ))
+    };
+    let state = |res: Res<'_>| match unit_blocks(res.stdout()).first() {
+        Some(u) => unit_state(u),
+        None => format!("the state of {unit} could not be read back"),
     };
     let describe = |res: Res<'_>| {
         let units = unit_blocks(res.stdout());
-        let Some(unit) = units.first() else {
+        let Some(u) = units.first() else {
             return format!(
-                "Done: {service} was {} on {}; its state could not be read back.",
-                operation.past(),
+                "The {} of {name} on {} ran, but its state could not be read back, so I cannot say it worked.",
+                operation.as_str(),
                 named(host)
             );
         };
-        let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("?");
-        let healthy = match operation {
-            ControlOp::Stop => get("ActiveState") == "inactive",
-            ControlOp::Start | ControlOp::Restart | ControlOp::Reload => {
-                get("ActiveState") == "active"
+        let get = |k: &str| u.get(k).map(String::as_str).unwrap_or("");
+        let verdict = match operation {
+            ControlOp::Stop if get("ActiveState") == "inactive" => {
+                format!("Done: {name} was stopped on {}.", named(host))
             }
-        };
-        let mut text = if healthy {
-            format!(
-                "Done: {service} was {} on {}.",
+            ControlOp::Stop => format!(
+                "The stop of {name} on {} ran, but it is still {}.",
+                named(host),
+                get("ActiveState")
+            ),
+            _ if get("ActiveState") == "active" => {
+                format!("Done: {name} was {} on {}.", operation.past(), named(host))
+            }
+            _ => format!(
+                "{name} was {} on {}, but {}.",
                 operation.past(),
-                named(host)
-            )
-        } else {
-            format!(
-                "The {} of {service} on {} ran, but the unit is not in the expected state.",
-                operation.as_str(),
-                named(host)
-            )
+                named(host),
+                exited_again(u)
+            ),
         };
-        text.push_str(&format!(
-            "\n  now: {} ({}), result {}",
-            get("ActiveState"),
-            get("SubState"),
-            get("Result")
-        ));
-        if let Some(since) = unit.get("ActiveEnterTimestamp").filter(|s| !s.is_empty()) {
-            text.push_str(&format!(", since {since}"));
-        }
-        text
+        format!("{verdict}\n  now: {}", unit_state(u))
     };
+    let action = format!("{} {name} on {}", operation.as_str(), named(host));
     WriteRoute {
         target: host,
-        action: format!("{} {service} on {}", operation.as_str(), named(host)),
+        action,
+        precheck: Some(Precheck {
+            call: Call::new(
+                "read",
+                args(
+                    "exec",
+                    host,
+                    json!({"command": unit_check_command(service)}),
+                ),
+            ),
+            decide: &decide,
+        }),
         write: Call::new(
             "control",
             args(
                 "service",
                 host,
-                json!({"service": service, "operation": operation.as_str()}),
+                json!({"service": name, "operation": operation.as_str()}),
             ),
         ),
         verify: Call::new(
@@ -123,14 +165,55 @@ pub fn service_control(
                 "exec",
                 host,
                 json!({"command": format!(
-                    "systemctl show --no-pager --property=Id,ActiveState,SubState,Result,ActiveEnterTimestamp -- {}",
+                    "systemctl show --no-pager --property=Id,ActiveState,SubState,Result,ExecMainCode,ExecMainStatus,NRestarts,ActiveEnterTimestamp -- {}",
                     quote(&unit)
                 )}),
             ),
         ),
         describe: &describe,
+        state: &state,
     }
-    .step(step, last)
+    .step(step, last, all)
+}
+
+/// "exited again with code 3", from `systemctl show`.
+fn exited_again(unit: &std::collections::BTreeMap<String, String>) -> String {
+    let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("");
+    let status = get("ExecMainStatus");
+    match (get("ExecMainCode"), get("Result")) {
+        (_, "oom-kill") => "the kernel's OOM killer killed it again".to_string(),
+        ("1", _) if status != "0" && !status.is_empty() => {
+            format!("it exited again with code {status}")
+        }
+        ("2" | "3", _) => format!("it was killed again by signal {status}"),
+        _ => format!(
+            "it is not running ({} ({}))",
+            get("ActiveState"),
+            get("SubState")
+        ),
+    }
+}
+
+/// "active (running), result success, since …".
+fn unit_state(unit: &std::collections::BTreeMap<String, String>) -> String {
+    let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("?");
+    let mut text = format!(
+        "{}: {} ({}), result {}",
+        get("Id"),
+        get("ActiveState"),
+        get("SubState"),
+        get("Result")
+    );
+    if let Some(restarts) = unit.get("NRestarts").filter(|n| n.as_str() != "0") {
+        text.push_str(&format!(", restarted {restarts} times by systemd"));
+    }
+    if let Some(since) = unit
+        .get("ActiveEnterTimestamp")
+        .filter(|s| !s.is_empty() && unit.get("ActiveState").is_some_and(|a| a == "active"))
+    {
+        text.push_str(&format!(", since {since}"));
+    }
+    text
 }
 
 pub fn container_control(
@@ -138,18 +221,52 @@ pub fn container_control(
     operation: ControlOp,
     step: usize,
     last: &[Value],
+    all: &[Value],
 ) -> Step {
     let describe = |res: Res<'_>| {
-        format!(
-            "Done: {} was {}. Now: {}",
-            named(container),
-            operation.past(),
-            container_state(container, res.stdout())
-        )
+        let parsed: Value = serde_json::from_str(res.stdout()).unwrap_or(Value::Null);
+        let state = &parsed.get(0).unwrap_or(&parsed)["State"];
+        let status = state["Status"].as_str().unwrap_or("");
+        let code = state["ExitCode"].as_i64().unwrap_or(0);
+        let now = container_state(container, res.stdout());
+        let verdict = match (operation, status) {
+            (ControlOp::Stop, "exited" | "created") => {
+                format!("Done: {} was stopped.", named(container))
+            }
+            (ControlOp::Stop, _) => {
+                format!("The stop of {} ran, but it is {status}.", named(container))
+            }
+            (_, "running") => format!("Done: {} was {}.", named(container), operation.past()),
+            (_, "restarting") => format!(
+                "{} was {}, but it exited again with code {} and Docker is restarting it.",
+                named(container),
+                operation.past(),
+                exit_code_words(code)
+            ),
+            (_, "exited" | "dead") => format!(
+                "{} was {}, but it exited again with code {}.",
+                named(container),
+                operation.past(),
+                exit_code_words(code)
+            ),
+            (_, other) => format!(
+                "{} was {}, but it is {} now, not running.",
+                named(container),
+                operation.past(),
+                if other.is_empty() {
+                    "in an unknown state"
+                } else {
+                    other
+                }
+            ),
+        };
+        format!("{verdict}\n  now: {now}")
     };
+    let state = |res: Res<'_>| container_state(container, res.stdout());
     WriteRoute {
         target: container,
         action: format!("{} {}", operation.as_str(), named(container)),
+        precheck: None,
         write: Call::new(
             "docker",
             args(
@@ -160,60 +277,92 @@ pub fn container_control(
         ),
         verify: Call::new("docker", args("inspect", container, json!({}))),
         describe: &describe,
+        state: &state,
     }
-    .step(step, last)
+    .step(step, last, all)
 }
 
-pub fn guest_control(guest: &Resource, operation: ControlOp, step: usize, last: &[Value]) -> Step {
+pub fn guest_control(
+    guest: &Resource,
+    operation: ControlOp,
+    step: usize,
+    last: &[Value],
+    all: &[Value],
+) -> Step {
     // A clean shutdown, not a power cut: the approval shows the command.
-    let guest_operation = match operation {
-        ControlOp::Start => "start",
-        ControlOp::Stop => "shutdown",
-        ControlOp::Restart => "reboot",
-        ControlOp::Reload => "reboot",
+    let (guest_operation, expected) = match operation {
+        ControlOp::Start => ("start", "running"),
+        ControlOp::Stop => ("shutdown", "stopped"),
+        ControlOp::Restart | ControlOp::Reload => ("reboot", "running"),
+    };
+    let status_of = |res: Res<'_>| {
+        res.data()["resource"]["status"]
+            .as_str()
+            .unwrap_or("unknown")
+            .to_string()
     };
     let describe = |res: Res<'_>| {
-        let status = res.data()["resource"]["status"]
-            .as_str()
-            .unwrap_or("unknown");
-        format!(
-            "Done: {} ({}) got `{guest_operation}`. Its inventory status is now: {status} (it may take a moment to change).",
-            named(guest),
-            guest.id.kind.label()
-        )
+        let status = status_of(res);
+        if status == expected {
+            format!(
+                "Done: {} ({}) got `{guest_operation}` and its inventory status is {status}.",
+                named(guest),
+                guest.id.kind.label()
+            )
+        } else {
+            format!(
+                "{} ({}) got `{guest_operation}`, but its inventory status is still {status}, not {expected}; a guest can take a while, so ask for its status again in a moment.",
+                named(guest),
+                guest.id.kind.label()
+            )
+        }
     };
+    let state = |res: Res<'_>| format!("its inventory status is {}", status_of(res));
     WriteRoute {
         target: guest,
         action: format!("{guest_operation} {}", named(guest)),
+        precheck: None,
         write: Call::new(
             "control",
             args("guest", guest, json!({"operation": guest_operation})),
         ),
         verify: Call::new("query", args("get", guest, json!({}))),
         describe: &describe,
+        state: &state,
     }
-    .step(step, last)
+    .step(step, last, all)
 }
 
-pub fn remember(host: &Resource, note: &str, step: usize, last: &[Value]) -> Step {
-    let describe = |res: Res<'_>| {
-        let found = res.data()["notes"]
+pub fn remember(host: &Resource, note: &str, step: usize, last: &[Value], all: &[Value]) -> Step {
+    let found = |res: Res<'_>| {
+        res.data()["notes"]
             .as_array()
-            .is_some_and(|n| n.iter().any(|x| x.as_str() == Some(note)));
-        if found {
+            .is_some_and(|n| n.iter().any(|x| x.as_str() == Some(note)))
+    };
+    let describe = |res: Res<'_>| {
+        if found(res) {
             format!("Noted: \"{note}\".")
         } else {
             format!("I tried to note \"{note}\", but reading it back did not find it.")
         }
     };
+    let state = |res: Res<'_>| {
+        if found(res) {
+            "the note is there".to_string()
+        } else {
+            "the note is not there".to_string()
+        }
+    };
     WriteRoute {
         target: host,
         action: format!("remember \"{note}\""),
+        precheck: None,
         write: Call::new("knowledge", json!({"action": "remember", "note": note})),
         verify: Call::new("knowledge", json!({"action": "recall", "query": note})),
         describe: &describe,
+        state: &state,
     }
-    .step(step, last)
+    .step(step, last, all)
 }
 
 pub fn recall(query: &str, step: usize, last: &[Value]) -> Step {

@@ -1,4 +1,4 @@
-//! Stage 3: a request that is itself a shell command ("df -h",
+//! Stage 2: a request that is itself a shell command ("df -h",
 //! "systemctl status nginx", "$ uptime", "run docker ps"). The command
 //! policy knows which programs exist; a sentence that merely starts with
 //! one ("top processes by memory?") is not taken for a command.

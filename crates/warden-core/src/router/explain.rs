@@ -33,19 +33,52 @@ pub fn policy_answer(command: &str) -> String {
 /// What the router answers without a model.
 pub const HELP: &str = "\
 Without a language model I understand requests like these (add \"on HOST\" for another host):
-  disk usage · memory · cpu · load · network
-  is ssh running · status of nginx · status of web1
+  disk usage · memory · cpu · load · network · disk usage including containers
+  top processes by cpu · top processes by memory · open ports · who is logged in
+  kernel version · pending updates · failed units · errors in the last hour
+  certificate expiry of example.com:443
+  is ssh running · status of nginx · why did nginx exit
   logs of nginx · last 20 lines of the syslog · nginx logs with \"timeout\" since 1h
   list services · list containers · list resources
-  restart nginx · stop jellyfin · start web1   (changes ask for your approval)
+  restart nginx · stop jellyfin and redis · start web1   (changes ask for your approval)
   remember the backup runs at 02:00 · recall backup
   explain `journalctl -f` · or type a read-only command such as `df -h`
 With a model configured (WARDEN_PROVIDER, WARDEN_BASE_URL, WARDEN_MODEL) anything else goes to it.";
 
-/// The answer when nothing matched and no model is configured.
-pub fn unmatched(text: &str) -> String {
+/// The answer when nothing matched and no model is configured: the
+/// nearest phrasings when some are close, else everything understood.
+pub fn unmatched(text: &str, suggestions: &[String]) -> String {
+    let text = text.trim();
+    if suggestions.is_empty() {
+        return format!(
+            "I don't understand \"{text}\": it matches none of the requests I know, and no language model is configured.\n{HELP}"
+        );
+    }
     format!(
-        "I can't answer \"{}\" without a language model, and it matches none of the requests I know.\n{HELP}",
-        text.trim()
+        "I don't understand \"{text}\", and no language model is configured. Did you mean:\n{}\n(\"help\" lists everything I understand.)",
+        suggestions
+            .iter()
+            .map(|s| format!("  {s}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     )
+}
+
+/// Host answers for a dry run (`warden explain`): the check before a
+/// service change finds the unit, so the rest of the plan shows. Every
+/// other command answers with empty output.
+pub fn dry_run_answers() -> Vec<crate::simulated::Answer> {
+    vec![crate::simulated::Answer {
+        target: None,
+        matches: Box::new(|command: &str| command.contains(super::act::UNIT_CHECK)),
+        output: crate::ports::ExecOutput {
+            stdout: format!(
+                "{}\nLoadState=loaded\nActiveState=active\nSubState=running\n",
+                super::act::UNIT_CHECK
+            ),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]
 }

@@ -1,12 +1,16 @@
 //! What a request asks for, as the router understands it. Three stages:
 //! regex fast paths for the common phrasings, a parser for requests that
 //! are themselves shell commands, and keyword heuristics for looser
-//! phrasings. The parser runs before the heuristics because a literal
-//! command is unambiguous, while keywords are a guess. Names are kept as
-//! typed; resolving them is the planner's job.
+//! phrasings (trusted only without a model). The parser runs before the
+//! heuristics because a literal command is unambiguous, while keywords are
+//! a guess. Names are kept as typed; resolving them is the planner's job.
 
-use crate::executor::host_metrics::Metric;
 use warden_protocol::ResourceKind;
+
+use super::certificate::Endpoint;
+pub use super::facts::{Fact, ProcessOrder};
+use super::since::Since;
+use crate::executor::host_metrics::Metric;
 
 /// Which stage recognised the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,16 +90,57 @@ pub struct LogsRequest {
     pub lines: u32,
     /// Only lines containing this (case-insensitive).
     pub filter: Option<String>,
-    /// journalctl/docker `--since` syntax ("1 hour ago", "10m").
-    pub since: Option<String>,
+    pub since: Option<Since>,
+}
+
+/// What the words of a request said a subject is ("the cache *container*").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubjectKind {
+    Service,
+    Container,
+    Guest,
+}
+
+impl SubjectKind {
+    pub fn parse(word: &str) -> Option<SubjectKind> {
+        match word.trim().trim_end_matches('s') {
+            "service" | "daemon" | "unit" => Some(SubjectKind::Service),
+            "container" | "docker container" => Some(SubjectKind::Container),
+            "vm" | "lxc" | "guest" | "virtual machine" => Some(SubjectKind::Guest),
+            _ => None,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            SubjectKind::Service => "service",
+            SubjectKind::Container => "container",
+            SubjectKind::Guest => "guest (VM or LXC)",
+        }
+    }
+}
+
+/// A named thing in a request, with what the words said it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subject {
+    pub name: String,
+    pub on: Option<String>,
+    pub said: Option<SubjectKind>,
+}
+
+impl Subject {
+    pub fn new(name: impl Into<String>, on: Option<String>, said: Option<SubjectKind>) -> Self {
+        Subject {
+            name: name.into(),
+            on,
+            said,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Intent {
-    Status {
-        subject: String,
-        on: Option<String>,
-    },
+    Status(Subject),
     Metric {
         metric: Metric,
         on: Option<String>,
@@ -107,9 +152,27 @@ pub enum Intent {
     },
     Control {
         operation: ControlOp,
-        subject: String,
+        subject: Subject,
+    },
+    /// Top processes, open ports, who is logged in, kernel, updates, failed units.
+    Fact {
+        fact: Fact,
         on: Option<String>,
     },
+    /// Errors in the system log, host-wide.
+    Errors {
+        since: Option<Since>,
+        on: Option<String>,
+    },
+    /// TLS certificate expiry of an endpoint, checked from `on`.
+    Certificate {
+        endpoint: Endpoint,
+        on: Option<String>,
+    },
+    /// Why a container or service exited.
+    WhyExit(Subject),
+    /// The same request for several subjects ("stop A and B"): one plan each.
+    Each(Vec<Intent>),
     Remember {
         note: String,
     },
@@ -132,11 +195,16 @@ impl Intent {
     /// A short name for logs, `--verbose` and `warden explain`.
     pub fn name(&self) -> &'static str {
         match self {
-            Intent::Status { .. } => "status",
+            Intent::Status(_) => "status",
             Intent::Metric { .. } => "metric",
             Intent::Logs(_) => "logs",
             Intent::List { .. } => "list",
             Intent::Control { .. } => "control",
+            Intent::Fact { fact, .. } => fact.name(),
+            Intent::Errors { .. } => "errors",
+            Intent::Certificate { .. } => "certificate",
+            Intent::WhyExit(_) => "why_exit",
+            Intent::Each(parts) => parts.first().map_or("each", Intent::name),
             Intent::Remember { .. } => "remember",
             Intent::Recall { .. } => "recall",
             Intent::Explain { .. } => "explain",
@@ -144,6 +212,35 @@ impl Intent {
             Intent::Help => "help",
         }
     }
+
+    /// Whether carrying it out changes something.
+    pub fn writes(&self) -> bool {
+        match self {
+            Intent::Control { .. } | Intent::Remember { .. } => true,
+            Intent::Each(parts) => parts.iter().any(Intent::writes),
+            Intent::Status(_)
+            | Intent::Metric { .. }
+            | Intent::Logs(_)
+            | Intent::List { .. }
+            | Intent::Fact { .. }
+            | Intent::Errors { .. }
+            | Intent::Certificate { .. }
+            | Intent::WhyExit(_)
+            | Intent::Recall { .. }
+            | Intent::Explain { .. }
+            | Intent::Run { .. }
+            | Intent::Help => false,
+        }
+    }
+}
+
+/// A recognised request: the stage, the intent, and what matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recognised {
+    pub stage: Stage,
+    pub intent: Intent,
+    /// The pattern, parse or keywords that matched, for `warden explain`.
+    pub evidence: String,
 }
 
 /// Default number of log lines.
@@ -152,21 +249,43 @@ pub const DEFAULT_LOG_LINES: u32 = 50;
 pub const MAX_LOG_LINES: u32 = 2000;
 
 /// Recognise a request; `None` when no stage matched.
-pub fn recognise(text: &str) -> Option<(Stage, Intent)> {
+pub fn recognise(text: &str) -> Option<Recognised> {
     let original = strip_politeness(text.trim());
     if original.is_empty() {
         return None;
     }
     let lower = original.to_lowercase();
-    if let Some(intent) = super::fast::match_fast(original, &lower) {
-        return Some((Stage::FastPath, intent));
+    if let Some((pattern, intent)) = super::fast::match_fast(original, &lower) {
+        return Some(Recognised {
+            stage: Stage::FastPath,
+            intent,
+            evidence: format!("the `{pattern}` pattern matched the whole request"),
+        });
     }
     // A literal command ("systemctl status nginx", "$ df -h") is taken as
     // one before keyword guessing, which would read "status" as a question.
     if let Some(intent) = super::command_parser::as_command(original) {
-        return Some((Stage::Parser, intent));
+        let program = match &intent {
+            Intent::Run { command } => command
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            _ => String::new(),
+        };
+        return Some(Recognised {
+            stage: Stage::Parser,
+            intent,
+            evidence: format!(
+                "it parses as a shell command, and `{program}` is a program the command policy knows"
+            ),
+        });
     }
-    super::heuristics::guess(original, &lower).map(|intent| (Stage::Heuristic, intent))
+    super::heuristics::guess(original, &lower).map(|(intent, evidence)| Recognised {
+        stage: Stage::Heuristic,
+        intent,
+        evidence,
+    })
 }
 
 /// "please", "can you", "warden," and trailing punctuation say nothing
@@ -200,39 +319,6 @@ fn strip_politeness(text: &str) -> &str {
     text.trim_end_matches(" please").trim()
 }
 
-/// Parse "since" phrases into what `journalctl --since` and `docker logs
-/// --since` both accept ("1h" → "1 hour ago" for journalctl is done by
-/// the planner).
-pub fn parse_since(phrase: &str) -> Option<String> {
-    let p = phrase.trim().to_lowercase();
-    let p = p
-        .strip_prefix("the last ")
-        .or_else(|| p.strip_prefix("last "))
-        .or_else(|| p.strip_prefix("past "))
-        .unwrap_or(&p);
-    match p {
-        "hour" => return Some("1 hour ago".into()),
-        "day" | "24h" | "24 hours" => return Some("1 day ago".into()),
-        "minute" => return Some("1 minute ago".into()),
-        "today" => return Some("today".into()),
-        "yesterday" => return Some("yesterday".into()),
-        _ => {}
-    }
-    let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
-    let amount: u64 = digits.parse().ok()?;
-    let unit = p[digits.len()..].trim();
-    let unit = match unit {
-        "s" | "sec" | "secs" | "second" | "seconds" => "second",
-        "m" | "min" | "mins" | "minute" | "minutes" => "minute",
-        "h" | "hr" | "hrs" | "hour" | "hours" => "hour",
-        "d" | "day" | "days" => "day",
-        "w" | "week" | "weeks" => "week",
-        _ => return None,
-    };
-    let plural = if amount == 1 { "" } else { "s" };
-    Some(format!("{amount} {unit}{plural} ago"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,18 +330,5 @@ mod tests {
             "restart nginx"
         );
         assert_eq!(strip_politeness("warden, disk usage please"), "disk usage");
-    }
-
-    #[test]
-    fn since_phrases() {
-        assert_eq!(parse_since("1h").as_deref(), Some("1 hour ago"));
-        assert_eq!(
-            parse_since("the last 10 minutes").as_deref(),
-            Some("10 minutes ago")
-        );
-        assert_eq!(parse_since("2 days").as_deref(), Some("2 days ago"));
-        assert_eq!(parse_since("yesterday").as_deref(), Some("yesterday"));
-        assert_eq!(parse_since("last hour").as_deref(), Some("1 hour ago"));
-        assert_eq!(parse_since("a while"), None);
     }
 }

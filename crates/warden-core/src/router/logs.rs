@@ -11,6 +11,7 @@ use super::intent::{LogsRequest, MAX_LOG_LINES};
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, failure, named};
 use super::resolve::{has_systemd, log_files};
+use super::since::now_unix;
 use crate::executor::commands::quote;
 
 /// How many journal entries a filtered search looks through.
@@ -32,12 +33,12 @@ fn since_flag(request: &LogsRequest) -> String {
     request
         .since
         .as_ref()
-        .map(|s| format!(" --since {}", quote(s)))
+        .map(|s| format!(" --since {}", quote(&s.journal())))
         .unwrap_or_default()
 }
 
 /// Which file holds the system log, when the host said.
-fn system_log_file(host: &Resource) -> Option<String> {
+pub(super) fn system_log_file(host: &Resource) -> Option<String> {
     let files = log_files(host)?;
     SYSTEM_LOG_FILES
         .iter()
@@ -61,8 +62,8 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                 ),
                 (None, None) => {
                     let mut a = args("logs", host, json!({"lines": request.lines}));
-                    if let Some(since) = &request.since {
-                        a["since"] = json!(since);
+                    if let Some(since) = request.since {
+                        a["since"] = json!(since.journal());
                     }
                     a
                 }
@@ -84,8 +85,8 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                     Some(f) => format!("No lines matching \"{f}\" in {source} on {}", named(host)),
                     None => format!("{source} on {} has no entries", named(host)),
                 };
-                if let Some(since) = &request.since {
-                    text.push_str(&format!(" since {since}"));
+                if let Some(since) = request.since {
+                    text.push_str(&format!(" {}", since.describe()));
                 }
                 text.push('.');
                 if file.is_none() && log_files(host).is_some_and(|f| f.is_empty()) {
@@ -116,10 +117,11 @@ fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -
     let since = request
         .since
         .as_ref()
-        .map(|s| format!(" since {s}"))
+        .map(|s| format!(" {}", s.describe()))
         .unwrap_or_default();
     format!(
-        "Last {count} lines{matching} of {source} on {}{since}:\n{}",
+        "Last {}{matching} of {source} on {}{since}:\n{}",
+        lines_word(count),
         named(host),
         block(out)
     )
@@ -143,8 +145,8 @@ pub fn service_logs(
                         host,
                         json!({"service": service, "lines": request.lines}),
                     );
-                    if let Some(since) = &request.since {
-                        a["since"] = json!(since);
+                    if let Some(since) = request.since {
+                        a["since"] = json!(since.journal());
                     }
                     a
                 }
@@ -250,6 +252,15 @@ pub fn service_logs(
     }
 }
 
+/// "1 line", "3 lines".
+fn lines_word(count: usize) -> String {
+    if count == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{count} lines")
+    }
+}
+
 fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
@@ -266,48 +277,70 @@ pub fn container_logs(
 ) -> Step {
     match (step, last) {
         (0, _) => {
+            // A filter is applied here, to the most recent lines of the window.
             let lines = if request.filter.is_some() {
                 MAX_LOG_LINES
             } else {
                 request.lines
             };
-            Step::Calls(vec![Call::new(
-                "docker",
-                args("logs", container, json!({"lines": lines})),
-            )])
+            let mut a = args("logs", container, json!({"lines": lines}));
+            if let Some(since) = request.since {
+                a["since"] = json!(since.docker(now_unix()));
+            }
+            Step::Calls(vec![Call::new("read", a)])
         }
         (_, [result, ..]) if Res(result).ran() => {
-            let res = Res(result);
-            // docker logs prints the container's stderr on stderr.
-            let combined = format!("{}{}", res.stdout(), res.stderr());
-            let selected: Vec<&str> = match &request.filter {
+            let ordered = in_time_order(Res(result).stdout());
+            let selected: Vec<&String> = match &request.filter {
                 Some(filter) => {
                     let needle = filter.to_lowercase();
-                    combined
-                        .lines()
+                    ordered
+                        .iter()
                         .filter(|l| l.to_lowercase().contains(&needle))
                         .collect()
                 }
-                None => combined.lines().collect(),
+                None => ordered.iter().collect(),
             };
             let start = selected.len().saturating_sub(request.lines as usize);
-            let text = selected[start..].join("\n");
+            let text = selected[start..]
+                .iter()
+                .map(|l| l.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let window = match request.since {
+                Some(since) => format!(" {}", since.describe()),
+                None => String::new(),
+            };
             if text.trim().is_empty() {
                 return Step::Answer(match &request.filter {
                     Some(f) => format!(
-                        "No lines matching \"{f}\" in the last {MAX_LOG_LINES} log lines of {}.",
-                        named(container)
+                        "No lines matching \"{f}\" in the {}log of {}{window}{}.",
+                        if ordered.len() >= MAX_LOG_LINES as usize {
+                            format!("last {MAX_LOG_LINES} lines of the ")
+                        } else {
+                            String::new()
+                        },
+                        named(container),
+                        if ordered.is_empty() {
+                            " (it logged nothing)"
+                        } else {
+                            ""
+                        }
                     ),
-                    None => format!("{} has logged nothing.", named(container)),
+                    None => format!("{} has logged nothing{window}.", named(container)),
                 });
             }
-            let mut answer = log_answer("the logs", container, request, &text);
-            if request.since.is_some() {
-                answer.push_str(
-                    "\n(\"since\" is not applied to container logs; these are the latest lines.)",
-                );
-            }
-            Step::Answer(answer)
+            let matching = request
+                .filter
+                .as_ref()
+                .map(|f| format!(" matching \"{f}\""))
+                .unwrap_or_default();
+            Step::Answer(format!(
+                "Last {}{matching} of the log of {}{window} (stdout and stderr in time order, as the Docker engine timestamped them):\n{}",
+                lines_word(selected.len() - start),
+                named(container),
+                block(&text)
+            ))
         }
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read the logs of {}", named(container)),
@@ -315,4 +348,43 @@ pub fn container_logs(
         )),
         (_, []) => Step::Answer(format!("Nothing came back about {}.", named(container))),
     }
+}
+
+/// `docker logs --timestamps` lines (stdout and stderr merged) sorted by
+/// their timestamps, shown to the second. A line without a timestamp (a
+/// message from the docker CLI) keeps its place after the line before it.
+pub fn in_time_order(output: &str) -> Vec<String> {
+    let mut keyed: Vec<(String, String)> = Vec::new();
+    let mut key = String::new();
+    for line in output.lines() {
+        let shown = match timestamp_of(line) {
+            Some((sortable, shown, rest)) => {
+                key = sortable;
+                format!("{shown} {rest}")
+            }
+            None => line.to_string(),
+        };
+        keyed.push((key.clone(), shown));
+    }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, line)| line).collect()
+}
+
+/// `2026-11-23T10:00:00.123456789Z rest` → (a key that sorts correctly,
+/// `2026-11-23T10:00:00Z`, `rest`).
+fn timestamp_of(line: &str) -> Option<(String, String, &str)> {
+    let (stamp, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let body = stamp.strip_suffix('Z')?;
+    let (seconds, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let well_formed = seconds.len() == 19
+        && seconds.as_bytes().get(10) == Some(&b'T')
+        && fraction.len() <= 9
+        && fraction.chars().all(|c| c.is_ascii_digit());
+    well_formed.then(|| {
+        (
+            format!("{seconds}.{fraction:0<9}"),
+            format!("{seconds}Z"),
+            rest,
+        )
+    })
 }

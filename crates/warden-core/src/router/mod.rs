@@ -3,11 +3,12 @@
 //! executor, gates, approvals, verification and audit; it only *proposes*
 //! tool calls and words its answers from their results.
 //!
-//! Stages, in order: regex fast paths → keyword heuristics → a parser for
-//! requests that are shell commands → the configured model (if any) for
-//! everything else. With a model configured, diagnostic questions ("why
-//! …") go straight to it, and heuristic matches are used only when the
-//! names in them are known, because a model reads loose phrasing better.
+//! Stages, in order: regex fast paths → a parser for requests that are
+//! shell commands → keyword heuristics → the configured model (if any).
+//! With a model configured the router claims only what it is sure of (a
+//! fast path or a parse whose names resolve as the request describes
+//! them) and hands the rest to the model (`decide.rs` says why). Without
+//! one, an unmatched request gets the nearest supported phrasings.
 
 use std::time::{Duration, Instant};
 
@@ -20,19 +21,33 @@ use warden_llm::{
 use crate::ports::Inventory;
 
 mod act;
+mod certificate;
 mod command_parser;
+mod decide;
+mod errors;
+mod exit;
 pub mod explain;
+mod facts;
 mod fast;
+mod fast_facts;
 mod heuristics;
 pub mod intent;
 mod logs;
+mod modifiers;
 mod observe;
 pub mod plan;
 pub mod render;
+mod render_metrics;
 pub mod resolve;
+mod since;
+mod steps;
+mod suggest;
+mod updates;
+mod write_route;
 
 pub use intent::{Intent, Stage};
 pub use plan::{Call, Plan, Step};
+pub use steps::{Progress, next_step};
 
 /// What routing decided for the current request, and how long it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +56,9 @@ pub struct RouteInfo {
     /// The intent's name (`metric`, `logs`, …), `llm` or `unmatched`.
     pub route: &'static str,
     pub target: Option<String>,
+    /// Why: the pattern, parse or keywords that matched, or why the model
+    /// got the request.
+    pub reason: String,
     /// Recognising and planning, not running the calls.
     pub elapsed: Duration,
 }
@@ -53,32 +71,15 @@ pub fn route(
 ) -> (RouteInfo, Option<Plan>) {
     let started = Instant::now();
     let text = strip_mentions(text);
-    let lower = text.to_lowercase();
-    let decided = if model_available && heuristics::is_diagnosis(&lower) {
-        None
-    } else {
-        intent::recognise(&text).and_then(|(stage, intent)| {
-            let plan = plan::plan(&inventory.snapshot(), &intent);
-            let confident = stage != Stage::Heuristic || !model_available || names_known(&plan);
-            confident.then_some((stage, intent.name(), plan))
-        })
-    };
-    let (stage, route, plan) = match decided {
-        Some((stage, name, plan)) => (stage, name, Some(plan)),
-        None if model_available => (Stage::Llm, "llm", None),
-        None => (
-            Stage::Unmatched,
-            "unmatched",
-            Some(Plan::Say(explain::unmatched(&text))),
-        ),
-    };
+    let decision = decide::decide(&inventory.snapshot(), &text, model_available);
     let info = RouteInfo {
-        stage,
-        route,
-        target: plan.as_ref().and_then(Plan::target),
+        stage: decision.stage,
+        route: decision.route,
+        target: decision.plan.as_ref().and_then(Plan::target),
+        reason: decision.reason,
         elapsed: started.elapsed(),
     };
-    (info, plan)
+    (info, decision.plan)
 }
 
 /// The command in a request that is itself a shell command ("df -h",
@@ -98,79 +99,10 @@ fn strip_mentions(text: &str) -> String {
         .join(" ")
 }
 
-/// A heuristic guess is trusted (with a model available) only when what it
-/// names exists: a resource, or a service the host reported.
-fn names_known(plan: &Plan) -> bool {
-    match plan {
-        Plan::ServiceStatus { host, service, .. }
-        | Plan::ServiceLogs { host, service, .. }
-        | Plan::ServiceControl { host, service, .. } => resolve::known_services(host)
-            .iter()
-            .any(|s| s.eq_ignore_ascii_case(service)),
-        Plan::Say(_) => false,
-        Plan::Metric { .. }
-        | Plan::HostStatus { .. }
-        | Plan::GuestStatus { .. }
-        | Plan::ContainerStatus { .. }
-        | Plan::SystemLogs { .. }
-        | Plan::ContainerLogs { .. }
-        | Plan::ListServices { .. }
-        | Plan::ListContainers { .. }
-        | Plan::ListResources { .. }
-        | Plan::ContainerControl { .. }
-        | Plan::GuestControl { .. }
-        | Plan::Remember { .. }
-        | Plan::Recall { .. }
-        | Plan::RunRead { .. } => true,
-    }
-}
-
-/// The next step of a plan, given the results of the previous step's calls
-/// (`last`) and of every call so far (`all`).
-pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Step {
-    match plan {
-        Plan::Metric { host, metric } => observe::metric(host, *metric, step, last),
-        Plan::HostStatus { host } => observe::host_status(host, step, last),
-        Plan::GuestStatus { guest } => observe::guest_status(guest, step, last),
-        Plan::ContainerStatus { container } => observe::container_status(container, step, last),
-        Plan::ServiceStatus { host, service } => observe::service_status(host, service, step, last),
-        Plan::SystemLogs { host, request } => logs::system_logs(host, request, step, last),
-        Plan::ServiceLogs {
-            host,
-            service,
-            request,
-        } => logs::service_logs(host, service, request, step, last, all),
-        Plan::ContainerLogs { container, request } => {
-            logs::container_logs(container, request, step, last)
-        }
-        Plan::ListServices { host } => observe::list_services(host, step, last),
-        Plan::ListContainers { host } => observe::list_containers(host, step, last),
-        Plan::ListResources { kind } => observe::list_resources(*kind, step, last),
-        Plan::ServiceControl {
-            host,
-            service,
-            operation,
-        } => act::service_control(host, service, *operation, step, last),
-        Plan::ContainerControl {
-            container,
-            operation,
-        } => act::container_control(container, *operation, step, last),
-        Plan::GuestControl { guest, operation } => {
-            act::guest_control(guest, *operation, step, last)
-        }
-        Plan::Remember { host, note } => act::remember(host, note, step, last),
-        Plan::Recall { query } => act::recall(query, step, last),
-        Plan::RunRead { host, command } => act::run_read(host, command, step, last),
-        Plan::Say(text) => Step::Answer(text.clone()),
-    }
-}
-
 /// A plan being carried out during one user turn.
 struct Active {
-    plan: Plan,
-    step: usize,
+    progress: Progress,
     pending: Vec<String>,
-    results: Vec<Value>,
     answer: Option<String>,
 }
 
@@ -223,10 +155,8 @@ impl<'a> Router<'a> {
         let (info, plan) = route(self.inventory, text, self.fallback.is_some());
         self.state = match plan {
             Some(plan) => TurnState::Routing(Box::new(Active {
-                plan,
-                step: 0,
+                progress: Progress::new(plan),
                 pending: Vec::new(),
-                results: Vec::new(),
                 answer: None,
             })),
             None => TurnState::Delegating,
@@ -295,22 +225,17 @@ impl Router<'_> {
             .iter()
             .map(|id| result_of(request.messages, id))
             .collect();
-        active.results.extend(last.iter().cloned());
         // Asked again after answering: Gate 2 held the answer. Repeat it;
         // every write route verifies before it answers, so this is rare.
         let step = match &active.answer {
             Some(answer) => Step::Answer(answer.clone()),
-            None => {
-                let step = next_step(&active.plan, active.step, &last, &active.results);
-                active.step += 1;
-                step
-            }
+            None => active.progress.advance(&last),
         };
         Some(match step {
             Step::Calls(_) if request.offer == ToolOffer::TextOnly => {
                 let text = format!(
                     "I stopped before finishing: no more tool calls were allowed in this turn (after {} calls).",
-                    active.results.len()
+                    active.progress.calls()
                 );
                 on_delta(Delta::Text(&text));
                 active.answer = Some(text.clone());

@@ -7,11 +7,14 @@ use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceKind};
 
 use super::plan::{Call, Step, args};
-use super::render::{self, Res, block, clip_lines, failure, named};
+use super::render::{Res, block, clip_lines, failure, named};
 use super::resolve::has_systemd;
 use crate::executor::commands::quote;
 use crate::executor::host_metrics::Metric;
 
+/// Whether systemd is the running init (what `sd_booted()` checks):
+/// `systemctl` may be installed where systemd does not run (containers).
+pub const SYSTEMD_RUNS: &str = "[ -d /run/systemd/system ]";
 const PROCESSES_MARKER: &str = "@@warden:processes";
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
 const NO_PGREP: &str = "@@warden:no-pgrep";
@@ -24,6 +27,7 @@ pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> S
                 Metric::Cpu => json!("cpu"),
                 Metric::Memory => json!("memory"),
                 Metric::Disk => json!("disk"),
+                Metric::DiskAll => json!("disk_all"),
                 Metric::Load => json!("load"),
                 Metric::Network => json!("network"),
             };
@@ -33,7 +37,9 @@ pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> S
             }
             Step::Calls(vec![Call::new("metrics", arguments)])
         }
-        (_, [result, ..]) if Res(result).ok() => Step::Answer(render::metrics(host, Res(result))),
+        (_, [result, ..]) if Res(result).ok() => {
+            Step::Answer(super::render_metrics::metrics(host, Res(result)))
+        }
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read the metrics of {}", named(host)),
             Res(result),
@@ -51,7 +57,7 @@ pub fn host_status(host: &Resource, step: usize, last: &[Value]) -> Step {
         (_, [result, ..]) if Res(result).ok() => Step::Answer(format!(
             "{} is up and answering.\n{}",
             named(host),
-            render::metrics(host, Res(result))
+            super::render_metrics::metrics(host, Res(result))
         )),
         (_, [result, ..]) => Step::Answer(failure(&format!("reach {}", named(host)), Res(result))),
         (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
@@ -151,7 +157,7 @@ pub fn service_status_command(host: &Resource, service: &str) -> String {
             .collect::<Vec<_>>()
             .join(" ");
         parts.push(format!(
-            "if command -v systemctl >/dev/null; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null; else echo {NO_SYSTEMCTL}; fi"
+            "if {SYSTEMD_RUNS}; then systemctl show --no-pager --property=Id,LoadState,ActiveState,SubState,MainPID,ActiveEnterTimestamp,Description -- {units} 2>/dev/null; else echo {NO_SYSTEMCTL}; fi"
         ));
     }
     let process = service.trim_end_matches(".service");
@@ -163,7 +169,7 @@ pub fn service_status_command(host: &Resource, service: &str) -> String {
     parts.join("; ")
 }
 
-fn unit_candidates(service: &str) -> Vec<String> {
+pub fn unit_candidates(service: &str) -> Vec<String> {
     if service.ends_with(".service") {
         return vec![service.to_string()];
     }

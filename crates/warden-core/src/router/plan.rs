@@ -6,8 +6,10 @@
 use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceKind};
 
-use super::intent::{ControlOp, Intent, ListWhat, LogsRequest};
-use super::resolve::{self, NameProblem, Subject};
+use super::certificate::Endpoint;
+use super::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest};
+use super::resolve::{self, NameProblem, Target};
+use super::since::Since;
 use crate::executor::host_metrics::Metric;
 use crate::ports::InventorySnapshot;
 
@@ -97,13 +99,35 @@ pub enum Plan {
         host: Resource,
         command: String,
     },
+    HostFact {
+        host: Resource,
+        fact: Fact,
+    },
+    Errors {
+        host: Resource,
+        since: Since,
+    },
+    Certificate {
+        /// The host the check runs from.
+        runner: Resource,
+        endpoint: Endpoint,
+    },
+    ContainerExit {
+        container: Resource,
+    },
+    ServiceExit {
+        host: Resource,
+        service: String,
+    },
+    /// One plan per target ("stop A and B"), carried out in order.
+    Each(Vec<Plan>),
     /// Answered without any tool call (help, policy explanations, names
     /// that resolve to nothing, refusals).
     Say(String),
 }
 
 impl Plan {
-    /// The canonical target, for `--verbose` and `warden explain`.
+    /// The canonical target(s), for `--verbose` and `warden explain`.
     pub fn target(&self) -> Option<String> {
         let resource = match self {
             Plan::Metric { host, .. }
@@ -115,71 +139,86 @@ impl Plan {
             | Plan::ListContainers { host }
             | Plan::ServiceControl { host, .. }
             | Plan::Remember { host, .. }
-            | Plan::RunRead { host, .. } => host,
+            | Plan::RunRead { host, .. }
+            | Plan::HostFact { host, .. }
+            | Plan::Errors { host, .. }
+            | Plan::ServiceExit { host, .. }
+            | Plan::Certificate { runner: host, .. } => host,
             Plan::GuestStatus { guest } | Plan::GuestControl { guest, .. } => guest,
             Plan::ContainerStatus { container }
             | Plan::ContainerLogs { container, .. }
-            | Plan::ContainerControl { container, .. } => container,
+            | Plan::ContainerControl { container, .. }
+            | Plan::ContainerExit { container } => container,
+            Plan::Each(parts) => {
+                let targets: Vec<String> = parts.iter().filter_map(Plan::target).collect();
+                return (!targets.is_empty()).then(|| targets.join(", "));
+            }
             Plan::ListResources { .. } | Plan::Recall { .. } | Plan::Say(_) => return None,
         };
         Some(resource.id.to_string())
+    }
+
+    /// A service this plan acts on or asks about, with its host: with a
+    /// model configured, the router handles it only when the host reported
+    /// a service by that name.
+    pub fn service(&self) -> Option<(&Resource, &str)> {
+        match self {
+            Plan::ServiceControl { host, service, .. }
+            | Plan::ServiceExit { host, service }
+            | Plan::ServiceLogs { host, service, .. } => Some((host, service)),
+            Plan::Each(parts) => parts.iter().find_map(Plan::service),
+            _ => None,
+        }
+    }
+
+    /// The plan's parts: itself, or the plans of a multi-target request.
+    pub fn parts(&self) -> Vec<&Plan> {
+        match self {
+            Plan::Each(parts) => parts.iter().flat_map(Plan::parts).collect(),
+            other => vec![other],
+        }
     }
 }
 
 /// Resolve an intent's names. Problems become a plan that says so.
 pub fn plan(inventory: &InventorySnapshot, intent: &Intent) -> Plan {
-    build(inventory, intent).unwrap_or_else(|problem| Plan::Say(problem.describe()))
+    build(inventory, intent).unwrap_or_else(|problem| Plan::Say(refusal(intent, &problem)))
 }
 
-fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, NameProblem> {
+/// What to say when a name did not resolve.
+pub fn refusal(intent: &Intent, problem: &NameProblem) -> String {
+    match intent {
+        Intent::Each(_) if intent.writes() => format!("{} Nothing was done.", problem.describe()),
+        _ => problem.describe(),
+    }
+}
+
+/// Resolve an intent's names, or the first name that did not resolve.
+pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, NameProblem> {
     Ok(match intent {
         Intent::Metric { metric, on } => Plan::Metric {
             host: resolve::host(inventory, on.as_deref())?,
             metric: *metric,
         },
-        Intent::Status { subject, on } => {
-            match resolve::subject(inventory, subject, on.as_deref())? {
-                Subject::Service { host, name } => Plan::ServiceStatus {
-                    host,
-                    service: name,
-                },
-                Subject::Resource(r) => match r.id.kind {
-                    ResourceKind::DockerContainer => Plan::ContainerStatus { container: r },
-                    ResourceKind::Host | ResourceKind::Node | ResourceKind::DockerHost => {
-                        Plan::HostStatus { host: r }
-                    }
-                    ResourceKind::Vm
-                    | ResourceKind::Lxc
-                    | ResourceKind::K8sCluster
-                    | ResourceKind::K8sNode
-                    | ResourceKind::K8sPod
-                    | ResourceKind::Storage => Plan::GuestStatus { guest: r },
-                },
-            }
-        }
-        Intent::Logs(request) => match &request.subject {
-            None => Plan::SystemLogs {
-                host: resolve::host(inventory, request.on.as_deref())?,
-                request: request.clone(),
+        Intent::Status(subject) => match resolve::described(inventory, subject)? {
+            Target::Service { host, name } => Plan::ServiceStatus {
+                host,
+                service: name,
             },
-            Some(subject) => match resolve::subject(inventory, subject, request.on.as_deref())? {
-                Subject::Service { host, name } => Plan::ServiceLogs {
-                    host,
-                    service: name,
-                    request: request.clone(),
-                },
-                Subject::Resource(r) if r.id.kind == ResourceKind::DockerContainer => {
-                    Plan::ContainerLogs {
-                        container: r,
-                        request: request.clone(),
-                    }
+            Target::Resource(r) => match r.id.kind {
+                ResourceKind::DockerContainer => Plan::ContainerStatus { container: r },
+                ResourceKind::Host | ResourceKind::Node | ResourceKind::DockerHost => {
+                    Plan::HostStatus { host: r }
                 }
-                Subject::Resource(r) => Plan::SystemLogs {
-                    host: r,
-                    request: request.clone(),
-                },
+                ResourceKind::Vm
+                | ResourceKind::Lxc
+                | ResourceKind::K8sCluster
+                | ResourceKind::K8sNode
+                | ResourceKind::K8sPod
+                | ResourceKind::Storage => Plan::GuestStatus { guest: r },
             },
         },
+        Intent::Logs(request) => logs(inventory, request)?,
         Intent::List { what, on } => match what {
             ListWhat::Services => Plan::ListServices {
                 host: resolve::host(inventory, on.as_deref())?,
@@ -189,53 +228,52 @@ fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, NamePro
             },
             ListWhat::Resources(kind) => Plan::ListResources { kind: *kind },
         },
-        Intent::Control {
-            operation,
-            subject,
-            on,
-        } => match resolve::subject(inventory, subject, on.as_deref())? {
-            Subject::Service { host, name } => Plan::ServiceControl {
+        Intent::Control { operation, subject } => {
+            control(*operation, resolve::described(inventory, subject)?)
+        }
+        Intent::Fact { fact, on } => Plan::HostFact {
+            host: resolve::host(inventory, on.as_deref())?,
+            fact: *fact,
+        },
+        Intent::Errors { since, on } => Plan::Errors {
+            host: resolve::host(inventory, on.as_deref())?,
+            since: since.unwrap_or(super::errors::DEFAULT_WINDOW),
+        },
+        Intent::Certificate { endpoint, on } => Plan::Certificate {
+            runner: resolve::host(inventory, on.as_deref())?,
+            endpoint: endpoint.clone(),
+        },
+        Intent::WhyExit(subject) => match resolve::described(inventory, subject)? {
+            Target::Service { host, name } => Plan::ServiceExit {
                 host,
                 service: name,
-                operation: *operation,
             },
-            Subject::Resource(r) => match r.id.kind {
-                ResourceKind::DockerContainer if *operation == ControlOp::Reload => {
-                    Plan::Say(format!(
-                        "A container cannot be reloaded; ask to restart {} instead.",
-                        r.name
-                    ))
-                }
-                ResourceKind::DockerContainer => Plan::ContainerControl {
-                    container: r,
-                    operation: *operation,
-                },
-                ResourceKind::Vm | ResourceKind::Lxc if *operation == ControlOp::Reload => {
-                    Plan::Say(format!(
-                        "A guest cannot be reloaded; ask to restart {} instead.",
-                        r.name
-                    ))
-                }
-                ResourceKind::Vm | ResourceKind::Lxc => Plan::GuestControl {
-                    guest: r,
-                    operation: *operation,
-                },
-                ResourceKind::Host
-                | ResourceKind::Node
-                | ResourceKind::DockerHost
-                | ResourceKind::K8sCluster
-                | ResourceKind::K8sNode
-                | ResourceKind::K8sPod
-                | ResourceKind::Storage => Plan::Say(format!(
-                    "I won't {} {} ({}) from a one-line request: that takes down everything on it. If you mean a service on it, say \"{} <service> on {}\".",
-                    operation.as_str(),
-                    r.name,
-                    r.id.kind.label(),
-                    operation.as_str(),
-                    r.name
-                )),
-            },
+            Target::Resource(r) if r.id.kind == ResourceKind::DockerContainer => {
+                Plan::ContainerExit { container: r }
+            }
+            Target::Resource(r) => Plan::Say(format!(
+                "I can tell why a container or a systemd service exited; {} is a {}. Ask for its status, or \"failed units on {}\".",
+                r.name,
+                r.id.kind.label(),
+                r.name
+            )),
         },
+        Intent::Each(parts) => {
+            let mut plans = Vec::with_capacity(parts.len());
+            for part in parts {
+                let plan = match build(inventory, part) {
+                    Ok(plan) => plan,
+                    Err(problem) if intent.writes() => return Err(problem),
+                    Err(problem) => Plan::Say(problem.describe()),
+                };
+                // A change to several targets happens for all or for none.
+                if let (Plan::Say(text), true) = (&plan, intent.writes()) {
+                    return Ok(Plan::Say(format!("{text} Nothing was done.")));
+                }
+                plans.push(plan);
+            }
+            Plan::Each(plans)
+        }
         Intent::Remember { note } => Plan::Remember {
             host: resolve::default_host(inventory)?,
             note: note.clone(),
@@ -260,6 +298,81 @@ fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, NamePro
         }
         Intent::Help => Plan::Say(super::explain::HELP.to_string()),
     })
+}
+
+fn logs(inventory: &InventorySnapshot, request: &LogsRequest) -> Result<Plan, NameProblem> {
+    let Some(subject) = &request.subject else {
+        return Ok(Plan::SystemLogs {
+            host: resolve::host(inventory, request.on.as_deref())?,
+            request: request.clone(),
+        });
+    };
+    Ok(
+        match resolve::subject(inventory, subject, request.on.as_deref())? {
+            Target::Service { host, name } => Plan::ServiceLogs {
+                host,
+                service: name,
+                request: request.clone(),
+            },
+            Target::Resource(r) if r.id.kind == ResourceKind::DockerContainer => {
+                Plan::ContainerLogs {
+                    container: r,
+                    request: request.clone(),
+                }
+            }
+            Target::Resource(r) => Plan::SystemLogs {
+                host: r,
+                request: request.clone(),
+            },
+        },
+    )
+}
+
+fn control(operation: ControlOp, target: Target) -> Plan {
+    let r = match target {
+        Target::Service { host, name } => {
+            return Plan::ServiceControl {
+                host,
+                service: name,
+                operation,
+            };
+        }
+        Target::Resource(r) => r,
+    };
+    match r.id.kind {
+        ResourceKind::DockerContainer if operation == ControlOp::Reload => Plan::Say(format!(
+            "A container cannot be reloaded; ask to restart {} instead.",
+            r.name
+        )),
+        ResourceKind::DockerContainer => Plan::ContainerControl {
+            container: r,
+            operation,
+        },
+        ResourceKind::Vm | ResourceKind::Lxc if operation == ControlOp::Reload => {
+            Plan::Say(format!(
+                "A guest cannot be reloaded; ask to restart {} instead.",
+                r.name
+            ))
+        }
+        ResourceKind::Vm | ResourceKind::Lxc => Plan::GuestControl {
+            guest: r,
+            operation,
+        },
+        ResourceKind::Host
+        | ResourceKind::Node
+        | ResourceKind::DockerHost
+        | ResourceKind::K8sCluster
+        | ResourceKind::K8sNode
+        | ResourceKind::K8sPod
+        | ResourceKind::Storage => Plan::Say(format!(
+            "I won't {} {} ({}) from a one-line request: that takes down everything on it. If you mean a service on it, say \"{} <service> on {}\".",
+            operation.as_str(),
+            r.name,
+            r.id.kind.label(),
+            operation.as_str(),
+            r.name
+        )),
+    }
 }
 
 /// `{"action": …, "target": …}` plus more fields.

@@ -4,12 +4,13 @@
 
 use warden_protocol::{Resource, ResourceKind};
 
+use super::intent::{Subject, SubjectKind};
 use crate::agent::mentions::name_matches;
 use crate::ports::InventorySnapshot;
 
 /// What a subject word names.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Subject {
+pub enum Target {
     Resource(Resource),
     /// A service (systemd unit or daemon) on a host.
     Service {
@@ -29,6 +30,13 @@ pub enum NameProblem {
         name: String,
         candidates: Vec<String>,
     },
+    /// The request said what it is ("the cache container"), and no
+    /// resource of that kind has that name.
+    WrongKind {
+        name: String,
+        said: SubjectKind,
+        known: Vec<String>,
+    },
     /// The inventory has no host to run anything on.
     NoHost,
 }
@@ -47,9 +55,36 @@ impl NameProblem {
                 "`{name}` matches several resources: {}. Say which one (the id works).",
                 candidates.join(", ")
             ),
+            NameProblem::WrongKind { name, said, known } if known.is_empty() => format!(
+                "I don't know a {} called `{name}`, and the inventory has none.",
+                said.word()
+            ),
+            NameProblem::WrongKind { name, said, known } => format!(
+                "I don't know a {} called `{name}`. Known: {}.",
+                said.word(),
+                known.join(", ")
+            ),
             NameProblem::NoHost => {
                 "No host is in the inventory, so there is nowhere to run this.".to_string()
             }
+        }
+    }
+}
+
+impl NameProblem {
+    /// The problem in a clause, for routing reasons.
+    pub fn describe_briefly(&self) -> String {
+        match self {
+            NameProblem::NotFound { name, .. } => {
+                format!("`{name}` is not a resource Warden knows")
+            }
+            NameProblem::Ambiguous { name, .. } => {
+                format!("`{name}` matches several resources")
+            }
+            NameProblem::WrongKind { name, said, .. } => {
+                format!("`{name}` is not a {} Warden knows", said.word())
+            }
+            NameProblem::NoHost => "the inventory has no host".to_string(),
         }
     }
 }
@@ -108,20 +143,64 @@ pub fn subject(
     inventory: &InventorySnapshot,
     name: &str,
     on: Option<&str>,
-) -> Result<Subject, NameProblem> {
+) -> Result<Target, NameProblem> {
     if THIS_HOST.contains(&name) {
-        return default_host(inventory).map(Subject::Resource);
+        return default_host(inventory).map(Target::Resource);
     }
     // Exact names only: a service called `nginx` must not fuzzy-match a
     // container called `nginx-proxy-manager`.
     if let [one] = inventory.find(name).as_slice() {
-        return Ok(Subject::Resource((*one).clone()));
+        return Ok(Target::Resource((*one).clone()));
     }
     let host = host(inventory, on)?;
-    Ok(Subject::Service {
+    Ok(Target::Service {
         host,
         name: name.to_string(),
     })
+}
+
+/// A subject as the request described it: when it said "container" (or
+/// "vm", "service"), only that kind of thing will do.
+pub fn described(inventory: &InventorySnapshot, subject: &Subject) -> Result<Target, NameProblem> {
+    let kinds: &[ResourceKind] = match subject.said {
+        None => return self::subject(inventory, &subject.name, subject.on.as_deref()),
+        Some(SubjectKind::Service) => {
+            return Ok(Target::Service {
+                host: host(inventory, subject.on.as_deref())?,
+                name: subject.name.clone(),
+            });
+        }
+        Some(SubjectKind::Container) => &[ResourceKind::DockerContainer],
+        Some(SubjectKind::Guest) => &[ResourceKind::Vm, ResourceKind::Lxc],
+    };
+    let all = inventory.all();
+    let of_kind: Vec<&Resource> = all.iter().filter(|r| kinds.contains(&r.id.kind)).collect();
+    let exact: Vec<&Resource> = of_kind
+        .iter()
+        .copied()
+        .filter(|r| r.is_called(&subject.name) || r.id.to_string() == subject.name)
+        .collect();
+    let found = if exact.is_empty() {
+        of_kind
+            .iter()
+            .copied()
+            .filter(|r| name_matches(r, &subject.name))
+            .collect()
+    } else {
+        exact
+    };
+    match found.as_slice() {
+        [one] => Ok(Target::Resource((*one).clone())),
+        [] => Err(NameProblem::WrongKind {
+            name: subject.name.clone(),
+            said: subject.said.unwrap_or(SubjectKind::Container),
+            known: of_kind.iter().take(12).map(|r| r.name.clone()).collect(),
+        }),
+        many => Err(NameProblem::Ambiguous {
+            name: subject.name.clone(),
+            candidates: many.iter().map(|r| r.id.to_string()).collect(),
+        }),
+    }
 }
 
 /// Services a host reported (the `services` attribute of the local inventory).

@@ -120,6 +120,8 @@ pub struct FilePrice {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub file: Option<PathBuf>,
+    /// Every config location looked at, in order, and what was found there.
+    pub searched: Vec<(PathBuf, Found)>,
     pub control_level: Sourced<ControlLevel>,
     pub db: Sourced<Option<PathBuf>>,
     pub provider: Sourced<Option<ProviderKind>>,
@@ -154,6 +156,7 @@ impl Config {
         let defaults = ProviderConfig::new(ProviderKind::OpenAi);
         Config {
             file: None,
+            searched: Vec::new(),
             control_level: Sourced::new(ControlLevel::Controlled, Source::Default),
             db: Sourced::new(None, Source::Default),
             provider: Sourced::new(None, Source::Default),
@@ -187,20 +190,29 @@ impl Config {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config> {
         let mut config = Config::defaults();
-        let (path, explicit) = match (&overrides.config, env("WARDEN_CONFIG")) {
-            (Some(path), _) => (Some(path.clone()), true),
-            (None, Some(path)) => (Some(PathBuf::from(path)), true),
-            (None, None) => (default_config_path(env), false),
+        // An explicit file must exist; otherwise the first of the usual
+        // places that exists is read (each is listed by `config show`).
+        let (candidates, explicit) = match (&overrides.config, env("WARDEN_CONFIG")) {
+            (Some(path), _) => (vec![path.clone()], true),
+            (None, Some(path)) => (vec![PathBuf::from(path)], true),
+            (None, None) => (default_config_paths(env), false),
         };
-        if let Some(path) = path {
+        for path in candidates {
+            if config.file.is_some() {
+                config.searched.push((path, Found::NotRead));
+                continue;
+            }
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
                     let file: FileConfig = toml::from_str(&text)
                         .with_context(|| format!("invalid config file {}", path.display()))?;
                     config.apply_file(file, &path, env)?;
-                    config.file = Some(path);
+                    config.file = Some(path.clone());
+                    config.searched.push((path, Found::Read));
                 }
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound && !explicit => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound && !explicit => {
+                    config.searched.push((path, Found::Missing));
+                }
                 Err(error) => {
                     return Err(error).with_context(|| format!("reading {}", path.display()));
                 }
@@ -404,11 +416,24 @@ pub fn parse_level_arg(text: &str) -> std::result::Result<ControlLevel, String> 
     parse_level(text).map_err(|e| e.to_string())
 }
 
-fn default_config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_CONFIG_HOME")
+/// The user's config file, then the system-wide one.
+fn default_config_paths(env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let user = env("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .map(|dir| dir.join("warden").join("config.toml"))
+        .map(|dir| dir.join("warden").join("config.toml"));
+    user.into_iter()
+        .chain(std::iter::once(PathBuf::from("/etc/warden/config.toml")))
+        .collect()
+}
+
+/// What a searched config location held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Read,
+    Missing,
+    /// An earlier location was read; this one was not looked at further.
+    NotRead,
 }
 
 mod show;

@@ -13,10 +13,12 @@ impl Config {
             ),
             (
                 "db",
-                self.db
-                    .value
-                    .as_ref()
-                    .map_or("(default location)".into(), |p| p.display().to_string()),
+                match &self.db.value {
+                    Some(path) => path.display().to_string(),
+                    None => crate::storage::default_database_path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|e| format!("no default location: {e}")),
+                },
                 &self.db.source,
             ),
             (
@@ -121,6 +123,14 @@ impl Config {
                 .as_ref()
                 .map_or("none found".into(), |p| p.display().to_string())
         );
+        for (path, found) in &self.searched {
+            let what = match found {
+                super::Found::Read => "read",
+                super::Found::Missing => "not found",
+                super::Found::NotRead => "not read (an earlier file was)",
+            };
+            out.push_str(&format!("  searched {}: {what}\n", path.display()));
+        }
         for (key, value, source) in rows {
             out.push_str(&format!("{key:<22} {value:<44} ({source})\n"));
         }

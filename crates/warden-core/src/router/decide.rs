@@ -1,0 +1,126 @@
+//! Whether the router claims a request, and why. Without a model it claims
+//! everything it recognises and says so when it recognises nothing (with
+//! the nearest phrasings). With a model it claims only what it is sure of:
+//! a fast path or a command parse whose names resolve to what the request
+//! says they are; keyword guesses, unknown names and services the host
+//! never reported go to the model.
+
+use super::intent::{self, Intent, Stage};
+use super::plan::{self, Plan};
+use super::resolve;
+use crate::ports::InventorySnapshot;
+
+/// What routing decided, before timing.
+pub struct Decision {
+    pub stage: Stage,
+    pub route: &'static str,
+    pub plan: Option<Plan>,
+    pub reason: String,
+}
+
+fn to_model(route: &'static str, reason: String) -> Decision {
+    Decision {
+        stage: Stage::Llm,
+        route,
+        plan: None,
+        reason: format!("handed to the model: {reason}"),
+    }
+}
+
+pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) -> Decision {
+    let Some(recognised) = intent::recognise(text) else {
+        if model_available {
+            return to_model(
+                "llm",
+                "no fast path, command parse or keyword matched".to_string(),
+            );
+        }
+        let suggestions = super::suggest::nearest(text, 3);
+        let reason = match suggestions.first() {
+            Some(best) => format!("nothing matched; the nearest phrasing is \"{best}\""),
+            None => "nothing matched, and no phrasing is close".to_string(),
+        };
+        return Decision {
+            stage: Stage::Unmatched,
+            route: "unmatched",
+            plan: Some(Plan::Say(super::explain::unmatched(text, &suggestions))),
+            reason,
+        };
+    };
+    let name = recognised.intent.name();
+    let evidence = &recognised.evidence;
+    let built = plan::build(inventory, &recognised.intent);
+    if model_available {
+        if recognised.stage == Stage::Heuristic {
+            return to_model(
+                "llm",
+                format!(
+                    "only a keyword guess ({evidence}), and with a model configured guesses go to it"
+                ),
+            );
+        }
+        match &built {
+            Err(problem) => {
+                return to_model(
+                    "llm",
+                    format!("{evidence}, but {}", problem.describe_briefly()),
+                );
+            }
+            Ok(plan) => {
+                if let Some(reason) = unsure(&recognised.intent, plan) {
+                    return to_model("llm", format!("{evidence}, but {reason}"));
+                }
+            }
+        }
+    }
+    let confidence = match recognised.stage {
+        Stage::FastPath | Stage::Parser => "certain",
+        Stage::Heuristic | Stage::Llm | Stage::Unmatched => "a guess (no model is configured)",
+    };
+    let (plan, reason) = match built {
+        Ok(plan) => (plan, format!("{evidence}; {confidence}")),
+        Err(problem) => (
+            Plan::Say(plan::refusal(&recognised.intent, &problem)),
+            format!(
+                "{evidence}, but {}: answered without running anything",
+                problem.describe_briefly()
+            ),
+        ),
+    };
+    Decision {
+        stage: recognised.stage,
+        route: name,
+        plan: Some(plan),
+        reason,
+    }
+}
+
+/// Why a plan the router could make is still better left to the model.
+fn unsure(intent: &Intent, plan: &Plan) -> Option<String> {
+    if let Intent::Run { command } = intent {
+        if matches!(plan, Plan::Say(_)) {
+            return Some(format!(
+                "`{command}` changes things, and the model can propose it through the control tool (with approval)"
+            ));
+        }
+    }
+    for part in plan.parts() {
+        let (host, service) = match part {
+            Plan::ServiceControl { host, service, .. } | Plan::ServiceExit { host, service } => {
+                (host, service)
+            }
+            _ => continue,
+        };
+        let bare = service.trim_end_matches(".service");
+        let known = resolve::known_services(host)
+            .iter()
+            .any(|s| s.trim_end_matches(".service").eq_ignore_ascii_case(bare));
+        if !known {
+            return Some(format!(
+                "`{service}` is not a service {} reported",
+                host.name
+            ));
+        }
+    }
+    None
+}
