@@ -35,7 +35,9 @@ fn execute_async(bencher: Bencher, command: &str) {
 #[divan::bench(args = COMMANDS, sample_count = 40)]
 fn execute_launched(bencher: Bencher, command: &str) {
     let Some(bin) = std::env::var_os("WARDEN_BIN") else {
-        eprintln!("execute_launched: set WARDEN_BIN to a built warden binary to measure the launcher");
+        eprintln!(
+            "execute_launched: set WARDEN_BIN to a built warden binary to measure the launcher"
+        );
         return;
     };
     let exec = LocalExecutor::new().with_launcher(Launcher::new(bin));

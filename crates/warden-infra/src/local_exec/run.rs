@@ -157,8 +157,7 @@ impl LocalExecutor {
             ending
         };
         registration.finish();
-        let render = |stream: &CappedStream| stream.render();
-        let (out, err) = (render(&stdout), render(&stderr));
+        let (out, err) = (stdout.render(), stderr.render());
         let partial = || PartialOutput {
             truncated: out.truncated || err.truncated,
             stdout: out.text.clone(),
