@@ -100,19 +100,21 @@ fn cancel_and_timeout_stop_the_launched_tree() {
         std::thread::sleep(Duration::from_millis(400));
         trigger.cancel();
     });
+    // The group is the launcher's (field 5 of the shell's stat).
     let err = exec
-        .run_cancellable("echo $$; sleep 300 & sleep 301; wait", &cancel)
+        .run_cancellable(
+            "cut -d' ' -f5 /proc/$$/stat; sleep 300 & sleep 301; wait",
+            &cancel,
+        )
         .unwrap_err();
     canceller.join().unwrap();
     let ExecError::Cancelled { partial, .. } = &err else {
         panic!("{err:?}");
     };
-    // `$$` is the shell; its group is the launcher's.
-    let shell: i32 = partial.stdout.trim().parse().unwrap();
-    let group = rustix::process::getpgid(rustix::process::Pid::from_raw(shell))
-        .map(|g| g.as_raw_pid())
-        .unwrap_or(0);
-    assert_eq!(group, 0, "the shell {shell} is still alive");
+    let group: i32 = partial.stdout.trim().parse().unwrap();
+    // The shell and both sleeps are gone (the shell, orphaned when the
+    // launcher died first, may linger as a zombie until init reaps it).
+    assert_eq!(live_members_of_group(group), 0);
 
     let exec = LocalExecutor::with_options(
         ExecOptions::default()
@@ -121,7 +123,7 @@ fn cancel_and_timeout_stop_the_launched_tree() {
     )
     .with_launcher(Launcher::new(env!("CARGO_BIN_EXE_warden")));
     let err = exec
-        .run("trap '' TERM; ps -o pgid= $$; sleep 302 & sleep 303; wait")
+        .run("trap '' TERM; cut -d' ' -f5 /proc/$$/stat; sleep 302 & sleep 303; wait")
         .unwrap_err();
     let partial = err.partial_output().unwrap();
     if let Ok(pgid) = partial.stdout.trim().parse::<i32>() {
