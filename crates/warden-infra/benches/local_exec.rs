@@ -1,13 +1,15 @@
 //! What the local executor adds to a command: `true` (pure overhead) and
 //! `sleep 0.05` (how late a short command's end is noticed), through the
 //! synchronous entry point (a runtime per call), the async one on a shared
-//! runtime (as `warden ask` runs it), and through the launcher when
-//! `WARDEN_BIN` names a built `warden` binary.
+//! runtime (as `warden ask` runs it), and the same with the watchdog
+//! following every command when `WARDEN_BIN` names a built `warden` binary.
 //!
 //! `WARDEN_BIN=target/release/warden cargo bench -p warden-infra --bench local_exec`
 
 use divan::Bencher;
-use warden_infra::{Launcher, LocalExecutor};
+use std::time::Duration;
+
+use warden_infra::{LocalExecutor, start_watchdog};
 
 const COMMANDS: [&str; 2] = ["true", "sleep 0.05"];
 
@@ -33,14 +35,16 @@ fn execute_async(bencher: Bencher, command: &str) {
 }
 
 #[divan::bench(args = COMMANDS, sample_count = 40)]
-fn execute_launched(bencher: Bencher, command: &str) {
+fn execute_watched(bencher: Bencher, command: &str) {
     let Some(bin) = std::env::var_os("WARDEN_BIN") else {
-        eprintln!(
-            "execute_launched: set WARDEN_BIN to a built warden binary to measure the launcher"
-        );
+        eprintln!("execute_watched: set WARDEN_BIN to a built warden binary to measure it");
         return;
     };
-    let exec = LocalExecutor::new().with_launcher(Launcher::new(bin));
+    if start_watchdog(bin, Duration::from_secs(2)).is_err() {
+        eprintln!("execute_watched: the watchdog did not start");
+        return;
+    }
+    let exec = LocalExecutor::new();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -19,7 +19,8 @@ pub mod routing;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{
-    CommandOutput, ExecError, ExecOptions, Launcher, LocalExecutor, PartialOutput, terminate_all,
+    CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput, start_watchdog,
+    terminate_all,
 };
 pub use local_inventory::{DockerDiscovery, InventoryOptions, LocalInventory};
 pub use routing::{Route, RoutedCommand, RoutingError, command_for};

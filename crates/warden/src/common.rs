@@ -92,21 +92,20 @@ pub fn stop_commands() {
     }
 }
 
-/// When this process was started as a command's launcher (the executor
-/// re-executes this binary so that commands die with Warden), be that
-/// launcher and end as the command ended; otherwise return at once.
-pub fn run_as_launcher_if_asked() {
+/// When this process was started as the commands' watchdog (the executor
+/// re-executes this binary so that commands die with Warden, even a Warden
+/// killed with SIGKILL), be that watchdog, then exit; otherwise return at
+/// once.
+pub fn run_as_watchdog_if_asked() {
     let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() != Some(OsStr::new(warden_infra::local_exec::LAUNCHER_ARG)) {
+    if args.next().as_deref() != Some(OsStr::new(warden_infra::local_exec::WATCHDOG_ARG)) {
         return;
     }
-    match warden_infra::local_exec::launch(args) {
-        Ok(end) => end.exit(),
+    match warden_infra::local_exec::run_watchdog(args) {
+        Ok(()) => std::process::exit(0),
         Err(error) => {
-            // The launcher's stderr is the command's: this is what the
-            // caller sees, with the shell's "cannot run" status.
             eprintln!("warden: {error}");
-            std::process::exit(127)
+            std::process::exit(2)
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use warden_core::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
 };
-use warden_infra::{ExecError, Launcher, LocalExecutor, LocalInventory, command_for};
+use warden_infra::{ExecError, LocalExecutor, LocalInventory, command_for, start_watchdog};
 
 /// How long an indexed snapshot of this machine is reused.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(15);
@@ -49,12 +49,18 @@ pub struct LocalHosts {
 }
 
 impl LocalHosts {
-    /// Commands go through this binary as their launcher, so that none
-    /// outlives Warden, even a Warden killed with SIGKILL (`main` runs the
-    /// launcher first thing when asked to).
+    /// Starts the commands' watchdog (this binary again: `main` runs it
+    /// first thing when asked to), so that no command outlives Warden, even
+    /// a Warden killed with SIGKILL.
     pub fn new(executor: LocalExecutor, inventory: &LocalInventory) -> Self {
+        let grace = executor.options().kill_grace;
+        if let Err(error) = start_watchdog("/proc/self/exe", grace) {
+            // Commands still run and are still stopped on Ctrl-C, SIGTERM
+            // and exit; only the net under `kill -9` is missing: say so.
+            eprintln!("warden: {error}; commands would outlive a Warden killed outright");
+        }
         LocalHosts {
-            executor: executor.with_launcher(Launcher::this_executable()),
+            executor,
             host: inventory.host_id().clone(),
         }
     }

@@ -95,8 +95,8 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    // First: a command's launcher must not parse Warden's arguments.
-    common::run_as_launcher_if_asked();
+    // First: the commands' watchdog must not parse Warden's arguments.
+    common::run_as_watchdog_if_asked();
     quiet_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {

@@ -10,21 +10,22 @@
 //!
 //! No command outlives Warden: each one is registered while it runs
 //! ([`terminate_all`] stops them all, for signal handlers and server
-//! shutdown), and with a [`Launcher`] it also dies when Warden is killed
-//! outright. Commands routed into a container are tagged
-//! ([`EXEC_TAG_VAR`]) so that their processes there are stopped too.
+//! shutdown), and once [`start_watchdog`] has run, a watchdog process stops
+//! them when Warden is killed outright. Commands routed into a container
+//! are tagged ([`EXEC_TAG_VAR`]) so that their processes there are stopped
+//! too.
 //!
 //! The executor is async ([`LocalExecutor::execute`]); the `run*` methods
 //! are synchronous wrappers for callers without a runtime.
 
 mod capture;
 mod environment;
-mod launcher;
-mod lifeline;
 mod process_group;
 mod procfs;
 mod registry;
 mod run;
+mod stopping;
+mod watchdog;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,11 +34,12 @@ use warden_protocol::CancelFlag;
 
 use crate::routing::RoutedCommand;
 pub use environment::FIXED_PATH;
-pub use launcher::{ChildEnd, LAUNCHER_ARG, LaunchError, Launcher, launch};
 pub use process_group::signal_name;
 pub use procfs::EXEC_TAG_VAR;
-pub use registry::{Shutdown, running_commands, terminate_all};
+pub use registry::{running_commands, terminate_all};
 use run::Job;
+pub use stopping::Shutdown;
+pub use watchdog::{WATCHDOG_ARG, WatchdogError, run_watchdog, start_watchdog, watchdog_running};
 
 /// How a command runs. The defaults suit a read tool; a caller may raise the
 /// timeout for a long write (an upgrade), or pass variables through.
@@ -209,9 +211,6 @@ pub struct LocalExecutor {
     shell: PathBuf,
     home: String,
     options: ExecOptions,
-    /// Between Warden and each command, so it dies with Warden; `None`
-    /// runs the shell directly (tests, and programs that are not `warden`).
-    launcher: Option<Launcher>,
 }
 
 impl Default for LocalExecutor {
@@ -239,19 +238,7 @@ impl LocalExecutor {
             shell,
             home: environment::current_user_home(),
             options,
-            launcher: None,
         }
-    }
-
-    /// Runs every command through `launcher`, so that it dies with this
-    /// process even when this process is killed outright.
-    pub fn with_launcher(mut self, launcher: Launcher) -> Self {
-        self.launcher = Some(launcher);
-        self
-    }
-
-    pub fn launcher(&self) -> Option<&Launcher> {
-        self.launcher.as_ref()
     }
 
     /// The shell that runs commands (`/bin/bash`, else `/bin/sh`).

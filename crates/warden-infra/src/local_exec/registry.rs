@@ -1,33 +1,29 @@
 //! Every command this process has running, so that none outlives it: the
 //! CLI's signal handler and the server's shutdown call [`terminate_all`],
-//! which stops them all (SIGTERM, a grace, SIGKILL) and refuses new ones.
+//! which stops them all (SIGTERM, a grace, SIGKILL) and refuses new ones;
+//! the [watchdog](super::watchdog), when there is one, is told about each
+//! command, for the case where this process is killed outright.
 //!
 //! A command is registered in the same critical section that spawns it, so
 //! a shutdown either sees it or prevents it; it leaves the registry when
 //! its run is over. A run abandoned half-way (its future dropped) kills its
 //! command on the way out.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rustix::process::Signal;
 
 use super::process_group::{ProcessGroup, signal_processes};
-use super::procfs;
-
-#[derive(Debug, Clone)]
-struct Live {
-    group: ProcessGroup,
-    /// The tag of its processes inside a container, if it has some.
-    tag: Option<String>,
-}
+use super::stopping::{Shutdown, Target, stop_all};
+use super::{procfs, watchdog};
 
 struct Registry {
     next_id: u64,
     /// Set by [`terminate_all`]: no command starts any more.
     closing: bool,
-    live: BTreeMap<u64, Live>,
+    live: BTreeMap<u64, Target>,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -65,6 +61,9 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         registry().live.remove(&self.id);
+        if let Some(group) = self.group {
+            watchdog::forget(group);
+        }
         if self.finished {
             return;
         }
@@ -94,13 +93,12 @@ pub(crate) fn spawn(
     let id = registry.next_id;
     registry.next_id += 1;
     if let Some(group) = group {
-        registry.live.insert(
-            id,
-            Live {
-                group,
-                tag: tag.map(str::to_string),
-            },
-        );
+        watchdog::watch(group, tag);
+        let target = Target {
+            group,
+            tag: tag.map(str::to_string),
+        };
+        registry.live.insert(id, target);
     }
     Ok((
         child,
@@ -113,65 +111,18 @@ pub(crate) fn spawn(
     ))
 }
 
-/// What [`terminate_all`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Shutdown {
-    /// Commands that were running.
-    pub commands: usize,
-    /// Of those, the ones still alive after the grace (then killed).
-    pub killed: usize,
-}
-
 /// Stops every running command of this process and lets no new one start:
 /// SIGTERM to each command's process group and to its processes inside
 /// containers, up to `grace` for them to end, then SIGKILL to what is left.
 /// For signal handlers and server shutdown; blocks for at most about
 /// `grace`. Calling it again (a second signal) is harmless.
 pub fn terminate_all(grace: Duration) -> Shutdown {
-    let live: Vec<Live> = {
+    let live: Vec<Target> = {
         let mut registry = registry();
         registry.closing = true;
         registry.live.values().cloned().collect()
     };
-    if live.is_empty() {
-        return Shutdown::default();
-    }
-    let groups: BTreeSet<i32> = live.iter().map(|l| l.group.id()).collect();
-    let tags: Vec<&str> = live.iter().filter_map(|l| l.tag.as_deref()).collect();
-    signal_processes(&procfs::tagged(&tags), Signal::TERM);
-    for entry in &live {
-        entry.group.terminate();
-    }
-    let deadline = Instant::now() + grace;
-    let (left_groups, left_tagged) = loop {
-        let left_groups = procfs::live_groups(&groups);
-        let left_tagged = procfs::tagged(&tags);
-        let done = left_groups.is_empty() && left_tagged.is_empty();
-        if done || Instant::now() >= deadline {
-            break (left_groups, left_tagged);
-        }
-        // Shutdown only: a short sleep between looks at /proc is fine here.
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let mut killed = 0;
-    for entry in &live {
-        let group_left = left_groups.contains(&entry.group.id());
-        let tagged_left = match entry.tag.as_deref() {
-            Some(tag) if !left_tagged.is_empty() => !procfs::tagged(&[tag]).is_empty(),
-            Some(_) | None => false,
-        };
-        if group_left {
-            entry.group.kill();
-        }
-        if group_left || tagged_left {
-            killed += 1;
-        }
-    }
-    signal_processes(&left_tagged, Signal::KILL);
-    Shutdown {
-        commands: live.len(),
-        killed,
-    }
+    stop_all(&live, grace)
 }
 
 /// How many commands are registered right now (tests and diagnostics).

@@ -15,7 +15,7 @@ use warden_protocol::CancelFlag;
 use super::capture::CappedStream;
 use super::registry::{self, Registration, SpawnRefused};
 use super::{
-    CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput, environment, lifeline,
+    CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput, environment,
     process_group::signal_processes, procfs,
 };
 
@@ -46,36 +46,12 @@ enum Ending {
 }
 
 impl LocalExecutor {
-    fn spawn_command(
-        &self,
-        job: &Job<'_>,
-        options: &ExecOptions,
-    ) -> Result<tokio::process::Command, ExecError> {
-        let spawn_error = |program: &std::path::Path, source| ExecError::Spawn {
-            program: program.to_path_buf(),
-            source,
-        };
-        let mut command = match &self.launcher {
-            Some(launcher) => {
-                let mut command = tokio::process::Command::new(&launcher.program);
-                command.args(launcher.arguments(
-                    options.kill_grace,
-                    job.tag,
-                    &self.shell,
-                    &["-c", job.command],
-                ));
-                let lifeline = lifeline::stdin_for_launcher()
-                    .map_err(|source| spawn_error(&launcher.program, source))?;
-                command.stdin(lifeline);
-                command
-            }
-            None => {
-                let mut command = tokio::process::Command::new(&self.shell);
-                command.arg("-c").arg(job.command).stdin(Stdio::null());
-                command
-            }
-        };
+    fn spawn_command(&self, job: &Job<'_>, options: &ExecOptions) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.shell);
         command
+            .arg("-c")
+            .arg(job.command)
+            .stdin(Stdio::null())
             .current_dir(&options.working_dir)
             .env_clear()
             .envs(environment::command_environment(
@@ -89,7 +65,7 @@ impl LocalExecutor {
             // terminal's Ctrl-C (sent to Warden's group) does not.
             .process_group(0)
             .kill_on_drop(false);
-        Ok(command)
+        command
     }
 
     pub(crate) async fn run_job(
@@ -103,7 +79,7 @@ impl LocalExecutor {
             return Err(ExecError::CancelledBeforeStart);
         }
         check_working_dir(&options.working_dir)?;
-        let mut command = self.spawn_command(&job, options)?;
+        let mut command = self.spawn_command(&job, options);
         let (mut child, registration) =
             registry::spawn(&mut command, job.tag).map_err(|refused| match refused {
                 SpawnRefused::ShuttingDown => ExecError::ShuttingDown,
