@@ -141,6 +141,29 @@ def op_time_scale(pve, body):
     return None
 
 
+def op_rrd(pve, body):
+    """Canned rrddata rows for paths ending in `suffix` (`/nodes/pve1/qemu/101/rrddata`), any
+    timeframe and consolidation: {"suffix", "rows": [{"time": ..., "cpu": ...}, ...]}."""
+    pve.canned_rrd[body['suffix']] = body['rows']
+    return None
+
+
+def install_canned_rrd(pve):
+    """rrddata has no hand-written route in fakepve (its answers are built from the schema):
+    answer it from pve.canned_rrd when a test put rows there."""
+    pve.canned_rrd = {}
+    synthesise = pve.synthesise
+
+    async def with_canned_rrd(match, method, info, user, values):
+        if method == 'GET' and match.template.endswith('/rrddata'):
+            path = match.template.format(**match.params)
+            for suffix, rows in pve.canned_rrd.items():
+                if path.endswith(suffix):
+                    return rows
+        return await synthesise(match, method, info, user, values)
+    pve.synthesise = with_canned_rrd
+
+
 def op_requests(pve, body):
     """The requests seen so far, as [method, path] pairs (bodies left out)."""
     return [[method, path] for method, path, _ in pve.requests]
@@ -150,7 +173,7 @@ OPS = {
     'add_vm': op_add_vm, 'add_ct': op_add_ct, 'set': op_set, 'lock': op_lock, 'unlock': op_unlock,
     'move': op_move, 'quorum': op_quorum, 'node_online': op_node_online, 'fail': op_fail,
     'clear_failures': op_clear_failures, 'store_backup': op_store_backup, 'grant': op_grant,
-    'time_scale': op_time_scale, 'requests': op_requests,
+    'time_scale': op_time_scale, 'requests': op_requests, 'rrd': op_rrd,
 }
 
 
@@ -170,6 +193,7 @@ def control_app(pve):
 async def serve(args):
     pve = FakePve(host=args.host, port=args.port)
     pve.time_scale = args.time_scale
+    install_canned_rrd(pve)
     for token in args.token:
         token_id, _, secret = token.partition('=')
         pve.apitokens[token_id] = secret

@@ -296,6 +296,32 @@ impl ResolvedContext {
         self.names.clear();
     }
 
+    /// A resource that moved (a migrated guest: its id changed) keeps what
+    /// the session knew of it (explicit reference, pin) under its new id;
+    /// the old id is forgotten.
+    pub fn moved(&mut self, from: &ResourceId, to: Resource, now: Duration) {
+        let old = self.entries.get(from).cloned();
+        self.remove(from);
+        let id = to.id.clone();
+        self.unindex(&id);
+        let before = self.entries.remove(&id);
+        let flag = |f: fn(&ResolvedEntry) -> bool| {
+            old.as_ref().is_some_and(f) || before.as_ref().is_some_and(f)
+        };
+        let entry = ResolvedEntry {
+            explicit: flag(|e| e.explicit),
+            pinned: flag(|e| e.pinned),
+            last_used: now,
+            user_reference: old
+                .as_ref()
+                .and_then(|e| e.user_reference)
+                .max(before.as_ref().and_then(|e| e.user_reference)),
+            resource: to,
+        };
+        self.entries.insert(id.clone(), entry);
+        self.index(&id);
+    }
+
     fn remove(&mut self, id: &ResourceId) {
         self.unindex(id);
         self.entries.remove(id);

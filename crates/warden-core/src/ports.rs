@@ -13,11 +13,25 @@ pub use warden_llm::BoxFuture;
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
 use warden_protocol::{CancelFlag, Resource, ResourceId};
 
+mod composite;
+mod guest_api;
+
+pub use composite::{CompositeInventory, merge_snapshots};
+pub use guest_api::{
+    ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout, node_of,
+};
+
 /// What Warden knows exists (as connectors report it). Connectors publish
 /// immutable, indexed snapshots; a tool call takes one (an `Arc` clone) and
 /// borrows from it, so a large inventory costs nothing per call.
 pub trait Inventory: Send + Sync {
     fn snapshot(&self) -> Arc<InventorySnapshot>;
+
+    /// Where a resource that is gone now lives, when its source knows it
+    /// moved (a Proxmox guest migrated to another node: its id changed).
+    fn moved_to(&self, _id: &ResourceId) -> Option<ResourceId> {
+        None
+    }
 }
 
 /// Resources with indexes by id and by lower-cased name and alias.
@@ -425,6 +439,7 @@ mod tests {
             reason: None,
             decided_by: None,
             decided_at_ms: None,
+            snapshot: None,
         }
     }
 

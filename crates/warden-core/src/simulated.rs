@@ -1,6 +1,7 @@
 //! A fixed inventory and simulated hosts, for replay scenarios and tests:
 //! the hosts answer from a table (first match wins) instead of a machine,
-//! and remember every command that reached them.
+//! and remember every command that reached them. A simulated guest API
+//! answers Proxmox-backed calls from the same table.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,6 +10,10 @@ use warden_protocol::{Resource, ResourceId};
 use crate::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
 };
+
+mod guest_api;
+
+pub use guest_api::SimulatedGuestApi;
 
 /// An inventory that is exactly the resources it was given.
 #[derive(Debug, Clone, Default)]
@@ -61,14 +66,15 @@ impl SimulatedHosts {
 }
 
 impl SimulatedHosts {
-    fn answer(&self, target: &Resource, command: &str) -> ExecOutput {
+    /// The table's answer for `command` on `target` (recorded as received).
+    fn answer(&self, target: &ResourceId, command: &str) -> ExecOutput {
         if let Ok(mut received) = self.received.lock() {
-            received.push((target.id.to_string(), command.to_string()));
+            received.push((target.to_string(), command.to_string()));
         }
         let answer = self
             .answers
             .iter()
-            .find(|a| a.target.as_ref().is_none_or(|t| t == &target.id) && (a.matches)(command));
+            .find(|a| a.target.as_ref().is_none_or(|t| t == target) && (a.matches)(command));
         answer.map_or_else(
             || ExecOutput {
                 stdout: String::new(),
@@ -86,7 +92,7 @@ impl HostBackend for SimulatedHosts {
         &'a self,
         request: ExecRequest<'a>,
     ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
-        let output = self.answer(request.target, request.command);
+        let output = self.answer(&request.target.id, request.command);
         Box::pin(std::future::ready(Ok(output)))
     }
 }

@@ -53,6 +53,8 @@ pub fn action_label(arguments: &serde_json::Value) -> &'static str {
         "pods",
         "deployments",
         "events",
+        "create",
+        "rollback",
     ];
     let action = arguments
         .get("action")

@@ -64,6 +64,34 @@ const DANGEROUS: &[&str] = &[
     "FCEDIT",
     "TMOUT",
     "MAIL",
+    "SHELL",
+    "CDPATH",
+    "LOCPATH",
+    "NLSPATH",
+    "RESOLV_HOST_CONF",
+    "OPENSSL_ENGINES",
+    "RIPGREP_CONFIG_PATH",
+    "HELM_PLUGINS",
+    "DOCKER_CLI_PLUGIN_EXTRA_DIRS",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "CLOUDSDK_CONFIG",
+    "AZURE_CONFIG_DIR",
+    "ANSIBLE_CONFIG",
+    "LUA_INIT",
+    "MANOPT",
+    "MANPAGER",
+    "PSQL_PAGER",
+    "MYSQL_HISTFILE",
+    "PSQL_HISTORY",
+    "SSH_CONFIG",
+    "BASH_XTRACEFD",
+    "PROMPT_COMMAND",
+    "PS0",
+    "PS1",
+    "PS2",
+    "INPUTRC",
+    "HISTFILE",
 ];
 
 /// Prefixes that name families of dangerous variables.
@@ -76,7 +104,59 @@ const DANGEROUS_PREFIXES: &[&str] = &[
     "MALLOC_",
     "GLIBC_",
     "LC_CTYPE_PATH",
+    "ZPOOL_SCRIPT",
+    "SYSTEMD_",
 ];
+
+/// Variables that name configuration files which can run programs (a
+/// kubeconfig's `exec` plugins): only files where administrators keep them
+/// may be named, never standard input, a device, a temporary file or a
+/// file of unknown origin.
+const CONFIG_FILES: &[&str] = &["KUBECONFIG"];
+
+/// Where administrators keep kubeconfigs (`/etc/kubernetes/admin.conf`,
+/// `/etc/rancher/k3s/k3s.yaml`, `~/.kube/config`).
+const CONFIG_DIRS: &[&str] = &[
+    "/etc/",
+    "~/.kube/",
+    "$HOME/.kube/",
+    "${HOME}/.kube/",
+    "/root/.kube/",
+    "/var/snap/microk8s/",
+    "/var/lib/k0s/",
+    "/var/lib/rancher/",
+];
+
+/// Is `path` a config file in one of [`CONFIG_DIRS`] (or a user's `~/.kube`)?
+fn is_admin_config(path: &str) -> bool {
+    let in_home_kube = path
+        .strip_prefix("/home/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, rest)| rest.starts_with(".kube/"));
+    (in_home_kube || CONFIG_DIRS.iter().any(|dir| path.starts_with(dir)))
+        && !path.split('/').any(|c| c == "..")
+}
+
+/// Would setting `name` to `value` (as written, `literal` when it has no
+/// expansion) change which code runs or which configuration is read?
+pub fn is_dangerous_assignment(name: &str, value: &str, literal: bool) -> bool {
+    if is_dangerous(name) {
+        return true;
+    }
+    if !CONFIG_FILES.contains(&name) {
+        return false;
+    }
+    // The home directory is the one expansion allowed (`$HOME/.kube/config`).
+    let home_only = ["$HOME/", "${HOME}/", "~/"].iter().any(|home| {
+        value
+            .strip_prefix(home)
+            .is_some_and(|rest| !rest.contains(['$', '`', '~']))
+    });
+    if !literal && !home_only {
+        return true;
+    }
+    !value.split(':').all(is_admin_config)
+}
 
 /// Suffixes used by many programs for pager and editor overrides.
 const DANGEROUS_SUFFIXES: &[&str] = &["_PAGER", "_EDITOR", "_ASKPASS", "_OPTS_FILE"];
@@ -107,15 +187,7 @@ mod tests {
         ] {
             assert!(is_dangerous(name), "{name}");
         }
-        for name in [
-            "KUBECONFIG",
-            "NS",
-            "LANG",
-            "TZ",
-            "TERM",
-            "COLUMNS",
-            "APP_NAME",
-        ] {
+        for name in ["NS", "LANG", "TZ", "TERM", "COLUMNS", "APP_NAME"] {
             assert!(!is_dangerous(name), "{name}");
         }
     }

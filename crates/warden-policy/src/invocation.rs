@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+use crate::options::{Options, Tok};
+
 /// What a word can turn into when the shell runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgShape {
@@ -13,6 +15,9 @@ pub enum ArgShape {
     Glob,
     /// Contains a parameter, command or arithmetic expansion: any text at all.
     Dynamic,
+    /// Unknown text known to be one word that is not an option and names
+    /// no device: a file name from `find DIR` fed to `xargs`.
+    Inert,
 }
 
 /// One argument word.
@@ -47,6 +52,80 @@ impl<'a> Arg<'a> {
     pub fn is_variable(&self) -> bool {
         !self.is_literal()
     }
+
+    /// Could the shell turn this word into several words? Globs can (several
+    /// matches), and so can any expansion outside double quotes (field
+    /// splitting), wherever it sits in the word.
+    pub fn may_split(&self) -> bool {
+        match self.shape {
+            ArgShape::Literal => false,
+            ArgShape::Glob => true,
+            ArgShape::Dynamic => has_unquoted_expansion(self.raw),
+            ArgShape::Inert => false,
+        }
+    }
+
+    /// Could the runtime word (or one of the words) start with `-`, so that
+    /// the program reads it as an option? Literal words are read as written.
+    pub fn may_be_option(&self) -> bool {
+        match self.shape {
+            ArgShape::Literal | ArgShape::Inert => false,
+            ArgShape::Glob => self.text.starts_with(['-', '*', '?', '[']),
+            ArgShape::Dynamic => {
+                if self.may_split() {
+                    return true;
+                }
+                let head = &self.text[..self.text.find(['$', '`']).unwrap_or(self.text.len())];
+                head.is_empty() || head.starts_with('-')
+            }
+        }
+    }
+}
+
+/// Does the word as written contain a `$…` or backquote expansion outside
+/// quotes?
+fn has_unquoted_expansion(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    let mut double = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 1,
+            b'\'' if !double => {
+                i += 1;
+                while bytes.get(i).is_some_and(|&c| c != b'\'') {
+                    i += 1;
+                }
+            }
+            b'"' => double = !double,
+            b'`' if !double => return true,
+            b'$' if !double => match bytes.get(i + 1) {
+                Some(b'\'' | b'"') => {}
+                Some(&c)
+                    if c.is_ascii_alphanumeric()
+                        || matches!(
+                            c,
+                            b'_' | b'{'
+                                | b'('
+                                | b'['
+                                | b'@'
+                                | b'*'
+                                | b'#'
+                                | b'?'
+                                | b'$'
+                                | b'!'
+                                | b'-'
+                        ) =>
+                {
+                    return true;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Which options take a value, so positionals (subcommands) can be found.
@@ -131,14 +210,24 @@ impl<'i, 'a> Invocation<'i, 'a> {
 
     /// The positional arguments with their indices, skipping options (and the
     /// values of options that take one, per `spec`). After `--` everything is
-    /// positional.
-    pub fn positionals(&self, spec: OptSpec) -> Positionals<'i, 'a> {
-        Positionals {
-            args: self.args,
-            index: 0,
-            spec,
-            options_ended: false,
-        }
+    /// positional. Options `spec` does not know are skipped as flags, and a
+    /// word that could expand into anything is returned as written: callers
+    /// compare positionals with known words, so it never matches one.
+    pub fn positionals(
+        &self,
+        spec: OptSpec,
+    ) -> impl Iterator<Item = (usize, &'i str)> + use<'i, 'a> {
+        let args = self.args;
+        let options = Options {
+            short_values: spec.short_with_value,
+            long_values: spec.long_with_value,
+            ..Options::GNU
+        };
+        options.walk(args).filter_map(move |t| match t {
+            Tok::Operand { index, text } => Some((index, text)),
+            Tok::Dynamic { index } => args.get(index).map(|a| (index, &*a.text)),
+            Tok::Short { .. } | Tok::Long { .. } | Tok::Unknown { .. } => None,
+        })
     }
 
     /// The first positional argument (often a subcommand) and its index.
@@ -164,69 +253,22 @@ impl<'i, 'a> Invocation<'i, 'a> {
                 if text == long {
                     return iter.peek().map(|a| &*a.text);
                 }
-                if let Some(rest) = text.strip_prefix(long) {
-                    if let Some(value) = rest.strip_prefix('=') {
-                        return Some(value);
-                    }
+                if let Some(rest) = text.strip_prefix(long)
+                    && let Some(value) = rest.strip_prefix('=')
+                {
+                    return Some(value);
                 }
             }
-            if let Some(short) = short {
-                if is_short_cluster(text) && text[1..].starts_with(short) {
-                    let rest = &text[1 + short.len_utf8()..];
-                    if rest.is_empty() {
-                        return iter.peek().map(|a| &*a.text);
-                    }
-                    return Some(rest);
+            if let Some(short) = short
+                && is_short_cluster(text)
+                && text[1..].starts_with(short)
+            {
+                let rest = &text[1 + short.len_utf8()..];
+                if rest.is_empty() {
+                    return iter.peek().map(|a| &*a.text);
                 }
+                return Some(rest);
             }
-        }
-        None
-    }
-}
-
-/// Iterator over positional arguments, see [`Invocation::positionals`].
-pub struct Positionals<'i, 'a> {
-    args: &'i [Arg<'a>],
-    index: usize,
-    spec: OptSpec,
-    options_ended: bool,
-}
-
-impl<'i> Iterator for Positionals<'i, '_> {
-    type Item = (usize, &'i str);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while let Some(arg) = self.args.get(self.index) {
-            let i = self.index;
-            self.index += 1;
-            let text: &'i str = &arg.text;
-            if self.options_ended {
-                return Some((i, text));
-            }
-            if text == "--" {
-                self.options_ended = true;
-                continue;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                if !long.contains('=') && self.spec.long_with_value.contains(&text) {
-                    self.index += 1;
-                }
-                continue;
-            }
-            if is_short_cluster(text) {
-                // In a cluster, the first option that takes a value eats the
-                // rest of the word, or the next word when it ends the cluster.
-                for (pos, c) in text[1..].char_indices() {
-                    if self.spec.short_with_value.contains(c) {
-                        if pos + c.len_utf8() == text.len() - 1 {
-                            self.index += 1;
-                        }
-                        break;
-                    }
-                }
-                continue;
-            }
-            return Some((i, text));
         }
         None
     }

@@ -7,10 +7,12 @@
 
 pub mod catastrophic;
 pub mod commands;
+pub mod devices;
 mod engine;
 pub mod env_vars;
 pub mod inspect;
 pub mod invocation;
+pub mod options;
 pub mod shell;
 pub mod verdict;
 

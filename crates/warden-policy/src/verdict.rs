@@ -156,6 +156,10 @@ pub struct InteractiveVerdict {
     /// A rewrite of this simple command alone (the engine splices it into the line).
     pub rewrite: Option<String>,
     pub reason: Reason,
+    /// An endless producer (`yes`, `seq inf`) that stops when its reader
+    /// does: piped into `head -n N` it is bounded. A follow or watch waits
+    /// for new data instead, and stays unbounded whatever reads it.
+    pub ends_with_reader: bool,
 }
 
 /// A wrapper around another command (`timeout 5 cmd`, `sh -c '…'`, `docker exec c cmd`).
@@ -188,6 +192,13 @@ pub enum Inner {
     /// Like `Argv`, and the wrapper replaces `marker` in the arguments with
     /// unknown text (`xargs -I {}`): those arguments are dynamic.
     ArgvReplacing { start: usize, marker: String },
+    /// Each range of arguments is a command, run once per file found, with
+    /// `{}` replaced by the file's name (`find DIR -exec CMD {} ;`). The
+    /// names are known to be plain paths when `paths` says so.
+    EachFile {
+        ranges: Vec<std::ops::Range<usize>>,
+        paths: bool,
+    },
     /// A shell script to parse and classify (`sh -c '…'`, `ssh host '…'`).
     Script(String),
     /// The wrapper runs a script we cannot see (a file, stdin, an expansion).
@@ -212,7 +223,20 @@ impl Verdict {
     /// A read-only command that runs forever or needs a terminal.
     pub fn interactive(category: InteractiveCategory, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category,
+            intent: Intent::ReadOnlyCertain,
+            rewrite: None,
+            reason: reason.into(),
+        })
+    }
+
+    /// A read-only command that prints forever unless its reader stops it
+    /// (`yes`, `seq inf`): bounded when piped into `head -n N`.
+    pub fn generator(reason: impl Into<Reason>) -> Verdict {
+        Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: true,
+            category: InteractiveCategory::UnboundedStream,
             intent: Intent::ReadOnlyCertain,
             rewrite: None,
             reason: reason.into(),
@@ -222,6 +246,7 @@ impl Verdict {
     /// A read-only command that never exits, with a bounded replacement.
     pub fn unbounded_with_rewrite(rewrite: String, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category: InteractiveCategory::UnboundedStream,
             intent: Intent::ReadOnlyCertain,
             rewrite: Some(rewrite),
@@ -232,6 +257,7 @@ impl Verdict {
     /// An interactive program that can also change things (editors, shells, REPLs).
     pub fn interactive_writer(category: InteractiveCategory, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
             category,
             intent: Intent::WriteOrUnknown,
             rewrite: None,

@@ -24,8 +24,14 @@ fn every_nl2bash_line_classifies() {
         }
         assert!(!c.reason.is_empty(), "no reason for {line}");
         if let Some(rewrite) = c.interactive.as_ref().and_then(|i| i.rewrite.as_deref()) {
+            // A rewrite is bounded, and read-allowed when the line is read-only.
+            let r = classify(rewrite);
             assert!(
-                classify(rewrite).read_allowed(),
+                r.interactive.is_none() && !r.catastrophic,
+                "rewrite of `{line}` is not bounded: {rewrite}"
+            );
+            assert!(
+                !c.intent.is_read_only() || r.read_allowed(),
                 "rewrite of `{line}` is not read-allowed: {rewrite}"
             );
         }

@@ -96,6 +96,11 @@ const DELIBERATE: &[(&str, &str, &str)] = &[
         "docker exec mycontainer ls",
         "`docker exec` is looked through; `ls` reads",
     ),
+    (
+        "kubectl-ai",
+        "kubectl exec -n demo tgi-pod -- nvidia-smi",
+        "`kubectl exec` is looked through; `nvidia-smi` without setters reads",
+    ),
     // Pipelines of reads are reads; kubectl-ai judges only kubectl itself.
     (
         "kubectl-ai",

@@ -83,6 +83,25 @@ pub struct Approval {
     /// When it was approved or denied, milliseconds since the Unix epoch.
     #[serde(default)]
     pub decided_at_ms: Option<u64>,
+    /// The snapshot offered before a change to a Proxmox guest, and what it
+    /// makes undoable (absent for calls that touch no snapshottable guest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotOffer>,
+}
+
+/// "Snapshot first": before an approved change to a Proxmox guest, a
+/// snapshot named `warden-<time>-<approval>` is taken and waited for, so
+/// the change can be rolled back. The offer says whether it will be taken
+/// and, in words for the approval card, what will be undoable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotOffer {
+    /// The guest that would be snapshotted (`vm:pve1:101`, `lxc:pve1:141`).
+    pub guest: String,
+    /// Whether the snapshot is taken before the change (from the
+    /// `[proxmox_snapshots]` policy and the guest's tags).
+    pub take: bool,
+    /// What the approver is told: what will be undoable, and how.
+    pub undoable: String,
 }
 
 /// One decision, by the executor or a human, for the tamper-evident audit
@@ -134,6 +153,7 @@ mod tests {
             reason: None,
             decided_by: None,
             decided_at_ms: None,
+            snapshot: None,
         };
         let v = serde_json::to_value(&a).unwrap();
         assert_eq!(
@@ -163,6 +183,19 @@ mod tests {
         object.remove("decided_by");
         object.remove("decided_at_ms");
         assert_eq!(serde_json::from_value::<Approval>(older).unwrap(), a);
+        // An offered snapshot travels with the approval.
+        let offered = Approval {
+            snapshot: Some(SnapshotOffer {
+                guest: "lxc:pve1:141".into(),
+                take: true,
+                undoable: "roll back to the snapshot".into(),
+            }),
+            ..a.clone()
+        };
+        let v = serde_json::to_value(&offered).unwrap();
+        assert_eq!(v["snapshot"]["guest"], "lxc:pve1:141");
+        assert_eq!(v["snapshot"]["take"], true);
+        assert_eq!(serde_json::from_value::<Approval>(v).unwrap(), offered);
         for (state, text) in [
             (ApprovalState::Pending, "pending"),
             (ApprovalState::Approved, "approved"),

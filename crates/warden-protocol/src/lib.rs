@@ -28,7 +28,7 @@ pub mod resource;
 pub mod session;
 mod tool_error;
 
-pub use approvals::{Approval, ApprovalState, AuditRecord, UnknownApprovalState};
+pub use approvals::{Approval, ApprovalState, AuditRecord, SnapshotOffer, UnknownApprovalState};
 pub use cancel::CancelFlag;
 pub use codes::{ErrorCode, UnknownErrorCode};
 pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};

@@ -41,6 +41,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(Approval, String, String)> {
             reason: row.get(12)?,
             decided_by: row.get(13)?,
             decided_at_ms: decided_at.map(|t| u64::try_from(t).unwrap_or(0)),
+            // Not persisted: the executor decides again when the call runs.
+            snapshot: None,
         },
         arguments,
         state,
@@ -254,6 +256,7 @@ mod tests {
             reason: None,
             decided_by: None,
             decided_at_ms: None,
+            snapshot: None,
         }
     }
 

@@ -82,20 +82,6 @@ impl Store {
         Ok(())
     }
 
-    /// Every message of a session with the time it was stored, in order.
-    pub fn timed_messages(&self, session_id: &str) -> StoreResult<Vec<(u64, String)>> {
-        let conn = self.conn()?;
-        let mut statement =
-            conn.prepare("SELECT at_ms, message FROM messages WHERE session_id = ?1 ORDER BY seq")?;
-        let rows = statement.query_map(params![session_id], |row| {
-            Ok((
-                u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0),
-                row.get::<_, String>(1)?,
-            ))
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
-
     /// Every message of a session, in order.
     pub fn messages(&self, session_id: &str) -> StoreResult<Vec<String>> {
         let conn = self.conn()?;

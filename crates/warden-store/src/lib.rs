@@ -10,21 +10,29 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+mod api_tokens;
 mod approvals;
 mod audit;
 mod conversations;
+mod login_sessions;
 mod notes;
 mod open;
 mod schema;
+mod server_views;
 mod usage;
+mod users;
 
+pub use api_tokens::{ApiToken, NewApiToken};
 pub use audit::{
     AnchorFile, AnchorSource, AuditAnchor, AuditEntry, AuditProblem, AuditVerification,
     ExportSummary, GENESIS_HASH, anchor_path, format_at, verify_audit_export,
 };
 pub use conversations::SessionSummary;
+pub use login_sessions::LoginSession;
 pub use notes::StoredNote;
+pub use server_views::{ApprovalFilter, ApprovalPeople, StoredMessage};
 pub use usage::{UsageRow, UsageTotals};
+pub use users::User;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -104,10 +104,47 @@ ALTER TABLE approvals ADD COLUMN decided_by TEXT;
 ALTER TABLE approvals ADD COLUMN decided_at_ms INTEGER;
 CREATE INDEX approvals_by_state ON approvals(state);";
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+/// Schema version 4: the server's people: users (argon2id hashes), API
+/// tokens (SHA-256 of the secret), browser login sessions (SHA-256 of the
+/// cookie), and who asked for each approval.
+const V4: &str = "CREATE TABLE users (
+    username TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    password_changed_at_ms INTEGER NOT NULL
+);
+CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_by TEXT,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER,
+    revoked_at_ms INTEGER,
+    last_used_at_ms INTEGER
+);
+CREATE TABLE login_sessions (
+    id_hash TEXT PRIMARY KEY,
+    username TEXT NOT NULL,
+    csrf_token TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+);
+CREATE INDEX login_sessions_by_user ON login_sessions(username);
+CREATE TABLE approval_people (
+    approval_id TEXT PRIMARY KEY,
+    requested_by TEXT,
+    decided_by TEXT,
+    decided_at_ms INTEGER,
+    expired_at_ms INTEGER
+);";
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes.
-pub(crate) const LATEST: u32 = 3;
+pub(crate) const LATEST: u32 = 4;
 
 /// Bring the database to [`LATEST`], then run `and_then` with the version
 /// found, inside the same write transaction (so that, too, happens once).

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod accounts_cmd;
 mod agent_cmd;
 mod approvals_cmd;
 mod approver;
@@ -14,12 +15,17 @@ mod classify_cmd;
 mod common;
 mod config;
 mod conversation;
+mod data_dir;
 mod display;
 mod exit_codes;
 mod explain_cmd;
+mod inventory_cmd;
 mod local;
+mod proxmox;
 mod remote;
 mod replay;
+mod serve_cmd;
+mod serve_world;
 mod sessions_cmd;
 mod storage;
 mod style;
@@ -63,6 +69,14 @@ enum Command {
     Approvals(approvals_cmd::ApprovalsArgs),
     /// The host agent: enroll, run, install its systemd unit.
     Agent(agent_cmd::AgentArgs),
+    /// What Warden knows exists: this machine and every configured Proxmox cluster.
+    Inventory(inventory_cmd::InventoryArgs),
+    /// The control plane: HTTP API, live sessions over SSE, approvals, metrics.
+    Serve(serve_cmd::ServeArgs),
+    /// The server's users (offline, on the data directory): add, passwd, list.
+    User(accounts_cmd::UserArgs),
+    /// The server's API tokens (offline, on the data directory): create, list, revoke.
+    Token(accounts_cmd::TokenArgs),
 }
 
 /// A reader that closed the pipe (`warden … | head`) is not an error.
@@ -111,6 +125,10 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_cmd::run(args),
         Command::Approvals(args) => approvals_cmd::run(args),
         Command::Agent(args) => agent_cmd::run(args),
+        Command::Inventory(args) => inventory_cmd::run(&args),
+        Command::Serve(args) => serve_cmd::run(&args),
+        Command::User(args) => accounts_cmd::user(args),
+        Command::Token(args) => accounts_cmd::token(args),
     };
     // No command outlives Warden (normally none is left by now).
     common::stop_commands();

@@ -86,8 +86,9 @@ fn show(store: &warden_store::Store, id: &str, as_json: bool) -> Result<ExitCode
         bail!("no stored session `{id}` (see `warden sessions`)");
     }
     let mut messages = Vec::new();
-    for (i, (at_ms, text)) in store.timed_messages(id)?.into_iter().enumerate() {
-        let message: Message = serde_json::from_str(&text)
+    for (i, stored) in store.messages_with_times(id)?.into_iter().enumerate() {
+        let at_ms = stored.at_ms;
+        let message: Message = serde_json::from_str(&stored.json)
             .with_context(|| format!("session {id}: stored message {i} is corrupt"))?;
         messages.push((at_ms, message));
     }

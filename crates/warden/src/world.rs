@@ -1,11 +1,13 @@
 //! Everything a conversation needs, built once from the configuration: the
-//! store, this machine as inventory and host, approvals, audit, notes, the
-//! executor, and the router with the configured model behind it.
+//! store, this machine and the configured Proxmox clusters as one inventory,
+//! hosts, the Proxmox API, approvals, audit, notes, the executor, and the
+//! router with the configured model behind it.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use warden_core::executor::{Executor, Ports, Settings};
+use warden_core::ports::{CompositeInventory, Inventory};
 use warden_core::router::Router;
 use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
 use warden_llm::Provider;
@@ -14,13 +16,17 @@ use warden_store::Store;
 
 use crate::config::Config;
 use crate::local::{LocalHosts, LocalResources};
+use crate::proxmox::ProxmoxWorld;
 use crate::storage::{SqliteApprovals, SqliteAudit, SqliteNotes};
 
 pub struct World {
     pub config: Config,
     pub store: Arc<Store>,
-    pub inventory: LocalResources,
+    /// This machine, then each Proxmox cluster in configuration order.
+    pub inventory: CompositeInventory,
     pub hosts: LocalHosts,
+    /// The clusters, their API and their background refresh.
+    pub proxmox: ProxmoxWorld,
     pub approvals: SqliteApprovals,
     pub audit: SqliteAudit,
     pub notes: SqliteNotes,
@@ -43,16 +49,20 @@ impl World {
         // Commands for containers go through `docker exec`: keep the socket.
         options = options.pass_env("DOCKER_HOST");
         let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local);
+        let runtime = crate::common::runtime()?;
+        let proxmox = connect_proxmox(&config, &runtime);
+        let inventory = world_inventory(LocalResources::new(local), &proxmox);
         Ok(World {
             approvals: SqliteApprovals::new(Arc::clone(&store)),
             audit: SqliteAudit(Arc::clone(&store)),
             notes: SqliteNotes(Arc::clone(&store)),
             store,
-            inventory: LocalResources::new(local),
+            inventory,
             hosts,
+            proxmox,
             cancel,
             config,
-            runtime: crate::common::runtime()?,
+            runtime,
         })
     }
 
@@ -60,6 +70,7 @@ impl World {
         Settings {
             control_level: self.config.control_level.value,
             knowledge_ttl: self.config.knowledge_ttl.value,
+            snapshots: self.config.snapshots.value.clone(),
             ..Settings::default()
         }
     }
@@ -75,6 +86,7 @@ impl World {
                 notes: &self.notes,
             },
         )
+        .with_guest_api(&self.proxmox.api)
     }
 
     /// The configured model, or `None` for router only. Connecting does
@@ -89,4 +101,30 @@ impl World {
     pub fn router(&self) -> Router<'_> {
         Router::new(&self.inventory, self.model())
     }
+}
+
+/// The configured clusters, connected on `runtime` (their refresh runs on
+/// it). Each cluster that cannot be used is reported here, once.
+pub fn connect_proxmox(config: &Config, runtime: &tokio::runtime::Runtime) -> ProxmoxWorld {
+    if config.proxmox.is_empty() {
+        return ProxmoxWorld::none();
+    }
+    let proxmox = runtime.block_on(crate::proxmox::connect(&config.proxmox));
+    for problem in proxmox.problems() {
+        eprintln!("warden: {problem}");
+    }
+    proxmox
+}
+
+/// This machine first, then each cluster: one indexed inventory, merged
+/// again only when a source publishes a new snapshot.
+pub fn world_inventory(local: LocalResources, proxmox: &ProxmoxWorld) -> CompositeInventory {
+    let mut sources: Vec<Arc<dyn Inventory>> = vec![Arc::new(local)];
+    sources.extend(
+        proxmox
+            .inventories
+            .iter()
+            .map(|i| Arc::clone(i) as Arc<dyn Inventory>),
+    );
+    CompositeInventory::new(sources)
 }

@@ -97,7 +97,7 @@ fn pending_approvals_are_listed_and_decided_once() {
     let list = warden(&["approvals", "list", "--json", "--db", path_str(&db)]);
     let pending = json_array(&list);
     assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0]["command"], "pct reboot '141'");
+    assert_eq!(pending[0]["command"], "pct reboot 141");
     let id = pending[0]["id"].as_str().unwrap();
     let deny = Command::new(env!("CARGO_BIN_EXE_warden"))
         .args([
@@ -143,7 +143,7 @@ fn pending_approvals_are_listed_and_decided_once() {
     assert_eq!(last["actor"], "user:alice");
     assert_eq!(last["decision"], "denied");
     assert_eq!(last["reason"], "not now");
-    assert_eq!(last["command"], "pct reboot '141'");
+    assert_eq!(last["command"], "pct reboot 141");
     assert_eq!(last["target"], "lxc:pve1:141");
     assert!(last["at"].as_str().unwrap().ends_with('Z'));
     let verify = warden(&["audit", "verify", "--db", path_str(&db)]);

@@ -1,8 +1,13 @@
-//! The shell command each tool call runs on its target. Values from the
-//! model are always single-quoted, so they can only ever be arguments.
+//! The shell command each tool call runs on its target, or the API call
+//! that answers it (Proxmox guests, nodes and storage when a guest API
+//! serves them). Values from the model are always single-quoted, so they
+//! can only ever be arguments.
+
+use std::time::Duration;
 
 use warden_protocol::{Resource, ResourceKind};
 
+use crate::ports::{ApiCall, GuestApi, ShutdownTimeout};
 use crate::tools::ToolCall;
 use crate::tools::args::*;
 
@@ -56,6 +61,8 @@ pub enum Plan {
         old: String,
         new: String,
     },
+    /// Answered by the target's API (see [`plan_with`]).
+    Api(ApiCall),
 }
 
 /// The command that writes `content` to `path` (replacing the file).
@@ -98,7 +105,78 @@ fn docker_since(since: &str) -> String {
     }
 }
 
-/// What a validated call does on its target.
+/// What a validated call does on its target, through `api` when it serves
+/// the target (guest power, snapshots, history, storage and backups of a
+/// Proxmox cluster), else as commands on hosts ([`plan`]).
+pub fn plan_with(call: &ToolCall, target: Option<&Resource>, api: &dyn GuestApi) -> Plan {
+    match api_call_for(call, target) {
+        Some(api_call) if api.serves(target) => Plan::Api(api_call),
+        Some(_) | None => plan(call, target),
+    }
+}
+
+/// The API call that answers `call` on `target`, if an API can.
+pub fn api_call_for(call: &ToolCall, target: Option<&Resource>) -> Option<ApiCall> {
+    let kind = target.map(|t| t.id.kind);
+    let guest = matches!(kind, Some(ResourceKind::Vm | ResourceKind::Lxc));
+    match call {
+        ToolCall::Control(ControlArgs::Guest {
+            operation,
+            timeout_secs,
+            on_timeout,
+            ..
+        }) if guest => Some(ApiCall::Power {
+            operation: *operation,
+            shutdown: (*operation == GuestOperation::Shutdown).then(|| ShutdownTimeout {
+                timeout: Duration::from_secs(u64::from(
+                    timeout_secs.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT_SECS).max(1),
+                )),
+                on_timeout: on_timeout.unwrap_or(ShutdownFallback::LeaveRunning),
+            }),
+        }),
+        ToolCall::Snapshot(args) if guest => Some(match args {
+            SnapshotArgs::List { .. } => ApiCall::ListSnapshots,
+            SnapshotArgs::Create {
+                name, description, ..
+            } => ApiCall::CreateSnapshot {
+                name: name.clone(),
+                description: description.clone(),
+            },
+            SnapshotArgs::Rollback { name, .. } => ApiCall::Rollback { name: name.clone() },
+        }),
+        ToolCall::Metrics(MetricsArgs {
+            range: Some(range),
+            metric,
+            max_points,
+            ..
+        }) if guest || kind == Some(ResourceKind::Node) => Some(ApiCall::History {
+            range: *range,
+            metric: metric.clone(),
+            max_points: max_points
+                .unwrap_or(DEFAULT_MAX_POINTS)
+                .clamp(2, MAX_POINTS_LIMIT),
+        }),
+        ToolCall::Storage(args) => {
+            let cluster_scope = matches!(
+                kind,
+                None | Some(
+                    ResourceKind::Node
+                        | ResourceKind::Storage
+                        | ResourceKind::Vm
+                        | ResourceKind::Lxc
+                )
+            );
+            match args.action {
+                StorageAction::Pools if cluster_scope => Some(ApiCall::StoragePools),
+                StorageAction::Backups if cluster_scope => Some(ApiCall::Backups),
+                StorageAction::Pools | StorageAction::Backups | StorageAction::Disks => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// What a validated call does on its target, as commands on hosts.
 pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
     let kind = target.map(|t| t.id.kind);
     let uid = target.map_or("", |t| t.id.uid.as_str());
@@ -210,6 +288,25 @@ pub fn plan(call: &ToolCall, target: Option<&Resource>) -> Plan {
                     "docker pull \"$(docker inspect --format '{{{{.Config.Image}}}}' {name})\" && docker restart {name}"
                 )),
             }
+        }
+        ToolCall::Snapshot(args) => {
+            let tool = match kind {
+                Some(ResourceKind::Lxc) => "pct",
+                _ => "qm",
+            };
+            on_parent(match args {
+                SnapshotArgs::List { .. } => format!("{tool} listsnapshot {}", quote(uid)),
+                SnapshotArgs::Create { name, description, .. } => {
+                    let description = description
+                        .as_ref()
+                        .map(|d| format!(" --description {}", quote(d)))
+                        .unwrap_or_default();
+                    format!("{tool} snapshot {} {}{description}", quote(uid), quote(name))
+                }
+                SnapshotArgs::Rollback { name, .. } => {
+                    format!("{tool} rollback {} {}", quote(uid), quote(name))
+                }
+            })
         }
         ToolCall::FileEdit(args) => match args {
             FileEditArgs::Read { path, .. } => on_target(format!("cat -- {}", quote(path))),

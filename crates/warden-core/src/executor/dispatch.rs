@@ -1,6 +1,8 @@
 //! Dispatch: running an admitted call's plan on its host (or its parent),
 //! the read-modify-write of `file_edit replace`, and shaping known outputs
-//! (metrics) into structured data. Every gate has already passed here.
+//! (metrics) into structured data. Every gate has already passed here. A VM
+//! no host backend reaches runs the command through its guest agent when
+//! the guest API serves it (see `api_dispatch`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -89,23 +91,35 @@ impl Executor<'_> {
             cancel: dispatch.cancel,
         };
         let exec = self.ports.hosts.exec(request).await;
-        // Anything but "unreachable" may have started on the host.
-        if !matches!(exec, Err(HostError::Unreachable(..))) {
-            dispatch.reached_host.store(true, Ordering::SeqCst);
-        }
-        let output = exec.map_err(|e| host_error(e, dispatch.class))?;
+        let through_guest_agent =
+            matches!(exec, Err(HostError::Unreachable(..))) && self.runs_through_guest_agent(&host);
+        let output = if through_guest_agent {
+            self.exec_through_guest_agent(&host, command, dispatch)
+                .await?
+        } else {
+            // Anything but "unreachable" may have started on the host.
+            if !matches!(exec, Err(HostError::Unreachable(..))) {
+                dispatch.reached_host.store(true, Ordering::SeqCst);
+            }
+            exec.map_err(|e| host_error(e, dispatch.class))?
+        };
         execs.push(ExecRecord {
             target: host.id.to_string(),
             command: command.to_string(),
             exit_code: output.exit_code,
         });
-        let data = json!({
+        let mut data = json!({
             "target": host.id.to_string(),
             "exit_code": output.exit_code,
             "stdout": output.stdout,
             "stderr": output.stderr,
             "truncated": output.truncated,
         });
+        if through_guest_agent {
+            // No agent sandbox: the policy's classification was the only guard.
+            data["via"] = json!("qemu-guest-agent");
+            data["sandboxed"] = json!(false);
+        }
         if output.exit_code == 0 {
             Ok(data)
         } else {
@@ -168,7 +182,9 @@ pub(super) fn shape_result(call: &ToolCall, mut data: Value) -> Value {
         let parsed = host_metrics::parse(data["stdout"].as_str().unwrap_or_default());
         data["metrics"] = parsed;
         if args.range.is_some() {
-            data["note"] = json!("history is not recorded yet: these are current values");
+            data["note"] = json!(
+                "no history source serves this target (history comes from Proxmox for nodes and guests): these are current values"
+            );
         }
         // The parsed numbers replace the raw text the model would re-read.
         if let Some(object) = data.as_object_mut() {

@@ -89,7 +89,9 @@ pub(super) fn check_routing(
 /// that command again).
 fn planned_commands(plan: &Plan) -> Vec<String> {
     match plan {
-        Plan::Internal => Vec::new(),
+        // An API call sends no shell command (a VM command through the guest
+        // agent is a `Run` plan, checked like any other).
+        Plan::Internal | Plan::Api(_) => Vec::new(),
         Plan::Run(planned) => vec![planned.command.clone()],
         Plan::Replace { path, .. } => vec![
             format!("cat -- {}", quote(path)),

@@ -19,6 +19,10 @@ impl Executor<'_> {
         at: Moment,
     ) -> Result<Value, ToolError> {
         let inventory = self.ports.inventory.snapshot();
+        // The session's copy may be older than the inventory (a status
+        // changed since it was discovered, e.g. by the write being verified).
+        let current = target.map(|t| inventory.get(&t.id).cloned().unwrap_or_else(|| t.clone()));
+        let target = current.as_ref();
         match call {
             ToolCall::Query(QueryArgs::Get { .. })
             | ToolCall::Discovery(DiscoveryArgs::Get { .. }) => {
@@ -107,7 +111,8 @@ impl Executor<'_> {
             | ToolCall::Kubernetes(_)
             | ToolCall::Control(_)
             | ToolCall::Docker(_)
-            | ToolCall::FileEdit(_) => Err(ToolError::new(
+            | ToolCall::FileEdit(_)
+            | ToolCall::Snapshot(_) => Err(ToolError::new(
                 ErrorCode::Internal,
                 format!("`{}` has no internal answer", call.name()),
             )),

@@ -16,18 +16,20 @@ use warden_protocol::{
 
 use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
-    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, ExecClass, HostBackend,
-    Inventory, NotesStore,
+    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, ExecClass, GuestApi,
+    HostBackend, Inventory, NoGuestApi, NotesStore,
 };
 use crate::telemetry;
 use crate::tools::{ToolCall, classify_call};
 
+mod api_dispatch;
 pub mod commands;
 mod dispatch;
 mod gates;
 pub mod host_metrics;
 mod internal;
 mod resolution;
+pub mod snapshot_first;
 mod stored;
 mod types;
 
@@ -51,6 +53,8 @@ pub struct Ports<'a> {
 pub struct Executor<'a> {
     settings: Settings,
     ports: Ports<'a>,
+    /// Answers API-backed plans (Proxmox); none unless one is attached.
+    guest_api: &'a dyn GuestApi,
 }
 
 /// Who the executor's own records name as their actor: the proposer of the
@@ -84,7 +88,18 @@ struct Admitted {
 
 impl<'a> Executor<'a> {
     pub fn new(settings: Settings, ports: Ports<'a>) -> Self {
-        Executor { settings, ports }
+        Executor {
+            settings,
+            ports,
+            guest_api: &NoGuestApi,
+        }
+    }
+
+    /// Serve guest power, snapshots, history, storage and VM commands of the
+    /// resources `api` serves through it (see [`commands::plan_with`]).
+    pub fn with_guest_api(mut self, api: &'a dyn GuestApi) -> Self {
+        self.guest_api = api;
+        self
     }
 
     pub fn settings(&self) -> &Settings {
@@ -250,7 +265,7 @@ impl<'a> Executor<'a> {
             }
             Ok(Gate::Admitted(admitted)) => {
                 let target_id = admitted.target.as_ref().map(|t| t.id.to_string());
-                let command = plan_command(&admitted.plan, proposed);
+                let command = plan_command(&admitted.plan, proposed, admitted.target.as_ref());
                 // Knowledge gate: an identical read already answered this session.
                 let cache_key = (kind == ToolKind::Read).then(|| {
                     KnowledgeAccumulator::key(
@@ -350,8 +365,27 @@ impl<'a> Executor<'a> {
             cancel: &ready.cancel,
             reached_host: &reached_host,
         };
+        // Snapshot first (an approved change to a Proxmox guest); when it
+        // fails, the change does not run.
+        let snapshot = match self
+            .snapshot_before_change(admitted, ready.approval.as_ref(), dispatch, &mut execs)
+            .await
+        {
+            Ok(snapshot) => snapshot,
+            Err(error) => {
+                return Performed {
+                    result: Some(Err(error)),
+                    execs,
+                    reached_host: reached_host.into_inner(),
+                };
+            }
+        };
         let result = match &admitted.plan {
             Plan::Internal => None,
+            Plan::Api(call) => Some(
+                self.run_api(admitted.target.as_ref(), call, dispatch, &mut execs)
+                    .await,
+            ),
             Plan::Run(planned) => Some(
                 self.run_command(
                     admitted.target.as_ref(),
@@ -376,7 +410,7 @@ impl<'a> Executor<'a> {
             ),
         };
         Performed {
-            result,
+            result: result.map(|r| api_dispatch::with_snapshot(r, snapshot)),
             execs,
             reached_host: reached_host.into_inner(),
         }
@@ -429,6 +463,9 @@ impl<'a> Executor<'a> {
             approval: None,
             transition: Some(transition),
         };
+        for (from, to) in std::mem::take(&mut session.moves) {
+            api_dispatch::tell_move(&mut outcome.response, &from, &to);
+        }
         // What a read learned is kept, failures included (negative
         // knowledge: "no such file"), except transient ones.
         let transient = matches!(
@@ -466,6 +503,7 @@ impl<'a> Executor<'a> {
                     tool: tool.clone(),
                     arguments: arguments.clone(),
                 },
+                admitted.target.as_ref(),
             )
         } else {
             outcome
@@ -545,8 +583,9 @@ impl<'a> Executor<'a> {
         if let Some(target) = &target {
             check_routing(session, &call, target, at)?;
         }
-        // 7. Command policy.
-        let plan = commands::plan(&call, target.as_ref());
+        // 7. Command policy (and arguments only the target can judge).
+        let plan = commands::plan_with(&call, target.as_ref(), self.guest_api);
+        api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
         // 8. Control level / approval.
         if kind == ToolKind::Write {
@@ -596,8 +635,26 @@ impl<'a> Executor<'a> {
         plan: &Plan,
         at: Moment,
     ) -> Result<Approval, ToolError> {
-        let command = plan_command(plan, proposed);
+        let command = plan_command(plan, proposed, target);
         let risk = warden_policy::classify(&command).risk;
+        // What the approver is told about undoing it (Proxmox guests).
+        let snapshot = target.and_then(|t| {
+            let inventory = self.ports.inventory.snapshot();
+            let mut chain = inventory.chain(&t.id);
+            if chain.is_empty() {
+                chain.push(t);
+            }
+            snapshot_first::snapshot_offer(
+                &self.settings.snapshots,
+                call,
+                &chain,
+                &|r: &Resource| self.guest_api.serves(Some(r)),
+            )
+        });
+        let undoable = snapshot
+            .as_ref()
+            .map(|s| format!(" — {}", s.undoable))
+            .unwrap_or_default();
         let id = crate::ports::new_approval_id()
             .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
         let approval = Approval {
@@ -610,7 +667,7 @@ impl<'a> Executor<'a> {
             command: command.clone(),
             risk: risk.as_str().to_string(),
             description: format!(
-                "{} on {}: {command}",
+                "{} on {}: {command}{undoable}",
                 call.name(),
                 target.map_or("-".to_string(), |t| t.name.clone())
             ),
@@ -621,6 +678,7 @@ impl<'a> Executor<'a> {
             reason: None,
             decided_by: None,
             decided_at_ms: None,
+            snapshot,
         };
         self.ports
             .approvals
@@ -687,9 +745,10 @@ impl<'a> Executor<'a> {
 }
 
 /// The command a plan runs, for approvals and the audit log.
-fn plan_command(plan: &Plan, proposed: &ProposedCall) -> String {
+fn plan_command(plan: &Plan, proposed: &ProposedCall, target: Option<&Resource>) -> String {
     match plan {
         Plan::Run(planned) => planned.command.clone(),
+        Plan::Api(call) => call.as_command_line(target).1,
         Plan::Replace { path, old, new } => format!("replace `{old}` with `{new}` in {path}"),
         Plan::Internal => call_command(&proposed.tool, &proposed.arguments),
     }
@@ -748,5 +807,7 @@ pub struct Performed {
     reached_host: bool,
 }
 
+#[cfg(test)]
+mod api_tests;
 #[cfg(test)]
 pub(crate) mod tests;

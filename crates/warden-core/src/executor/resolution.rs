@@ -22,13 +22,16 @@ impl Executor<'_> {
         at: Moment,
     ) -> Result<Option<Resource>, ToolError> {
         let Some(name) = call.target() else {
-            return match commands::plan(call, None) {
-                Plan::Internal => Ok(None),
+            return match commands::plan_with(call, None, self.guest_api) {
+                Plan::Internal | Plan::Api(_) => Ok(None),
                 Plan::Run(_) | Plan::Replace { .. } => self.default_host().map(Some),
             };
         };
         match session.context.resolve(name, at.session) {
-            Lookup::Found(entry) => return Ok(Some(entry.resource.clone())),
+            Lookup::Found(entry) => {
+                let found = entry.resource.clone();
+                return Ok(Some(self.follow_move(session, found, at)));
+            }
             Lookup::Ambiguous(ids) => {
                 let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
                 return Err(ToolError::new(
@@ -72,6 +75,33 @@ impl Executor<'_> {
                 json!(many.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()),
             )),
         }
+    }
+
+    /// A resource this session discovered that has since moved (a guest
+    /// migrated to another node: its id changed) is the resource at its new
+    /// id; the session learns the new id, and the move is noted for the
+    /// call's result. Anything else is returned as is.
+    fn follow_move(&self, session: &mut Session, found: Resource, at: Moment) -> Resource {
+        let inventory = self.ports.inventory.snapshot();
+        if inventory.get(&found.id).is_some() {
+            return found;
+        }
+        let Some(moved) = self
+            .ports
+            .inventory
+            .moved_to(&found.id)
+            .and_then(|id| inventory.get(&id).cloned())
+        else {
+            return found;
+        };
+        for parent in inventory.chain(&moved.id).iter().skip(1) {
+            session
+                .context
+                .register((*parent).clone(), Registration::RoutingParent, at.session);
+        }
+        session.context.moved(&found.id, moved.clone(), at.session);
+        session.note_move(found.id, moved.id.clone());
+        moved
     }
 
     pub(super) fn default_host(&self) -> Result<Resource, ToolError> {

@@ -11,7 +11,7 @@ use super::{Executor, Moment, Outcome, ProposedCall, Session};
 use crate::context::Registration;
 use crate::ports::Approval;
 use crate::tools::ToolCall;
-use crate::tools::args::{ControlArgs, DockerArgs, FileEditArgs};
+use crate::tools::args::{ControlArgs, DockerArgs, FileEditArgs, SnapshotArgs};
 
 /// What running a stored approval did.
 pub struct StoredRun {
@@ -161,6 +161,9 @@ pub fn verification_for(tool: &str, arguments: &serde_json::Value) -> Option<Pro
         ToolCall::Control(
             ControlArgs::Guest { target, .. } | ControlArgs::Command { target, .. },
         ) => ("query", json!({"action": "health", "target": target})),
+        ToolCall::Snapshot(
+            SnapshotArgs::Create { target, .. } | SnapshotArgs::Rollback { target, .. },
+        ) => ("snapshot", json!({"action": "list", "target": target})),
         _ => return None,
     };
     Some(ProposedCall {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use warden_protocol::{CancelFlag, ControlLevel, ToolKind, ToolResponse};
+use warden_protocol::{CancelFlag, ControlLevel, ResourceId, ToolKind, ToolResponse};
 
 use crate::context::ResolvedContext;
 use crate::fsm::{SessionFsm, Transition};
@@ -22,6 +22,8 @@ pub struct Settings {
     pub approval_ttl: Duration,
     /// How long the knowledge gate serves a cached read (zero: never).
     pub knowledge_ttl: Duration,
+    /// When a snapshot is taken before an approved change to a Proxmox guest.
+    pub snapshots: super::snapshot_first::SnapshotPolicy,
 }
 
 impl Default for Settings {
@@ -33,6 +35,7 @@ impl Default for Settings {
             toolset: None,
             approval_ttl: Duration::from_secs(5 * 60),
             knowledge_ttl: Duration::from_secs(60),
+            snapshots: super::snapshot_first::SnapshotPolicy::default(),
         }
     }
 }
@@ -48,6 +51,9 @@ pub struct Session {
     /// The running turn's cancellation (Ctrl-C, a cancel request): shared
     /// with whoever may cancel, re-armed at the start of each turn.
     pub cancel: CancelFlag,
+    /// Resources found at a new id since the last call (migrated guests),
+    /// told with the next result.
+    pub moves: Vec<(ResourceId, ResourceId)>,
 }
 
 impl Session {
@@ -58,7 +64,13 @@ impl Session {
             context: ResolvedContext::new(),
             knowledge: crate::knowledge::KnowledgeAccumulator::default(),
             cancel: CancelFlag::new(),
+            moves: Vec::new(),
         }
+    }
+
+    /// Note that `from` is now `to`; the next call's result says so.
+    pub fn note_move(&mut self, from: ResourceId, to: ResourceId) {
+        self.moves.push((from, to));
     }
 
     /// Reset the FSM and the ResolvedContext together (invariant 7).

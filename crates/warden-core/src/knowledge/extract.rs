@@ -59,6 +59,7 @@ pub fn extract(tool: &str, arguments: &Value, response: &ToolResponse) -> Vec<Fa
         }];
     }
     match tool {
+        "metrics" if data["series"].is_array() => history(&subject, data),
         "metrics" => metrics(&subject, &data["metrics"]),
         "query" | "discovery" => resources(&subject, data),
         "docker" if arguments["action"] == "inspect" => container(&subject, data),
@@ -91,6 +92,35 @@ fn describe(tool: &str, arguments: &Value) -> String {
         .replace("  ", " ")
         .trim()
         .to_string()
+}
+
+/// One fact per metric of a history (Proxmox `rrddata`): its range and numbers.
+fn history(subject: &str, data: &Value) -> Vec<Fact> {
+    use crate::tools::history_text::format_value;
+    let range = data["range"].as_str().unwrap_or("range");
+    data["series"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| {
+            let unit = s["unit"].as_str().unwrap_or("");
+            let summary = &s["summary"];
+            let value = |key: &str| summary[key].as_f64().map(|v| format_value(v, unit));
+            Some(Fact::new(
+                subject,
+                format!(
+                    "{} of {subject} over the past {range}: min {}, avg {}, max {}, latest {}",
+                    s["metric"].as_str()?,
+                    value("min")?,
+                    value("avg")?,
+                    value("max")?,
+                    summary["latest"]["v"]
+                        .as_f64()
+                        .map(|v| format_value(v, unit))?,
+                ),
+            ))
+        })
+        .collect()
 }
 
 fn metrics(subject: &str, m: &Value) -> Vec<Fact> {
@@ -266,6 +296,22 @@ mod tests {
                 "disks on host:web1: / 60.0% used",
                 "memory on host:web1: 25.0% used",
                 "load on host:web1: 0.5 0.4 0.3"
+            ]
+        );
+        let history = ToolResponse::success(json!({"target": "vm:pve1:101", "range": "week",
+            "series": [{"metric": "memory", "unit": "%", "average": [],
+                "summary": {"min": 20.0, "avg": 40.0, "max": 90.0, "latest": {"t": 1, "v": 35.0}}},
+                {"metric": "netin", "unit": "B/s", "average": [], "summary": null}]}));
+        let facts = extract(
+            "metrics",
+            &json!({"target": "web", "range": "week"}),
+            &history,
+        );
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "memory of vm:pve1:101 over the past week: min 20.0 %, avg 40.0 %, max 90.0 %, latest 35.0 %"
             ]
         );
         let get = ToolResponse::success(

@@ -321,6 +321,10 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
     at = skip_blanks(bytes, at);
     let flag = text[key.clone()].starts_with("--");
     let after_separator = match bytes.get(at) {
+        // `--password secret`: after a flag that names a secret and a
+        // blank, the next word is the value, whatever it starts with
+        // (`--token ==x`, `--password -x`); when in doubt, redact.
+        Some(_) if flag && at > key.end => at,
         Some(b'=') if bytes.get(at + 1) == Some(&b'>') => at + 2,
         // `token == null` compares; `KEY==x` assigns `=x`.
         Some(b'=')
@@ -337,8 +341,6 @@ fn assigned_value(text: &str, key: Range<usize>) -> Option<Range<usize>> {
         {
             at + 1
         }
-        // `--password secret`
-        Some(_) if flag && at > key.end && bytes.get(at) != Some(&b'-') => at,
         _ => return None,
     };
     let start = skip_blanks(bytes, after_separator);

@@ -69,9 +69,46 @@ pub enum ReadArgs {
 #[serde(deny_unknown_fields)]
 pub struct MetricsArgs {
     pub target: String,
+    /// `cpu`, `memory`, `disk`, `network`, `load`, … (default: all).
     pub metric: Option<String>,
-    pub range: Option<String>,
+    /// History over this window (Proxmox nodes and guests); absent: current values.
+    pub range: Option<HistoryRange>,
+    /// At most this many points per history series (default 120).
+    pub max_points: Option<u32>,
 }
+
+/// A window of history, as Proxmox keeps it (`rrddata` timeframes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryRange {
+    #[serde(alias = "1h", alias = "last_hour")]
+    Hour,
+    #[serde(alias = "24h", alias = "1d", alias = "today")]
+    Day,
+    #[serde(alias = "7d", alias = "1w", alias = "this_week")]
+    Week,
+    #[serde(alias = "30d", alias = "this_month")]
+    Month,
+    #[serde(alias = "365d", alias = "1y", alias = "this_year")]
+    Year,
+}
+
+impl HistoryRange {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HistoryRange::Hour => "hour",
+            HistoryRange::Day => "day",
+            HistoryRange::Week => "week",
+            HistoryRange::Month => "month",
+            HistoryRange::Year => "year",
+        }
+    }
+}
+
+/// Points per history series when the call does not say.
+pub const DEFAULT_MAX_POINTS: u32 = 120;
+/// The most points a history series may have.
+pub const MAX_POINTS_LIMIT: u32 = 1000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -126,13 +163,31 @@ pub enum ServiceOperation {
     Reload,
 }
 
+/// What a shutdown does when the guest outlasts its timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ShutdownFallback {
+    /// Stop it hard (pulls the plug).
+    Stop,
+    /// Leave it running and report that the shutdown did not finish.
+    LeaveRunning,
+}
+
+/// Seconds a shutdown waits for the guest when the call does not say.
+pub const DEFAULT_SHUTDOWN_TIMEOUT_SECS: u32 = 180;
+
 /// `control`: change things (write).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ControlArgs {
+    /// Power a VM or LXC: start, stop (immediate), shutdown (clean), reboot.
     Guest {
         target: String,
         operation: GuestOperation,
+        /// Shutdown only: seconds to wait for a clean shutdown (default 180).
+        timeout_secs: Option<u32>,
+        /// Shutdown only: what to do when it outlasts the timeout (default leave_running).
+        on_timeout: Option<ShutdownFallback>,
     },
     Service {
         target: String,
@@ -231,4 +286,21 @@ pub enum FileEditArgs {
         old: String,
         new: String,
     },
+}
+
+/// `snapshot`: a Proxmox guest's snapshots (list reads; create and rollback write).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SnapshotArgs {
+    /// The guest's snapshots with their time and description.
+    List { target: String },
+    /// Take a snapshot of the guest (disk and config) and wait for it.
+    Create {
+        target: String,
+        /// A letter, then letters, digits, `-` and `_` (at most 40).
+        name: String,
+        description: Option<String>,
+    },
+    /// Roll the guest back to a snapshot: every change since is lost.
+    Rollback { target: String, name: String },
 }

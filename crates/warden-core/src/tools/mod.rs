@@ -9,6 +9,7 @@ use serde_json::Value;
 use warden_protocol::ToolKind;
 
 pub mod args;
+pub mod history_text;
 mod model_schema;
 
 pub use model_schema::{flatten, model_tools};
@@ -45,6 +46,7 @@ pub enum ToolCall {
     Alerts(AlertsArgs),
     Knowledge(KnowledgeArgs),
     FileEdit(FileEditArgs),
+    Snapshot(SnapshotArgs),
 }
 
 /// Why a proposed call was refused before anything ran.
@@ -73,7 +75,7 @@ pub struct ToolSpec {
     pub schema: Schema,
 }
 
-pub const TOOL_NAMES: [&str; 11] = [
+pub const TOOL_NAMES: [&str; 12] = [
     "query",
     "discovery",
     "read",
@@ -85,6 +87,7 @@ pub const TOOL_NAMES: [&str; 11] = [
     "alerts",
     "knowledge",
     "file_edit",
+    "snapshot",
 ];
 
 /// The catalogue with generated schemas.
@@ -111,16 +114,19 @@ pub fn catalogue() -> Vec<ToolSpec> {
         ),
         spec::<MetricsArgs>(
             "metrics",
-            "Current and historical CPU, memory, disk and network of a resource.",
+            "Current CPU, memory, disk and network of a resource; with `range` (hour, day, week, month, year) the history of a Proxmox node or guest: min, average, max and latest per metric.",
         ),
-        spec::<StorageArgs>("storage", "Storage pools, disks (SMART) and backups."),
+        spec::<StorageArgs>(
+            "storage",
+            "Storage pools with usage, disks (SMART), and backups (the newest backup of each guest and its age).",
+        ),
         spec::<KubernetesArgs>(
             "kubernetes",
             "Pods, deployments, events and logs of a Kubernetes cluster.",
         ),
         spec::<ControlArgs>(
             "control",
-            "Change things: start/stop guests, start/stop/restart services, run a command. Needs approval.",
+            "Change things: start/stop/shutdown/reboot a VM or LXC, start/stop/restart services, run a command. Needs approval.",
         ),
         spec::<DockerArgs>(
             "docker",
@@ -137,6 +143,10 @@ pub fn catalogue() -> Vec<ToolSpec> {
         spec::<FileEditArgs>(
             "file_edit",
             "Read a file, or write, append to or replace text in it (needs approval).",
+        ),
+        spec::<SnapshotArgs>(
+            "snapshot",
+            "Snapshots of a Proxmox VM or LXC: list; create and rollback need approval (a rollback loses every change since).",
         ),
     ]
 }
@@ -199,6 +209,7 @@ impl ToolCall {
             "alerts" => ToolCall::Alerts(parse_as(tool, arguments)?),
             "knowledge" => ToolCall::Knowledge(parse_as(tool, arguments)?),
             "file_edit" => ToolCall::FileEdit(parse_as(tool, arguments)?),
+            "snapshot" => ToolCall::Snapshot(parse_as(tool, arguments)?),
             other => return Err(CallError::UnknownTool(other.to_string())),
         })
     }
@@ -216,6 +227,7 @@ impl ToolCall {
             ToolCall::Alerts(_) => "alerts",
             ToolCall::Knowledge(_) => "knowledge",
             ToolCall::FileEdit(_) => "file_edit",
+            ToolCall::Snapshot(_) => "snapshot",
         }
     }
 
@@ -250,6 +262,10 @@ impl ToolCall {
                 FileEditArgs::Write { .. }
                 | FileEditArgs::Append { .. }
                 | FileEditArgs::Replace { .. } => ToolKind::Write,
+            },
+            ToolCall::Snapshot(args) => match args {
+                SnapshotArgs::List { .. } => ToolKind::Read,
+                SnapshotArgs::Create { .. } | SnapshotArgs::Rollback { .. } => ToolKind::Write,
             },
         }
     }
@@ -293,6 +309,11 @@ impl ToolCall {
                 | FileEditArgs::Append { target, .. }
                 | FileEditArgs::Replace { target, .. } => target,
             }),
+            ToolCall::Snapshot(
+                SnapshotArgs::List { target }
+                | SnapshotArgs::Create { target, .. }
+                | SnapshotArgs::Rollback { target, .. },
+            ) => Some(target),
         }
     }
 }
@@ -368,7 +389,32 @@ mod tests {
                 json!({"action": "append", "target": "h", "path": "/etc/x", "content": "y"}),
                 ToolKind::Write,
             ),
+            (
+                "snapshot",
+                json!({"action": "list", "target": "web"}),
+                ToolKind::Read,
+            ),
+            (
+                "snapshot",
+                json!({"action": "create", "target": "web", "name": "before"}),
+                ToolKind::Write,
+            ),
+            (
+                "snapshot",
+                json!({"action": "rollback", "target": "web", "name": "before"}),
+                ToolKind::Write,
+            ),
+            (
+                "metrics",
+                json!({"target": "pve1", "range": "week", "max_points": 60}),
+                ToolKind::Read,
+            ),
             // Unknown tools and actions are writes.
+            (
+                "snapshot",
+                json!({"action": "delete", "target": "web"}),
+                ToolKind::Write,
+            ),
             ("shell", json!({"command": "ls"}), ToolKind::Write),
             ("docker", json!({"action": "prune"}), ToolKind::Write),
             (
@@ -448,6 +494,29 @@ mod tests {
             read.contains("\"exec\"") && read.contains("command"),
             "{read}"
         );
+    }
+
+    #[test]
+    fn history_ranges_take_common_spellings_and_refuse_the_rest() {
+        for (text, range) in [
+            ("hour", HistoryRange::Hour),
+            ("24h", HistoryRange::Day),
+            ("7d", HistoryRange::Week),
+            ("this_week", HistoryRange::Week),
+            ("30d", HistoryRange::Month),
+            ("1y", HistoryRange::Year),
+        ] {
+            let call =
+                ToolCall::parse("metrics", &json!({"target": "web", "range": text})).unwrap();
+            assert!(
+                matches!(&call, ToolCall::Metrics(MetricsArgs { range: Some(r), .. }) if *r == range),
+                "{text}"
+            );
+        }
+        let err = ToolCall::parse("metrics", &json!({"target": "web", "range": "fortnight"}))
+            .unwrap_err();
+        assert!(matches!(&err, CallError::Invalid { .. }));
+        assert!(err.to_string().contains("fortnight"), "{err}");
     }
 
     #[test]

@@ -262,6 +262,37 @@ mod tests {
     }
 
     #[test]
+    fn proxmox_arguments_are_offered() {
+        let tools = model_tools(None);
+        let tool = |name: &str| {
+            tools
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap()
+                .parameters
+                .clone()
+        };
+        let snapshot = tool("snapshot");
+        assert_eq!(
+            snapshot["properties"]["action"]["enum"],
+            json!(["list", "create", "rollback"])
+        );
+        assert_eq!(snapshot["required"], json!(["action", "target"]));
+        let metrics = tool("metrics");
+        assert_eq!(
+            metrics["properties"]["range"]["enum"],
+            json!(["hour", "day", "week", "month", "year"])
+        );
+        assert_eq!(metrics["properties"]["max_points"]["type"], "integer");
+        let control = tool("control");
+        assert_eq!(control["properties"]["timeout_secs"]["type"], "integer");
+        assert_eq!(
+            control["properties"]["on_timeout"]["enum"],
+            json!(["stop", "leave_running"])
+        );
+    }
+
+    #[test]
     fn toolsets_limit_what_is_offered() {
         let only = model_tools(Some(&["read".to_string(), "query".to_string()]));
         let names: Vec<&str> = only.iter().map(|t| t.name.as_str()).collect();

@@ -517,9 +517,21 @@ impl ProxmoxCluster {
     /// Refreshes every `interval` (the first at once) until the returned
     /// guard is dropped. Failures are logged and retried at the next tick.
     pub fn spawn_refresh_task(self: &Arc<Self>, interval: Duration) -> RefreshTask {
+        self.spawn_refresh_ticks(interval, Duration::ZERO)
+    }
+
+    /// [`Self::spawn_refresh_task`] for a cluster just refreshed: the first
+    /// refresh comes one `interval` from now.
+    pub fn spawn_later_refresh_task(self: &Arc<Self>, interval: Duration) -> RefreshTask {
+        self.spawn_refresh_ticks(interval, interval)
+    }
+
+    fn spawn_refresh_ticks(self: &Arc<Self>, interval: Duration, first: Duration) -> RefreshTask {
         let cluster = Arc::clone(self);
+        let interval = interval.max(Duration::from_millis(10));
         let handle = tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(interval.max(Duration::from_millis(10)));
+            let start = tokio::time::Instant::now() + first;
+            let mut ticker = tokio::time::interval_at(start, interval);
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticker.tick().await;

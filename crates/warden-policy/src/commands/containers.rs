@@ -4,7 +4,8 @@
 //!
 //! Most of these are cobra/pflag programs: options may come before the
 //! subcommand, short options cluster (`-it`), and values come glued (`-n5`,
-//! `--tail=5`) or as the next word. [`Words`] walks arguments that way, so each
+//! `--tail=5`) or as the next word. The one walker ([`crate::options`], Go style)
+//! reads arguments that way, so each
 //! rule can find its subcommands and check every option against an allowlist.
 
 mod argocd;
@@ -16,8 +17,10 @@ mod kubectl;
 mod tools;
 
 use super::Rule;
+use crate::commands::common::bad;
 use crate::env_vars;
-use crate::invocation::{Arg, Invocation, is_short_cluster};
+use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{
     Bound, Inner, Intent, InteractiveCategory, InteractiveVerdict, Verdict, Wrap,
 };
@@ -50,166 +53,9 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("dive", tools::dive),
 ];
 
-/// The options a program (or a group of its subcommands) accepts.
-pub(super) struct Flags {
-    /// Short options that take a value (`-n 5`, `-n5`, `-n=5`).
-    pub short_value: &'static str,
-    /// Short options without a value.
-    pub short_bool: &'static str,
-    /// Long options that take a value (`--tail 5`, `--tail=5`).
-    pub long_value: &'static [&'static str],
-    /// Long options without a value (`--follow`, `--follow=false`).
-    pub long_bool: &'static [&'static str],
-}
-
-impl Flags {
-    fn knows(&self, word: &Word<'_>) -> bool {
-        match *word {
-            Word::Short { flag, .. } => {
-                self.short_value.contains(flag) || self.short_bool.contains(flag)
-            }
-            Word::Long { name, .. } => {
-                self.long_value.contains(&name) || self.long_bool.contains(&name)
-            }
-            Word::Pos { .. } => true,
-        }
-    }
-}
-
-/// One option or operand, as a pflag-style parser sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Word<'i> {
-    /// One flag of a short cluster; `value` is set for flags that take one.
-    Short {
-        index: usize,
-        flag: char,
-        value: Option<&'i str>,
-    },
-    /// A long option (name with `--`) and its `=value` or next-word value.
-    Long {
-        index: usize,
-        name: &'i str,
-        value: Option<&'i str>,
-    },
-    /// An operand; everything after `--` is one.
-    Pos { index: usize, text: &'i str },
-}
-
-impl Word<'_> {
-    pub fn index(&self) -> usize {
-        match *self {
-            Word::Short { index, .. } | Word::Long { index, .. } | Word::Pos { index, .. } => index,
-        }
-    }
-}
-
-/// Walks arguments pflag-style, with value-taking options from `sets`.
-pub(super) struct Words<'i, 'a, 's> {
-    args: &'i [Arg<'a>],
-    sets: &'s [&'s Flags],
-    next: usize,
-    /// The short cluster being walked: argument index and byte offset.
-    cluster: Option<(usize, usize)>,
-    ended: bool,
-}
-
-impl<'i, 'a, 's> Words<'i, 'a, 's> {
-    pub fn new(args: &'i [Arg<'a>], sets: &'s [&'s Flags]) -> Self {
-        Words {
-            args,
-            sets,
-            next: 0,
-            cluster: None,
-            ended: false,
-        }
-    }
-
-    fn short_takes_value(&self, flag: char) -> bool {
-        self.sets.iter().any(|s| s.short_value.contains(flag))
-    }
-
-    fn long_takes_value(&self, name: &str) -> bool {
-        self.sets.iter().any(|s| s.long_value.contains(&name))
-    }
-
-    /// The next word as an option's value.
-    fn take_value(&mut self) -> Option<&'i str> {
-        let args = self.args;
-        let value = args.get(self.next).map(|a| &*a.text);
-        if value.is_some() {
-            self.next += 1;
-        }
-        value
-    }
-}
-
-impl<'i> Iterator for Words<'i, '_, '_> {
-    type Item = Word<'i>;
-
-    fn next(&mut self) -> Option<Word<'i>> {
-        let args = self.args;
-        loop {
-            if let Some((index, offset)) = self.cluster {
-                let text: &'i str = args.get(index).map_or("", |a| &*a.text);
-                let Some(flag) = text.get(offset..).and_then(|rest| rest.chars().next()) else {
-                    self.cluster = None;
-                    continue;
-                };
-                let after = offset + flag.len_utf8();
-                if self.short_takes_value(flag) {
-                    self.cluster = None;
-                    let glued = text.get(after..).unwrap_or_default();
-                    let value = if glued.is_empty() {
-                        self.take_value()
-                    } else {
-                        Some(glued.strip_prefix('=').unwrap_or(glued))
-                    };
-                    return Some(Word::Short { index, flag, value });
-                }
-                self.cluster = (after < text.len()).then_some((index, after));
-                return Some(Word::Short {
-                    index,
-                    flag,
-                    value: None,
-                });
-            }
-            let index = self.next;
-            let text: &'i str = &args.get(index)?.text;
-            self.next += 1;
-            if self.ended {
-                return Some(Word::Pos { index, text });
-            }
-            if text == "--" {
-                self.ended = true;
-                continue;
-            }
-            if text.starts_with("--") {
-                if let Some((name, value)) = text.split_once('=') {
-                    return Some(Word::Long {
-                        index,
-                        name,
-                        value: Some(value),
-                    });
-                }
-                let value = if self.long_takes_value(text) {
-                    self.take_value()
-                } else {
-                    None
-                };
-                return Some(Word::Long {
-                    index,
-                    name: text,
-                    value,
-                });
-            }
-            if is_short_cluster(text) {
-                self.cluster = Some((index, 1));
-                continue;
-            }
-            return Some(Word::Pos { index, text });
-        }
-    }
-}
+/// The options a program (or a group of its subcommands) accepts: pflag
+/// style, so `Options { .., ..Options::GO }`.
+pub(super) type Flags = Options;
 
 /// Go's `strconv.ParseBool` for a switch's value; a value it cannot parse
 /// makes the program fail, so anything but a false spelling counts as true.
@@ -217,27 +63,22 @@ pub(super) fn truthy(value: Option<&str>) -> bool {
     !matches!(value, Some("0" | "f" | "F" | "false" | "FALSE" | "False"))
 }
 
-/// The first option that none of `sets` knows, as an unknown verdict.
+/// The first option that none of `sets` knows (or that could come from an
+/// expansion), as an unknown verdict.
 pub(super) fn unknown_option(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
-    Words::new(args, sets)
-        .find(|w| !sets.iter().any(|s| s.knows(w)))
-        .map(unknown_word)
-}
-
-fn unknown_word(word: Word<'_>) -> Verdict {
-    match word {
-        Word::Short { flag, .. } => Verdict::unknown(format!("unknown option `-{flag}`")),
-        Word::Long { name, .. } => Verdict::unknown(format!("unknown option `{name}`")),
-        Word::Pos { text, .. } => Verdict::unknown(format!("unknown argument `{text}`")),
-    }
+    walk_sets(sets, args).find_map(|t| match t {
+        Tok::Unknown { text, .. } => Some(bad(text)),
+        Tok::Dynamic { index } => Some(bad(args.get(index).map_or("$…", |a| a.raw))),
+        _ => None,
+    })
 }
 
 /// Is any of these options given, in any spelling?
 pub(super) fn given(args: &[Arg<'_>], sets: &[&Flags], shorts: &str, longs: &[&str]) -> bool {
-    Words::new(args, sets).any(|w| match w {
-        Word::Short { flag, .. } => shorts.contains(flag),
-        Word::Long { name, .. } => longs.contains(&name),
-        Word::Pos { .. } => false,
+    walk_sets(sets, args).any(|t| match t {
+        Tok::Short { flag, .. } => shorts.contains(flag),
+        Tok::Long { name, .. } => longs.contains(&name),
+        Tok::Operand { .. } | Tok::Unknown { .. } | Tok::Dynamic { .. } => false,
     })
 }
 
@@ -248,10 +89,10 @@ pub(super) fn value_of<'i>(
     short: Option<char>,
     long: &str,
 ) -> Option<Option<&'i str>> {
-    Words::new(args, sets)
-        .filter_map(|w| match w {
-            Word::Short { flag, value, .. } if Some(flag) == short => Some(value),
-            Word::Long { name, value, .. } if name == long => Some(value),
+    walk_sets(sets, args)
+        .filter_map(|t| match t {
+            Tok::Short { flag, value, .. } if Some(flag) == short => Some(value),
+            Tok::Long { name, value, .. } if name == long => Some(value),
             _ => None,
         })
         .last()
@@ -268,14 +109,16 @@ pub(super) struct Switch {
 
 pub(super) fn switch(args: &[Arg<'_>], sets: &[&Flags], short: Option<char>, long: &str) -> Switch {
     let mut state = Switch::default();
-    for word in Words::new(args, sets) {
-        match word {
-            Word::Short { index, flag, .. } if Some(flag) == short => {
+    for tok in walk_sets(sets, args) {
+        match tok {
+            Tok::Short {
+                index, flag, value, ..
+            } if Some(flag) == short => {
                 state.given = true;
-                state.on = true;
+                state.on = truthy(value);
                 state.clustered |= args.get(index).is_some_and(|a| a.text.len() != 2);
             }
-            Word::Long { name, value, .. } if name == long => {
+            Tok::Long { name, value, .. } if name == long => {
                 state.given = true;
                 state.on = truthy(value);
             }
@@ -285,70 +128,120 @@ pub(super) fn switch(args: &[Arg<'_>], sets: &[&Flags], short: Option<char>, lon
     state
 }
 
-/// Could this word expand into an option we did not see (`$X`, `*`, `-$X`)?
-/// A word with a literal head like `app=$X` or `--since=$T` cannot.
-pub(super) fn may_be_option(arg: &Arg<'_>) -> bool {
-    if arg.is_literal() {
-        return false;
-    }
-    let text = arg.as_str();
-    let head = &text[..text.find(['$', '`', '*', '?', '[']).unwrap_or(text.len())];
-    head.is_empty() || (head.starts_with('-') && !head.contains('='))
+/// A `--kubeconfig` that is not a plain file (standard input, a device,
+/// another process's file): its `exec` plugins would run whatever it says.
+pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
+    walk_sets(sets, args).find_map(|t| match t {
+        Tok::Long {
+            name: "--kubeconfig",
+            value,
+            index,
+        } => {
+            let literal = args.get(index).is_some_and(Arg::is_literal)
+                && args.get(index + 1).is_none_or(Arg::is_literal);
+            crate::env_vars::is_dangerous_assignment(
+                "KUBECONFIG",
+                value.unwrap_or_default(),
+                literal,
+            )
+            .then(|| {
+                Verdict::unknown(
+                    "`--kubeconfig` names a file outside the administrators' config directories",
+                )
+            })
+        }
+        _ => None,
+    })
 }
 
 pub(super) fn any_may_be_option(args: &[Arg<'_>]) -> bool {
-    args.iter().any(may_be_option)
+    args.iter().any(Arg::may_be_option)
 }
 
-/// Is `--dry-run` in effect? pflag keeps the last occurrence; a bare
-/// `--dry-run` means client-side. A bare one followed by `none`/`false` is
+/// Is `--dry-run` in effect? The arguments are read with `sets`, so a
+/// `--dry-run` that is really the value of the option before it (`-f
+/// --dry-run`) does not count; pflag keeps the last occurrence; a bare
+/// `--dry-run` means client-side, and one followed by `none`/`false` is
 /// taken as a real run, the careful reading.
-pub(super) fn dry_run(args: &[Arg<'_>]) -> bool {
+pub(super) fn dry_run(args: &[Arg<'_>], sets: &[&Flags]) -> bool {
     let mut on = false;
-    for (i, arg) in args.iter().enumerate() {
-        let text = arg.as_str();
-        if text == "--" {
-            break;
-        }
-        if text == "--dry-run" {
-            on = !matches!(args.get(i + 1).map(Arg::as_str), Some("none" | "false"));
-        } else if let Some(value) = text.strip_prefix("--dry-run=") {
-            on = matches!(value, "client" | "server" | "true" | "unchanged");
+    for tok in walk_sets(sets, args) {
+        if let Tok::Long {
+            index,
+            name: "--dry-run",
+            value,
+        } = tok
+        {
+            on = match value {
+                Some(value) => matches!(value, "client" | "server" | "true" | "unchanged"),
+                None => !matches!(args.get(index + 1).map(Arg::as_str), Some("none" | "false")),
+            };
         }
     }
     on
 }
 
-/// The command rebuilt from its raw words: `prog`, the words up to and
-/// including `after`, then `insert`, then the remaining words except those
-/// `drop` matches.
+/// The arguments rebuilt: the words up to and including `after` (the
+/// subcommand) as written, then the rest read with `sets`, without the
+/// tokens `drop` matches and with `insert` first (see `follow::rewrite_args`).
 pub(super) fn rebuild(
-    prog: &str,
     inv: &Invocation<'_, '_>,
     after: usize,
+    sets: &[&Flags],
     insert: &[&str],
-    drop: fn(&str) -> bool,
-) -> String {
-    let mut out = String::from(prog);
-    for (i, arg) in inv.args.iter().enumerate() {
-        if i > after && drop(&arg.text) {
-            continue;
-        }
-        out.push(' ');
-        out.push_str(arg.raw);
-        if i == after {
-            for word in insert {
-                out.push(' ');
-                out.push_str(word);
-            }
-        }
+    drop: fn(&Tok<'_>) -> bool,
+) -> Option<String> {
+    let rest = inv.from(after + 1);
+    let tail = crate::commands::follow::rewrite_args(&rest, sets, drop, insert, None)?;
+    let mut words: Vec<&str> = inv.args.get(..=after)?.iter().map(|a| a.raw).collect();
+    if !tail.is_empty() {
+        words.push(&tail);
     }
-    out
+    Some(words.join(" "))
 }
 
-/// `-f`, `--follow`, `--follow=…`.
-pub(super) fn is_follow_word(text: &str) -> bool {
-    text == "-f" || text == "--follow" || text.starts_with("--follow=")
+/// `-f`, `--follow`, `--follow=…` in any spelling.
+pub(super) fn is_follow(tok: &Tok<'_>) -> bool {
+    matches!(
+        tok,
+        Tok::Short { flag: 'f', .. }
+            | Tok::Long {
+                name: "--follow",
+                ..
+            }
+    )
+}
+
+/// An unbounded command with a bounded rewrite when one can be made.
+pub(super) fn follow_rewrite(
+    inv: &Invocation<'_, '_>,
+    after: usize,
+    sets: &[&Flags],
+    insert: &[&str],
+    reason: &'static str,
+) -> Verdict {
+    match rebuild(inv, after, sets, insert, is_follow) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
+}
+
+/// `stats` without `--no-stream`: the rewrite adds it.
+pub(super) fn stats_rewrite(inv: &Invocation<'_, '_>, after: usize, sets: &[&Flags]) -> Verdict {
+    let reason = "streams statistics until interrupted; `--no-stream` prints once";
+    let drop = |t: &Tok<'_>| {
+        matches!(
+            t,
+            Tok::Long {
+                name: "--no-stream",
+                ..
+            }
+        )
+    };
+    match rebuild(inv, after, sets, &["--no-stream"], drop) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
 }
 
 /// Look through to `args[start..]`, asking for a terminal when `tty`.
@@ -360,6 +253,7 @@ pub(super) fn tty_wrap(via: &'static str, start: usize, tty: bool) -> Verdict {
         inner: Inner::Argv { start },
         bound: Bound::None,
         interactive: Some(InteractiveVerdict {
+            ends_with_reader: false,
             category: InteractiveCategory::TtyFlag,
             intent: Intent::ReadOnlyCertain,
             rewrite: None,
@@ -378,8 +272,8 @@ pub(super) fn action<'i>(
     sets: &[&Flags],
 ) -> Result<(usize, &'i str), Verdict> {
     let rest = inv.args.get(after + 1..).unwrap_or(&[]);
-    match Words::new(rest, sets).find(|w| matches!(w, Word::Pos { .. })) {
-        Some(Word::Pos { index, text }) => {
+    match walk_sets(sets, rest).find(|t| matches!(t, Tok::Operand { .. })) {
+        Some(Tok::Operand { index, text }) => {
             if rest.get(index).is_some_and(Arg::is_variable) {
                 Err(Verdict::unknown("the subcommand comes from an expansion"))
             } else {
@@ -399,19 +293,19 @@ pub(super) fn subcommand<'i>(
     inv: &Invocation<'i, '_>,
     sets: &[&Flags],
 ) -> Result<Option<(usize, &'i str)>, Verdict> {
-    for word in Words::new(inv.args, sets) {
-        let arg = inv.args.get(word.index());
-        match word {
-            Word::Pos { .. } if arg.is_some_and(Arg::is_variable) => {
-                return Err(Verdict::unknown("the subcommand comes from an expansion"));
+    for tok in walk_sets(sets, inv.args) {
+        match tok {
+            Tok::Operand { index, text } => {
+                if inv.args.get(index).is_some_and(Arg::is_variable) {
+                    return Err(Verdict::unknown("the subcommand comes from an expansion"));
+                }
+                return Ok(Some((index, text)));
             }
-            // `--namespace=$NS` is fine; `$OPTS` could be any option.
-            _ if arg.is_some_and(may_be_option) => {
-                return Err(Verdict::unknown("an option comes from an expansion"));
+            Tok::Unknown { text, .. } => return Err(bad(text)),
+            Tok::Dynamic { index } => {
+                return Err(bad(inv.args.get(index).map_or("$…", |a| a.raw)));
             }
-            Word::Pos { index, text } => return Ok(Some((index, text))),
-            _ if !sets.iter().any(|s| s.knows(&word)) => return Err(unknown_word(word)),
-            _ => {}
+            Tok::Short { .. } | Tok::Long { .. } => {}
         }
     }
     Ok(None)
@@ -420,12 +314,10 @@ pub(super) fn subcommand<'i>(
 /// How a wrapper like `docker exec [opts] CONTAINER CMD…` spells its options.
 pub(super) struct ExecSpec {
     pub via: &'static str,
-    /// Options with a value; `e`/`env` set variables for the inner command.
-    pub short_value: &'static str,
-    pub long_value: &'static [&'static str],
-    /// Harmless switches.
-    pub short_bool: &'static str,
-    pub long_bool: &'static [&'static str],
+    /// Every option, with `GoStopAtOperand` style: options end at the container.
+    pub options: Options,
+    /// Sets a variable for the inner command (`-e`, `--env`).
+    pub env: (char, &'static str),
     /// Asks for a terminal.
     pub tty: (char, &'static str),
     /// Refuses a terminal (compose's `-T`).
@@ -437,14 +329,7 @@ pub(super) struct ExecSpec {
 }
 
 /// Is `NAME=value` (or `NAME`) safe to set for the inner command?
-fn env_ok(value: Option<&Arg<'_>>) -> bool {
-    value.is_some_and(|arg| {
-        arg.is_literal()
-            && !env_vars::is_dangerous(arg.as_str().split('=').next().unwrap_or_default())
-    })
-}
-
-fn env_text_ok(text: &str) -> bool {
+fn env_ok(text: &str) -> bool {
     !env_vars::is_dangerous(text.split('=').next().unwrap_or_default())
 }
 
@@ -455,85 +340,60 @@ fn detached() -> Verdict {
 /// `WRAPPER [opts] TARGET CMD…` where options stop at the target: look
 /// through to `CMD…`. `after` is the index of the `exec` word.
 pub(super) fn exec_wrapper(inv: &Invocation<'_, '_>, after: usize, spec: &ExecSpec) -> Verdict {
+    let rest = inv.args.get(after + 1..).unwrap_or(&[]);
     let mut tty = spec.tty_default;
-    let mut i = after + 1;
-    loop {
-        let Some(arg) = inv.args.get(i) else {
-            return Verdict::unknown("no container");
-        };
-        let text = arg.as_str();
-        if text == "--" {
-            i += 1;
-            break;
-        }
-        if !text.starts_with('-') || text.len() == 1 {
-            break;
-        }
-        if arg.is_variable() {
-            return Verdict::unknown("an option comes from an expansion");
-        }
-        if let Some(body) = text.strip_prefix("--") {
-            let (name, inline) = match body.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (body, None),
-            };
-            if spec.long_value.contains(&name) {
-                let ok = match inline {
-                    Some(value) => name != "env" || env_text_ok(value),
-                    None => {
-                        i += 1;
-                        name != "env" || env_ok(inv.args.get(i))
-                    }
+    let mut target = None;
+    for tok in spec.options.walk(rest) {
+        let (flag, value) = match tok {
+            Tok::Operand { index, .. } => {
+                target = Some(index);
+                break;
+            }
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(rest.get(index).map_or("$…", |a| a.raw)),
+            Tok::Short { flag, value, .. } => (Some(flag), value),
+            Tok::Long { name, value, .. } => {
+                let short = if name.strip_prefix("--") == Some(spec.env.1) {
+                    Some(spec.env.0)
+                } else if name.strip_prefix("--") == Some(spec.tty.1) {
+                    Some(spec.tty.0)
+                } else if spec.no_tty.is_some_and(|(_, longs)| {
+                    longs.iter().any(|l| name.strip_prefix("--") == Some(*l))
+                }) {
+                    spec.no_tty.map(|(c, _)| c)
+                } else if spec
+                    .detach
+                    .is_some_and(|(_, long)| name.strip_prefix("--") == Some(long))
+                {
+                    spec.detach.map(|(c, _)| c)
+                } else {
+                    None
                 };
-                if !ok {
-                    return Verdict::unknown("sets a variable that changes which code runs");
-                }
-            } else if name == spec.tty.1 {
-                tty = truthy(inline);
-            } else if spec.no_tty.is_some_and(|(_, longs)| longs.contains(&name)) {
-                tty = tty && !truthy(inline);
-            } else if spec.detach.is_some_and(|(_, long)| long == name) {
-                if truthy(inline) {
-                    return detached();
-                }
-            } else if !spec.long_bool.contains(&name) {
-                return Verdict::unknown(format!("unknown option `--{name}`"));
+                (short, value)
             }
-        } else {
-            for (pos, c) in text.char_indices().skip(1) {
-                if spec.short_value.contains(c) {
-                    let glued = &text[pos + c.len_utf8()..];
-                    let ok = if glued.is_empty() {
-                        i += 1;
-                        c != 'e' || env_ok(inv.args.get(i))
-                    } else {
-                        c != 'e' || env_text_ok(glued.strip_prefix('=').unwrap_or(glued))
-                    };
-                    if !ok {
-                        return Verdict::unknown("sets a variable that changes which code runs");
-                    }
-                    break;
-                }
-                if c == spec.tty.0 {
-                    tty = true;
-                } else if spec.no_tty.is_some_and(|(short, _)| short == c) {
-                    tty = false;
-                } else if spec.detach.is_some_and(|(short, _)| short == c) {
-                    return detached();
-                } else if !spec.short_bool.contains(c) {
-                    return Verdict::unknown(format!("unknown option `-{c}`"));
-                }
+        };
+        match flag {
+            Some(c) if c == spec.env.0 && !value.is_some_and(env_ok) => {
+                return Verdict::unknown("sets a variable that changes which code runs");
             }
+            Some(c) if c == spec.tty.0 => tty = truthy(value),
+            Some(c) if spec.no_tty.is_some_and(|(n, _)| n == c) => tty = tty && !truthy(value),
+            Some(c) if spec.detach.is_some_and(|(d, _)| d == c) && truthy(value) => {
+                return detached();
+            }
+            _ => {}
         }
-        i += 1;
     }
-    if inv.args.get(i).is_none() {
+    let Some(target) = target else {
         return Verdict::unknown("no container");
+    };
+    if rest.get(target).is_some_and(Arg::is_variable) {
+        return Verdict::unknown("the container comes from an expansion");
     }
-    if inv.args.get(i + 1).is_none() {
+    if rest.get(target + 1).is_none() {
         return Verdict::unknown("no command to run");
     }
-    tty_wrap(spec.via, i + 1, tty)
+    tty_wrap(spec.via, after + 1 + target + 1, tty)
 }
 
 #[cfg(test)]

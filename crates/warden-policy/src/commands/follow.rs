@@ -1,82 +1,127 @@
-//! Follow flags (`-f`, `--follow`) and the bounded rewrites that replace them.
+//! Bounded rewrites of unbounded commands (`tail -f F` → `tail -n 200 F`):
+//! the arguments as written, minus the follow option, plus the words that
+//! bound the output. Everything else stays: the engine splices the new
+//! arguments in place of the old ones, keeping the command name, its
+//! variable prefixes, its redirects and the rest of the line.
 
-use crate::invocation::{Invocation, is_short_cluster, long_matches_abbrev};
+use crate::invocation::Invocation;
+use crate::options::{Options, Tok, walk_sets};
 
-/// How a program spells "follow forever".
-pub(crate) struct FollowSpec {
-    /// Short flags that follow (`"fF"` for tail).
-    pub follow_short: &'static str,
-    /// Short options that take a value: in a cluster, what follows them is the value.
-    pub value_short: &'static str,
-    /// Long options that follow (GNU abbreviations count).
-    pub follow_long: &'static [&'static str],
-}
-
-/// The arguments without their follow flags, as written, or `None` when
-/// nothing follows. A follow flag inside a cluster is taken out of it
-/// (`-fu nginx` becomes `-u nginx`).
-pub(crate) fn strip_follow(inv: &Invocation<'_, '_>, spec: &FollowSpec) -> Option<Vec<String>> {
-    let mut follows = false;
-    let mut kept = Vec::with_capacity(inv.args.len());
-    let mut options_ended = false;
-    for arg in inv.args {
-        let text = arg.as_str();
-        if options_ended || !arg.is_literal() {
-            kept.push(arg.raw.to_string());
-            continue;
-        }
-        if text == "--" {
-            options_ended = true;
-            kept.push(arg.raw.to_string());
-            continue;
-        }
-        if text.starts_with("--") {
-            if spec
-                .follow_long
-                .iter()
-                .any(|l| long_matches_abbrev(text, l))
-            {
-                follows = true;
-            } else {
-                kept.push(arg.raw.to_string());
+/// The arguments rewritten: tokens `drop` matches are taken out (a short
+/// one out of its cluster: `-fn50` becomes `-n50`), and `added` go after
+/// argument `after` (or first, when `None`). `None` when a dropped option
+/// cannot be taken out faithfully (it sits in a quoted word), or when the
+/// arguments cannot be read with `sets`.
+pub(crate) fn rewrite_args(
+    inv: &Invocation<'_, '_>,
+    sets: &[&Options],
+    drop: impl Fn(&Tok<'_>) -> bool,
+    added: &[&str],
+    after: Option<usize>,
+) -> Option<String> {
+    // Per argument: how many short flags it holds, and which are dropped.
+    let mut shorts: Vec<Vec<(char, bool)>> = vec![Vec::new(); inv.args.len()];
+    let mut dropped_whole = vec![false; inv.args.len()];
+    for tok in walk_sets(sets, inv.args) {
+        match tok {
+            Tok::Short { index, flag, .. } => {
+                let dropped = drop(&tok);
+                shorts.get_mut(index)?.push((flag, dropped));
             }
-            continue;
+            Tok::Long { index, .. } if drop(&tok) => *dropped_whole.get_mut(index)? = true,
+            Tok::Unknown { .. } | Tok::Dynamic { .. } => return None,
+            Tok::Long { .. } | Tok::Operand { .. } => {}
         }
-        if !is_short_cluster(text) {
-            kept.push(arg.raw.to_string());
-            continue;
-        }
-        let mut rebuilt = String::from("-");
-        let mut removed = false;
-        for (pos, c) in text[1..].char_indices() {
-            if spec.value_short.contains(c) {
-                rebuilt.push_str(&text[1 + pos..]);
-                break;
+    }
+    let mut words: Vec<String> = Vec::with_capacity(inv.args.len() + added.len());
+    if after.is_none() {
+        words.extend(added.iter().map(|w| w.to_string()));
+    }
+    for (index, arg) in inv.args.iter().enumerate() {
+        let flags = &shorts[index];
+        if dropped_whole[index] {
+            // A dropped long option's value is glued (`--follow=name`).
+        } else if flags.iter().any(|&(_, dropped)| dropped) {
+            if arg.raw != &*arg.text {
+                return None;
             }
-            if spec.follow_short.contains(c) {
-                removed = true;
-            } else {
-                rebuilt.push(c);
-            }
-        }
-        if removed {
-            follows = true;
+            let text: &str = &arg.text;
+            let used: usize = 1 + flags.iter().map(|(c, _)| c.len_utf8()).sum::<usize>();
+            let mut rebuilt = String::from("-");
+            rebuilt.extend(flags.iter().filter(|(_, d)| !d).map(|(c, _)| c));
+            let rest = text.get(used..).unwrap_or_default();
             if rebuilt.len() > 1 {
-                kept.push(rebuilt);
+                rebuilt.push_str(rest);
+                words.push(rebuilt);
+            } else if !rest.is_empty() {
+                // `-f=true` (pflag): the value goes with the flag.
+                if !rest.starts_with('=') {
+                    return None;
+                }
             }
         } else {
-            kept.push(arg.raw.to_string());
+            words.push(arg.raw.to_string());
+        }
+        if after == Some(index) {
+            words.extend(added.iter().map(|w| w.to_string()));
         }
     }
-    follows.then_some(kept)
+    Some(words.join(" "))
 }
 
-/// `program` + the flags to add + the kept arguments, joined by spaces.
-pub(crate) fn rewrite(program: &str, added: &[&str], kept: &[String]) -> String {
-    let mut out = String::from(program);
-    for part in added.iter().copied().chain(kept.iter().map(String::as_str)) {
-        out.push(' ');
-        out.push_str(part);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::invocation::Arg;
+
+    const TAIL: Options = Options {
+        short_flags: "fFqv",
+        short_values: "nc",
+        long_flags: &["--quiet"],
+        long_optional: &["--follow"],
+        long_values: &["--lines"],
+        ..Options::GNU
+    };
+
+    fn rewrite(words: &[&'static str], added: &[&str]) -> Option<String> {
+        let args: Vec<Arg<'static>> = words.iter().map(|w| Arg::literal(w)).collect();
+        let inv = Invocation::new("tail", &args);
+        rewrite_args(
+            &inv,
+            &[&TAIL],
+            |t| {
+                matches!(
+                    t,
+                    Tok::Short {
+                        flag: 'f' | 'F',
+                        ..
+                    } | Tok::Long {
+                        name: "--follow",
+                        ..
+                    }
+                )
+            },
+            added,
+            None,
+        )
     }
-    out
+
+    #[test]
+    fn takes_out_only_the_follow_option() {
+        assert_eq!(
+            rewrite(&["-f", "x"], &["-n", "200"]).as_deref(),
+            Some("-n 200 x")
+        );
+        assert_eq!(rewrite(&["-fn50", "x"], &[]).as_deref(), Some("-n50 x"));
+        assert_eq!(
+            rewrite(&["-qfn", "5", "x"], &[]).as_deref(),
+            Some("-qn 5 x")
+        );
+        assert_eq!(rewrite(&["--follow=name", "x"], &[]).as_deref(), Some("x"));
+        // An abbreviation is not read as `--follow` (nor as anything else).
+        assert_eq!(rewrite(&["--foll", "x"], &[]), None);
+        // `-n -f`: the `-f` is the value of `-n`, not a follow.
+        assert_eq!(rewrite(&["-n", "-f", "x"], &[]).as_deref(), Some("-n -f x"));
+        assert_eq!(rewrite(&["--bogus", "-f", "x"], &[]), None);
+    }
 }

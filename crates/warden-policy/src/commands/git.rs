@@ -13,7 +13,8 @@ mod write;
 mod tests;
 
 use super::Rule;
-use crate::invocation::{Arg, ArgShape, Invocation, is_short_cluster};
+use crate::invocation::{Arg, ArgShape, Invocation};
+use crate::options::{Options, Tok};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 pub(crate) const RULES: &[(&str, Rule)] = &[("git", git)];
@@ -127,6 +128,9 @@ fn subcommand(name: &str, rest: &Invocation<'_, '_>) -> Verdict {
         return rule(rest);
     }
     if let Some(&(_, risk, reason)) = write::SIMPLE.iter().find(|(n, ..)| *n == name) {
+        if let Some(editor) = write::opens_editor(name, rest) {
+            return editor;
+        }
         return Verdict::write(risk, reason);
     }
     if let Some(&(_, rule)) = write::SUBCOMMANDS.iter().find(|(n, _)| *n == name) {
@@ -155,7 +159,7 @@ fn may_become_option(arg: &Arg<'_>) -> bool {
         })
     };
     match arg.shape {
-        ArgShape::Literal => false,
+        ArgShape::Literal | ArgShape::Inert => false,
         ArgShape::Glob => !safe_start(&arg.text),
         ArgShape::Dynamic => {
             let raw = arg.raw;
@@ -168,27 +172,9 @@ fn may_become_option(arg: &Arg<'_>) -> bool {
     }
 }
 
-/// How a subcommand's options are read: which take a value.
-#[derive(Clone, Copy)]
-struct Spec {
-    /// Short options that take a value, glued or as the next word.
-    short_value: &'static str,
-    /// Short options whose optional value can only be glued (`-n5`).
-    short_glued: &'static str,
-    /// Long options (without `--`) that take the next word as a value when
-    /// given without `=`.
-    long_value: &'static [&'static str],
-}
-
-impl Spec {
-    const NONE: Spec = Spec {
-        short_value: "",
-        short_glued: "",
-        long_value: &[],
-    };
-}
-
-/// One option or operand as git's parse-options sees it.
+/// One option or operand as git's parse-options sees it: the walker's
+/// tokens ([`crate::options`]), with options the spec does not know kept as
+/// options, so rules can look for the ones they care about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Opt<'i> {
     Short(char),
@@ -198,59 +184,29 @@ enum Opt<'i> {
     Pos(usize, &'i str),
 }
 
-/// Walk the arguments, calling `f` for every option and operand; the first
-/// verdict `f` returns ends the walk.
+/// Walk the arguments with `spec` (which says which options take a value),
+/// calling `f` for every option and operand; the first verdict `f` returns
+/// ends the walk.
 fn scan<'i>(
     args: &'i [Arg<'_>],
-    spec: Spec,
+    spec: Options,
     mut f: impl FnMut(Opt<'i>) -> Option<Verdict>,
 ) -> Option<Verdict> {
-    let mut i = 0;
-    let mut ended = false;
-    while let Some(arg) = args.get(i) {
-        i += 1;
-        let text: &'i str = &arg.text;
-        if ended {
-            if let Some(v) = f(Opt::Pos(i - 1, text)) {
-                return Some(v);
-            }
-            continue;
-        }
-        if text == "--" {
-            ended = true;
-            continue;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (long, false),
-            };
-            if !inline && spec.long_value.contains(&name) {
-                i += 1;
-            }
-            if let Some(v) = f(Opt::Long(name)) {
-                return Some(v);
-            }
-            continue;
-        }
-        if is_short_cluster(text) {
-            for (pos, c) in text[1..].char_indices() {
-                if let Some(v) = f(Opt::Short(c)) {
-                    return Some(v);
-                }
-                if spec.short_glued.contains(c) {
-                    break;
-                }
-                if spec.short_value.contains(c) {
-                    if pos + c.len_utf8() == text.len() - 1 {
-                        i += 1;
-                    }
-                    break;
-                }
-            }
-            continue;
-        }
-        if let Some(v) = f(Opt::Pos(i - 1, text)) {
+    for tok in spec.walk(args) {
+        let opt = match tok {
+            Tok::Short { flag, .. } => Opt::Short(flag),
+            Tok::Long { name, .. } => Opt::Long(name.trim_start_matches('-')),
+            Tok::Unknown { text, .. } => match text.strip_prefix("--") {
+                Some(long) => Opt::Long(long.split_once('=').map_or(long, |(n, _)| n)),
+                None => Opt::Short(text.chars().next().unwrap_or('-')),
+            },
+            Tok::Operand { index, text } => Opt::Pos(index, text),
+            Tok::Dynamic { index } => match args.get(index) {
+                Some(arg) => Opt::Pos(index, &arg.text),
+                None => continue,
+            },
+        };
+        if let Some(v) = f(opt) {
             return Some(v);
         }
     }
@@ -309,14 +265,44 @@ fn hazards(rest: &Invocation<'_, '_>) -> Option<Verdict> {
     None
 }
 
-/// A read-only subcommand, unless one of the [`hazards`] is present.
+/// A read-only subcommand, unless one of the [`hazards`] is present; with
+/// `--stdin` or `--batch` it waits for standard input.
 fn plain_read(rest: &Invocation<'_, '_>) -> Verdict {
-    hazards(rest).unwrap_or(Verdict::Read)
+    if let Some(hazard) = hazards(rest) {
+        return hazard;
+    }
+    // `--batch-all-objects` walks the object store instead of reading input.
+    let reads_stdin = !rest.has_long("--batch-all-objects")
+        && rest.option_args().any(|a| {
+            let head = a.as_str().split_once('=').map_or(a.as_str(), |(h, _)| h);
+            matches!(
+                head,
+                "--stdin" | "--batch" | "--batch-check" | "--batch-command"
+            )
+        });
+    if reads_stdin {
+        return super::common::stdin_reader();
+    }
+    Verdict::Read
+}
+
+/// A subcommand that reads standard input (`patch-id`, `stripspace`,
+/// `show-index`): bounded only when the line feeds it.
+fn stdin_read(rest: &Invocation<'_, '_>) -> Verdict {
+    hazards(rest).unwrap_or_else(super::common::stdin_reader)
+}
+
+/// `ls-remote`: `-u` is `--upload-pack`, a program to run.
+fn ls_remote(rest: &Invocation<'_, '_>) -> Verdict {
+    if rest.has_short('u') {
+        return Verdict::unknown("`-u` names a program to run as upload-pack");
+    }
+    plain_read(rest)
 }
 
 /// The first operand (a sub-subcommand like `stash list`), skipping options
 /// per `spec`, with its index in `rest.args`.
-fn first_word<'i>(rest: &Invocation<'i, '_>, spec: Spec) -> Option<(usize, &'i str)> {
+fn first_word<'i>(rest: &Invocation<'i, '_>, spec: Options) -> Option<(usize, &'i str)> {
     let mut found = None;
     scan(rest.args, spec, |o| match o {
         Opt::Pos(i, p) => {
@@ -329,7 +315,7 @@ fn first_word<'i>(rest: &Invocation<'i, '_>, spec: Spec) -> Option<(usize, &'i s
 }
 
 /// How many operands there are.
-fn count_operands(rest: &Invocation<'_, '_>, spec: Spec) -> usize {
+fn count_operands(rest: &Invocation<'_, '_>, spec: Options) -> usize {
     let mut n = 0;
     scan(rest.args, spec, |o| {
         if matches!(o, Opt::Pos(..)) {

@@ -12,7 +12,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("doas", doas),
     ("pkexec", pkexec),
     ("su", su),
-    ("runuser", su),
+    ("runuser", runuser),
     ("nohup", nohup),
     ("setsid", setsid),
     ("chroot", chroot),
@@ -95,6 +95,28 @@ fn su(inv: &Invocation<'_, '_>) -> Verdict {
         },
     };
     Verdict::Guarded(wrap, escalates())
+}
+
+/// `runuser -u USER [--] CMD…` runs a command; `runuser [-l] USER -c CMD`
+/// runs a script, as `su` does.
+fn runuser(inv: &Invocation<'_, '_>) -> Verdict {
+    let by_user = inv.option_value(Some('u'), Some("--user")).is_some();
+    if !by_user {
+        return su(inv);
+    }
+    let spec = OptSpec {
+        short_with_value: "ugGcsw",
+        long_with_value: &[
+            "--user",
+            "--group",
+            "--supp-group",
+            "--command",
+            "--session-command",
+            "--shell",
+            "--whitelist-environment",
+        ],
+    };
+    guarded("runuser", first_operand(inv, spec), escalates())
 }
 
 fn nohup(inv: &Invocation<'_, '_>) -> Verdict {

@@ -1,8 +1,30 @@
 //! Per-command knowledge: which programs, subcommands and flags are read-only.
 //!
-//! Each family file exports `RULES`, a table of `(command name, rule)`. A rule
-//! looks at one simple command (name and arguments after quote removal) and
-//! returns a [`Verdict`]. Commands not in any table are unknown, hence writes.
+//! Every command name has exactly one rule, in exactly one family table
+//! (a test fails when a name is registered twice). Where a program is
+//! decided:
+//!
+//! | family | file(s) | programs |
+//! |---|---|---|
+//! | files | `files/` | ls, cat, head, tail, find, tar, stat, du, df, cp, rm, … |
+//! | text | `text/` | grep, sed, awk, sort, uniq, cut, jq, wc, … |
+//! | system | `system.rs`, `system/` | ps, top, systemctl, journalctl, dmesg, users, packages, … |
+//! | net | `net.rs`, `net/` | ip, ss, iptables, nft, ping, curl, wget, dig, openssl, cloud CLIs, … |
+//! | containers | `containers.rs`, `containers/` | docker, podman, kubectl, helm, crictl, … |
+//! | proxmox | `proxmox/` | qm, pct, pvesh, pvesm, pvecm, ha-manager, virsh, … |
+//! | storage | `storage/` | zpool, zfs, ceph, rbd, smartctl, lvm, mdadm, parted, … |
+//! | git | `git.rs`, `git/` | git |
+//! | shells | `shells.rs` | sh, bash, python, perl, … (interpreters) |
+//! | wrappers | `wrappers.rs` | timeout, nice, env, xargs, ssh, watch, … |
+//! | guards | `guards.rs` | sudo, su, eval, exec, source, nohup, … |
+//! | builtins | `builtins.rs` | cd, set, export, read, test, … |
+//! | databases | `databases.rs` | pg_isready, pg_dump, mysqladmin, etcdctl, … |
+//! | sessions | `sessions.rs` | tmux, screen, ncdu, sftp, mosquitto_sub, … (interactive, otherwise unknown) |
+//! | inspectors | `../inspect/` | sqlite3, mysql, psql, redis-cli (content inspected) |
+//!
+//! A rule looks at one simple command (name and arguments after quote
+//! removal) and returns a [`Verdict`]. Options are read with the one walker,
+//! [`crate::options`]. Commands not in any table are unknown, hence writes.
 //! Reasons are phrased without the command name; the engine prefixes it.
 
 use std::collections::HashMap;
@@ -11,16 +33,17 @@ use std::sync::LazyLock;
 use crate::invocation::Invocation;
 use crate::verdict::Verdict;
 
-mod baseline;
 mod builtins;
 pub(crate) mod common;
 mod containers;
+mod databases;
 mod files;
 mod follow;
 mod git;
 mod guards;
-mod net;
+pub(crate) mod net;
 mod proxmox;
+mod sessions;
 mod shells;
 mod storage;
 mod system;
@@ -30,27 +53,33 @@ mod wrappers;
 /// A per-command rule.
 pub type Rule = fn(&Invocation<'_, '_>) -> Verdict;
 
-static REGISTRY: LazyLock<HashMap<&'static str, Rule>> = LazyLock::new(|| {
-    // Later tables override earlier ones: the baseline first, the families
-    // refine it, and shells and wrappers come last so the guards always win.
-    let family_tables: [&[(&'static str, Rule)]; 12] = [
-        files::RULES,
-        text::RULES,
-        system::RULES,
-        net::RULES,
-        containers::RULES,
-        proxmox::RULES,
-        storage::RULES,
-        git::RULES,
-        shells::RULES,
-        wrappers::RULES,
-        guards::RULES,
-        builtins::RULES,
-    ];
+/// Every family table with its name. Order does not matter: a name appears
+/// in one table only.
+const FAMILIES: &[(&str, &[(&str, Rule)])] = &[
+    ("files", files::RULES),
+    ("text", text::RULES),
+    ("system", system::RULES),
+    ("net", net::RULES),
+    ("containers", containers::RULES),
+    ("proxmox", proxmox::RULES),
+    ("storage", storage::RULES),
+    ("git", git::RULES),
+    ("shells", shells::RULES),
+    ("wrappers", wrappers::RULES),
+    ("guards", guards::RULES),
+    ("builtins", builtins::RULES),
+    ("databases", databases::RULES),
+    ("sessions", sessions::RULES),
+    ("inspectors", crate::inspect::RULES),
+];
+
+static REGISTRY: LazyLock<HashMap<&'static str, (Rule, &'static str)>> = LazyLock::new(|| {
     let mut map = HashMap::with_capacity(1024);
-    for table in baseline::TABLES.into_iter().chain(family_tables) {
+    for &(family, table) in FAMILIES {
         for &(name, rule) in table {
-            map.insert(name, rule);
+            // A second registration is a bug the duplicate test reports;
+            // the first one stays.
+            map.entry(name).or_insert((rule, family));
         }
     }
     map
@@ -58,12 +87,44 @@ static REGISTRY: LazyLock<HashMap<&'static str, Rule>> = LazyLock::new(|| {
 
 /// The rule for a command name, if Warden knows the command.
 pub fn lookup(name: &str) -> Option<Rule> {
-    REGISTRY.get(name).copied()
+    REGISTRY.get(name).map(|&(rule, _)| rule)
+}
+
+/// The family that decides a command name (`"files"` for `find`), if any.
+pub fn family(name: &str) -> Option<&'static str> {
+    REGISTRY.get(name).map(|&(_, family)| family)
 }
 
 /// Every command name with a rule (for reports and docs).
 pub fn known_commands() -> impl Iterator<Item = &'static str> {
     REGISTRY.keys().copied()
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::FAMILIES;
+
+    #[test]
+    fn no_name_is_registered_twice() {
+        let mut seen: std::collections::HashMap<&str, &str> = Default::default();
+        let mut twice = Vec::new();
+        for &(family, table) in FAMILIES {
+            for &(name, _) in table {
+                if let Some(first) = seen.insert(name, family) {
+                    twice.push(format!("`{name}` in {first} and {family}"));
+                }
+            }
+        }
+        assert!(twice.is_empty(), "registered twice:\n{}", twice.join("\n"));
+    }
+
+    #[test]
+    fn families_answer_where_a_program_is_decided() {
+        assert_eq!(super::family("find"), Some("files"));
+        assert_eq!(super::family("journalctl"), Some("system"));
+        assert_eq!(super::family("psql"), Some("inspectors"));
+        assert_eq!(super::family("no-such-program"), None);
+    }
 }
 
 #[cfg(test)]
@@ -87,7 +148,21 @@ pub(crate) mod testing {
     }
 
     pub(crate) fn is_write(line: &'static str) -> bool {
-        matches!(rule_verdict(line), Verdict::Write(..) | Verdict::Unknown(_))
+        match rule_verdict(line) {
+            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..) => true,
+            Verdict::Interactive(iv) => iv.intent == crate::verdict::Intent::WriteOrUnknown,
+            Verdict::Read | Verdict::Conditional(_) | Verdict::Wrap(_) => false,
+        }
+    }
+
+    /// The whole command a rule's rewrite of `line` stands for (a rule
+    /// rewrites the arguments; the engine keeps the name).
+    pub(crate) fn full_rewrite(line: &'static str) -> Option<String> {
+        let name = line.split_whitespace().next()?;
+        match rule_verdict(line) {
+            Verdict::Interactive(iv) => iv.rewrite.map(|r| format!("{name} {r}")),
+            _ => None,
+        }
     }
 
     pub(crate) fn is_interactive(line: &'static str) -> bool {

@@ -14,7 +14,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("mksh", shell),
     ("ash", shell),
     ("fish", shell),
-    ("busybox", busybox),
     ("python", interpreter),
     ("python2", interpreter),
     ("python3", interpreter),
@@ -124,13 +123,6 @@ pub(super) fn opaque(via: &'static str, reason: impl Into<Reason>) -> Wrap {
     }
 }
 
-fn busybox(inv: &Invocation<'_, '_>) -> Verdict {
-    match inv.arg(0) {
-        None | Some("--list" | "--list-full" | "--help") => Verdict::Read,
-        Some(_) => Verdict::wrap_argv("busybox", 0),
-    }
-}
-
 fn interpreter(inv: &Invocation<'_, '_>) -> Verdict {
     if inv.args.is_empty() {
         return Verdict::interactive_writer(
@@ -140,6 +132,20 @@ fn interpreter(inv: &Invocation<'_, '_>) -> Verdict {
     }
     if inv.args.len() == 1 && inv.has_word(&["--version", "-V", "-v", "--help", "-version", "-h"]) {
         return Verdict::Read;
+    }
+    // `python3 -m http.server` and friends serve until stopped.
+    let serves = inv.args.windows(2).any(|pair| {
+        pair[0].as_str() == "-m"
+            && matches!(
+                pair[1].as_str(),
+                "http.server" | "SimpleHTTPServer" | "smtpd" | "pydoc" | "ftplib" | "aiosmtpd"
+            )
+    });
+    if serves {
+        return Verdict::interactive_writer(
+            InteractiveCategory::UnboundedStream,
+            "runs a server until stopped",
+        );
     }
     Verdict::unknown("runs code that cannot be inspected")
 }

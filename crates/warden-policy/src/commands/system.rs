@@ -5,12 +5,16 @@
 //! not known is never read-only, and read-only subcommands are allowlisted.
 
 mod clock;
+mod gpu;
 mod kernel;
-mod opts;
+mod otherpkgs;
+mod packages;
 mod power;
 mod procs;
+mod rpmpkgs;
 mod sdmore;
 mod sdtools;
+mod security;
 mod systemd;
 #[cfg(test)]
 mod tests;
@@ -51,6 +55,8 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sadf", always_read),
     ("dstat", procs::dstat),
     ("free", procs::free),
+    ("uptime", always_read),
+    ("yes", procs::endless),
     ("kill", procs::kill),
     ("pkill", procs::kill_by_name),
     ("killall", procs::kill_by_name),
@@ -90,9 +96,9 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("systemd-inhibit", sdmore::systemd_inhibit),
     ("systemd-tmpfiles", sdmore::cat_config_only),
     ("systemd-sysusers", sdmore::cat_config_only),
-    ("systemd-run", sdmore::systemd_run),
     ("coredumpctl", sdmore::coredumpctl),
     ("udevadm", sdmore::udevadm),
+    ("inotifywait", sdmore::inotifywait),
     ("bootctl", sdmore::bootctl),
     ("machinectl", sdmore::machinectl),
     // kernel, hardware, time, power
@@ -122,6 +128,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("hwinfo", kernel::hwinfo),
     ("inxi", kernel::inxi),
     ("sensors", kernel::sensors),
+    ("ipmitool", kernel::ipmitool),
     ("nproc", always_read),
     ("arch", always_read),
     ("getconf", always_read),
@@ -164,6 +171,34 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("cpupower", power::cpupower),
     ("turbostat", power::turbostat),
     ("tuned-adm", power::tuned_adm),
+    // GPUs
+    ("nvidia-smi", gpu::nvidia_smi),
+    ("rocm-smi", gpu::rocm_smi),
+    ("amd-smi", gpu::amd_smi),
+    ("intel_gpu_top", gpu::intel_gpu_top),
+    ("gpustat", gpu::gpustat),
+    // security and configuration checks
+    ("auditctl", security::auditctl),
+    ("aureport", security::aureport),
+    ("ausearch", security::aureport),
+    ("fail2ban-client", security::fail2ban_client),
+    ("semanage", security::semanage),
+    ("getsebool", always_read),
+    ("clamscan", security::clamscan),
+    ("cscli", security::cscli),
+    ("lynis", security::lynis),
+    ("chkrootkit", always_read),
+    ("nginx", security::config_test),
+    ("sshd", security::config_test),
+    ("apachectl", security::config_test),
+    ("apache2ctl", security::config_test),
+    ("haproxy", security::config_test),
+    ("named-checkconf", security::config_test),
+    ("named-checkzone", security::config_test),
+    ("unbound-checkconf", security::config_test),
+    ("promtool", security::config_test),
+    ("amtool", security::config_test),
+    ("postfix", security::config_test),
     // users, groups, logins, scheduled jobs
     ("id", always_read),
     ("groups", always_read),
@@ -216,4 +251,54 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("atrm", users::account_change),
     ("sg", users::newgrp),
     ("newgrp", users::newgrp),
+    // packages
+    ("apt", packages::apt),
+    ("apt-get", packages::apt),
+    ("aptitude", packages::aptitude),
+    ("apt-cache", packages::apt_cache),
+    ("apt-mark", packages::apt_mark),
+    ("apt-key", packages::apt_key),
+    ("apt-file", packages::apt_file),
+    ("apt-config", packages::apt_config),
+    ("add-apt-repository", packages::add_apt_repository),
+    ("dpkg", packages::dpkg),
+    ("dpkg-deb", packages::dpkg),
+    ("dpkg-query", packages::dpkg),
+    ("dpkg-divert", packages::dpkg_list_only),
+    ("dpkg-statoverride", packages::dpkg_list_only),
+    ("rpm", rpmpkgs::rpm),
+    ("yum", rpmpkgs::yum),
+    ("dnf", rpmpkgs::yum),
+    ("zypper", rpmpkgs::zypper),
+    ("needrestart", rpmpkgs::needrestart),
+    ("debsums", rpmpkgs::debsums),
+    ("unattended-upgrade", rpmpkgs::unattended_upgrade),
+    ("unattended-upgrades", rpmpkgs::unattended_upgrade),
+    ("update-alternatives", rpmpkgs::update_alternatives),
+    ("update-grub", rpmpkgs::boot_update),
+    ("update-initramfs", rpmpkgs::boot_update),
+    ("grub-install", rpmpkgs::boot_update),
+    ("dracut", rpmpkgs::boot_update),
+    ("mkinitcpio", rpmpkgs::boot_update),
+    ("proxmox-boot-tool", rpmpkgs::boot_update),
+    ("grub-mkconfig", rpmpkgs::grub_mkconfig),
+    ("grub2-mkconfig", rpmpkgs::grub_mkconfig),
+    ("grub-editenv", rpmpkgs::grub_editenv),
+    ("grub-reboot", rpmpkgs::config_update),
+    ("grub-set-default", rpmpkgs::config_update),
+    ("update-rc.d", rpmpkgs::config_update),
+    ("update-ca-certificates", rpmpkgs::config_update),
+    ("locale-gen", rpmpkgs::config_update),
+    ("update-locale", rpmpkgs::config_update),
+    ("dpkg-reconfigure", rpmpkgs::config_update),
+    ("updatedb", rpmpkgs::index_update),
+    ("update-pciids", rpmpkgs::index_update),
+    ("mandb", rpmpkgs::index_update),
+    ("ldconfig", rpmpkgs::index_update),
+    ("apk", otherpkgs::apk),
+    ("snap", otherpkgs::snap),
+    ("pip", otherpkgs::pip),
+    ("pip3", otherpkgs::pip),
+    ("npm", otherpkgs::npm),
+    ("flatpak", otherpkgs::flatpak),
 ];

@@ -5,11 +5,12 @@
 //!
 //! To add one: implement [`ContentInspector`] and list it in [`INSPECTORS`].
 
+use crate::commands::Rule;
 use crate::invocation::Invocation;
 use crate::verdict::Verdict;
 
 mod redis;
-mod sql;
+pub mod sql;
 
 /// Decides a dual-use command by inspecting the content it will execute.
 pub trait ContentInspector: Sync {
@@ -28,6 +29,15 @@ pub static INSPECTORS: &[&dyn ContentInspector] = &[
     &sql::MysqlInspector,
     &sql::PsqlInspector,
     &redis::RedisInspector,
+];
+
+/// The registry entries of the inspected commands (see `commands::FAMILIES`).
+pub(crate) const RULES: &[(&str, Rule)] = &[
+    ("sqlite3", |inv| sql::SqliteInspector.inspect(inv)),
+    ("mysql", |inv| sql::MysqlInspector.inspect(inv)),
+    ("mariadb", |inv| sql::MysqlInspector.inspect(inv)),
+    ("psql", |inv| sql::PsqlInspector.inspect(inv)),
+    ("redis-cli", |inv| redis::RedisInspector.inspect(inv)),
 ];
 
 /// The inspector responsible for a command name.

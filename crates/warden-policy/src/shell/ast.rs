@@ -45,6 +45,8 @@ pub enum Command<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compound<'a> {
     pub kind: CompoundKind,
+    /// The variable a `for` or `select` loop sets.
+    pub var: Option<&'a str>,
     pub bodies: Vec<Script<'a>>,
     pub words: Vec<Word<'a>>,
     pub redirects: Vec<Redirect<'a>>,
@@ -59,6 +61,10 @@ pub enum CompoundKind {
     While,
     Until,
     Case,
+    /// `(( … ))` or `for (( … ))`: arithmetic in bash, nested subshells in sh.
+    Arithmetic,
+    /// `select NAME in …`: a menu that reads choices from standard input.
+    Select,
 }
 
 impl CompoundKind {
@@ -71,6 +77,8 @@ impl CompoundKind {
             CompoundKind::While => "while",
             CompoundKind::Until => "until",
             CompoundKind::Case => "case",
+            CompoundKind::Arithmetic => "(( … ))",
+            CompoundKind::Select => "select",
         }
     }
 }
@@ -101,6 +109,13 @@ pub struct Word<'a> {
     pub shape: ArgShape,
     /// Command and process substitutions inside the word, in order.
     pub substitutions: Vec<Substitution<'a>>,
+    /// Why expanding the word evaluates text the classifier cannot see
+    /// (arithmetic on variables, array subscripts, indirect or prompt
+    /// expansion), if it does.
+    pub evaluates: Option<&'static str>,
+    /// Unquoted brace expansion (`{a,b}`, `{1..3}`): bash makes several
+    /// words of it, sh keeps it as written.
+    pub braces: bool,
 }
 
 /// `$(…)`, `` `…` ``, `<(…)` or `>(…)`: a script the shell runs while expanding.
@@ -154,6 +169,17 @@ pub struct Heredoc<'a> {
     pub body: &'a str,
     /// Substitutions in an unquoted-delimiter body (they run).
     pub substitutions: Vec<Substitution<'a>>,
+    /// Why expanding the body evaluates hidden text, if it does.
+    pub evaluates: Option<&'static str>,
+}
+
+/// Which shell reads the line. Bash runs commands on the local host; `/bin/sh`
+/// (dash, busybox ash) in containers and on other hosts. They differ on
+/// `[[`, `((`, `$'…'`, `$"…"`, `&>`, `|&` and brace expansion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Bash,
+    Posix,
 }
 
 /// A parsed command line.

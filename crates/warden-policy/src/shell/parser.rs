@@ -30,9 +30,15 @@ pub type ParseResult<T> = Result<T, ParseError>;
 /// Nesting deeper than this is refused rather than risking the stack.
 const MAX_DEPTH: usize = 48;
 
-/// Parse one command line (possibly several lines, with heredocs).
+/// Parse one command line (possibly several lines, with heredocs) as bash
+/// reads it.
 pub fn parse(src: &str) -> ParseResult<Parsed<'_>> {
-    let mut parser = Parser::new(src);
+    parse_as(src, Dialect::Bash)
+}
+
+/// Parse one command line as `dialect` reads it.
+pub fn parse_as(src: &str, dialect: Dialect) -> ParseResult<Parsed<'_>> {
+    let mut parser = Parser::new(src, dialect);
     let script = parser.script(&[])?;
     parser.skip_blanks();
     if parser.pos < src.len() {
@@ -59,6 +65,7 @@ struct PendingHeredoc {
 
 pub(super) struct Parser<'a> {
     pub(super) src: &'a str,
+    pub(super) dialect: Dialect,
     pub(super) pos: usize,
     pub(super) depth: usize,
     heredocs: Vec<Heredoc<'a>>,
@@ -74,9 +81,10 @@ pub(super) fn is_delimiter(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn new(src: &'a str) -> Self {
+    fn new(src: &'a str, dialect: Dialect) -> Self {
         Parser {
             src,
+            dialect,
             pos: 0,
             depth: 0,
             heredocs: Vec::new(),
@@ -183,15 +191,18 @@ impl<'a> Parser<'a> {
         // delimiter still counts (bash only warns).
         let body = &self.src[start..end];
         let mut substitutions = Vec::new();
+        let mut evaluates = None;
         if heredoc.expands {
             let mut scanner = WordScanner::new(self, start);
             scanner.scan_expansions_until(end, &mut substitutions)?;
+            evaluates = scanner.evaluation();
         }
         self.pos = resume;
         if let Some(slot) = self.heredocs.get_mut(heredoc.index) {
             *slot = Heredoc {
                 body,
                 substitutions,
+                evaluates,
             };
         }
         Ok(())
@@ -299,6 +310,9 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_blanks();
             if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
+                if self.peek_at(1) == Some(b'&') && self.dialect == Dialect::Posix {
+                    return Err(self.error_here("`|&` is bash only"));
+                }
                 self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
                 self.skip_blanks_and_newlines()?;
                 commands.push(self.command()?);
@@ -311,7 +325,7 @@ impl<'a> Parser<'a> {
     fn command(&mut self) -> ParseResult<Command<'a>> {
         self.skip_blanks();
         if self.peek() == Some(b'(') {
-            if self.peek_at(1) == Some(b'(') {
+            if self.peek_at(1) == Some(b'(') && self.dialect == Dialect::Bash {
                 return self.arithmetic_command();
             }
             self.pos += 1;
@@ -334,10 +348,13 @@ impl<'a> Parser<'a> {
             Some("while") => self.loop_command(CompoundKind::While, "while"),
             Some("until") => self.loop_command(CompoundKind::Until, "until"),
             Some("case") => self.case_command(),
-            Some("[[") => self.conditional_command(),
+            Some("[[") if self.dialect == Dialect::Bash => self.conditional_command(),
             Some("function") => Err(self.error_here("function definitions are not accepted")),
             Some("coproc") => Err(self.error_here("coproc is not accepted")),
-            Some("then" | "elif" | "else" | "fi" | "do" | "done" | "esac" | "}" | "in" | "]]") => {
+            Some("then" | "elif" | "else" | "fi" | "do" | "done" | "esac" | "}" | "in") => {
+                Err(self.error_here("unexpected reserved word"))
+            }
+            Some("]]") if self.dialect == Dialect::Bash => {
                 Err(self.error_here("unexpected reserved word"))
             }
             _ => self.simple_command().map(Command::Simple),
@@ -360,6 +377,7 @@ impl<'a> Parser<'a> {
         }
         Ok(Command::Compound(Compound {
             kind,
+            var: None,
             bodies,
             words,
             redirects,
@@ -399,11 +417,19 @@ impl<'a> Parser<'a> {
         self.pos += keyword.len();
         self.skip_blanks();
         let mut words = Vec::new();
-        if self.starts_with("((") {
+        let mut var = None;
+        let arithmetic = self.starts_with("((");
+        if arithmetic && self.dialect == Dialect::Posix {
+            return Err(self.error_here("`for ((` is bash only"));
+        }
+        if arithmetic {
             words.push(self.arithmetic_word()?);
         } else {
             match self.peek_bare_word() {
-                Some(name) if is_name(name) => self.pos += name.len(),
+                Some(name) if is_name(name) => {
+                    var = Some(name);
+                    self.pos += name.len();
+                }
                 _ => return Err(self.error_here("`for` needs a variable name")),
             }
             self.skip_blanks_and_newlines()?;
@@ -426,7 +452,18 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         let body = self.do_done()?;
-        self.compound(CompoundKind::For, vec![body], words)
+        let kind = if arithmetic {
+            CompoundKind::Arithmetic
+        } else if keyword == "select" {
+            CompoundKind::Select
+        } else {
+            CompoundKind::For
+        };
+        let mut command = self.compound(kind, vec![body], words)?;
+        if let Command::Compound(compound) = &mut command {
+            compound.var = var;
+        }
+        Ok(command)
     }
 
     fn loop_command(&mut self, kind: CompoundKind, keyword: &str) -> ParseResult<Command<'a>> {
@@ -485,6 +522,8 @@ impl<'a> Parser<'a> {
             text: Cow::Borrowed("[["),
             shape: ArgShape::Literal,
             substitutions: Vec::new(),
+            evaluates: None,
+            braces: false,
         }];
         loop {
             self.skip_blanks_and_newlines()?;
@@ -496,6 +535,8 @@ impl<'a> Parser<'a> {
                     text: Cow::Borrowed("]]"),
                     shape: ArgShape::Literal,
                     substitutions: Vec::new(),
+                    evaluates: None,
+                    braces: false,
                 });
                 break;
             }
@@ -517,6 +558,8 @@ impl<'a> Parser<'a> {
                         text: Cow::Borrowed(raw),
                         shape: ArgShape::Literal,
                         substitutions: Vec::new(),
+                        evaluates: None,
+                        braces: false,
                     });
                 }
                 Some(b';') => return Err(self.error_here("unexpected `;` in `[[`")),
@@ -540,10 +583,10 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    /// `(( expr ))`: only changes shell variables; its substitutions still run.
+    /// `(( expr ))`: arithmetic in bash (nested subshells in sh).
     fn arithmetic_command(&mut self) -> ParseResult<Command<'a>> {
         let word = self.arithmetic_word()?;
-        self.compound(CompoundKind::Group, Vec::new(), vec![word])
+        self.compound(CompoundKind::Arithmetic, Vec::new(), vec![word])
     }
 
     fn arithmetic_word(&mut self) -> ParseResult<Word<'a>> {
@@ -551,12 +594,14 @@ impl<'a> Parser<'a> {
         self.pos += 2;
         let mut substitutions = Vec::new();
         let mut scanner = WordScanner::new(self, start);
-        scanner.scan_arithmetic_body(&mut substitutions)?;
+        let evaluates = scanner.scan_arithmetic_body(&mut substitutions)?;
         Ok(Word {
             raw: &self.src[start..self.pos],
             text: Cow::Borrowed(&self.src[start..self.pos]),
             shape: ArgShape::Dynamic,
             substitutions,
+            evaluates,
+            braces: false,
         })
     }
 
@@ -620,8 +665,12 @@ impl<'a> Parser<'a> {
         };
         let rest = &bytes[at..];
         let (op, len) = match rest {
-            [b'&', b'>', b'>', ..] if fd.is_none() => (RedirectOp::AppendAll, 3),
-            [b'&', b'>', ..] if fd.is_none() => (RedirectOp::OutputAll, 2),
+            [b'&', b'>', b'>', ..] if fd.is_none() && self.dialect == Dialect::Bash => {
+                (RedirectOp::AppendAll, 3)
+            }
+            [b'&', b'>', ..] if fd.is_none() && self.dialect == Dialect::Bash => {
+                (RedirectOp::OutputAll, 2)
+            }
             [b'<', b'<', b'<', ..] => (RedirectOp::Herestring, 3),
             [b'<', b'<', b'-', ..] => (RedirectOp::Heredoc, 3),
             [b'<', b'<', ..] => (RedirectOp::Heredoc, 2),
@@ -651,6 +700,7 @@ impl<'a> Parser<'a> {
             self.heredocs.push(Heredoc {
                 body: "",
                 substitutions: Vec::new(),
+                evaluates: None,
             });
             self.pending.push(PendingHeredoc {
                 index,
@@ -695,6 +745,8 @@ fn split_assignment<'a>(word: &Word<'a>) -> Option<Assignment<'a>> {
             text,
             shape: word.shape,
             substitutions: word.substitutions.clone(),
+            evaluates: word.evaluates,
+            braces: word.braces,
         },
     })
 }

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::ast::{Substitution, Word};
+use super::ast::{Dialect, Substitution, Word};
 use super::parser::{ParseError, ParseResult, Parser, is_delimiter};
 use crate::invocation::ArgShape;
 
@@ -24,7 +24,14 @@ pub(super) struct WordScanner<'p, 'a> {
     owned: Option<String>,
     flushed: usize,
     shape: ArgShape,
+    evaluates: Option<&'static str>,
+    braces: bool,
 }
+
+const ARITHMETIC: &str = "arithmetic on variables or substitutions evaluates their values as code";
+const SUBSCRIPT: &str = "an array subscript is arithmetic that can run code";
+const INDIRECT: &str = "indirect expansion `${!…}` can run code hidden in a variable";
+const TRANSFORM: &str = "the expansion operator can run code (`${x@P}`)";
 
 impl<'p, 'a> WordScanner<'p, 'a> {
     pub(super) fn new(p: &'p mut Parser<'a>, start: usize) -> Self {
@@ -34,7 +41,18 @@ impl<'p, 'a> WordScanner<'p, 'a> {
             owned: None,
             flushed: start,
             shape: ArgShape::Literal,
+            evaluates: None,
+            braces: false,
         }
+    }
+
+    fn evaluates(&mut self, reason: &'static str) {
+        self.evaluates.get_or_insert(reason);
+    }
+
+    /// Why the scanned text evaluates hidden text, if it does.
+    pub(super) fn evaluation(&self) -> Option<&'static str> {
+        self.evaluates
     }
 
     fn src(&self) -> &'a str {
@@ -102,6 +120,8 @@ impl<'p, 'a> WordScanner<'p, 'a> {
                     self.double_quoted(&mut substitutions)?;
                 }
                 b'$' => match self.p.peek_at(1) {
+                    // In sh, `$'…'` and `$"…"` are a `$` and a quoted string.
+                    Some(b'\'' | b'"') if self.p.dialect == Dialect::Posix => self.p.pos += 1,
                     Some(b'\'') => self.ansi_c_quoted()?,
                     Some(b'"') => {
                         self.replace(pos, pos + 2, "");
@@ -129,7 +149,8 @@ impl<'p, 'a> WordScanner<'p, 'a> {
                     self.p.pos += 1;
                 }
                 b'{' => {
-                    if self.is_brace_expansion() {
+                    if self.p.dialect == Dialect::Bash && self.is_brace_expansion() {
+                        self.braces = true;
                         self.mark(ArgShape::Glob);
                     }
                     self.p.pos += 1;
@@ -154,6 +175,8 @@ impl<'p, 'a> WordScanner<'p, 'a> {
             text,
             shape: self.shape,
             substitutions,
+            evaluates: self.evaluates,
+            braces: self.braces,
         })
     }
 
@@ -220,7 +243,16 @@ impl<'p, 'a> WordScanner<'p, 'a> {
         match next {
             Some(b'(') if self.p.peek_at(2) == Some(b'(') => {
                 self.p.pos += 3;
-                self.scan_arithmetic_body(subs)?;
+                if let Some(reason) = self.scan_arithmetic_body(subs)? {
+                    self.evaluates(reason);
+                }
+            }
+            // bash's old `$[ expr ]` arithmetic.
+            Some(b'[') => {
+                self.p.pos += 2;
+                if let Some(reason) = self.scan_bracket_arithmetic(subs)? {
+                    self.evaluates(reason);
+                }
             }
             Some(b'(') => {
                 self.p.pos += 2;
@@ -270,6 +302,9 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     /// After `${`: up to and including the matching `}`.
     fn scan_parameter(&mut self, subs: &mut Vec<Substitution<'a>>) -> ParseResult<()> {
         self.p.enter()?;
+        if let Some(reason) = parameter_evaluates(&self.p.src.as_bytes()[self.p.pos..]) {
+            self.evaluates(reason);
+        }
         loop {
             match self.p.peek() {
                 None => return Err(self.error("unterminated `${`")),
@@ -324,8 +359,9 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     pub(super) fn scan_arithmetic_body(
         &mut self,
         subs: &mut Vec<Substitution<'a>>,
-    ) -> ParseResult<()> {
+    ) -> ParseResult<Option<&'static str>> {
         self.p.enter()?;
+        let from = self.p.pos;
         let mut depth = 0usize;
         loop {
             match self.p.peek() {
@@ -338,8 +374,11 @@ impl<'p, 'a> WordScanner<'p, 'a> {
                     if self.p.peek_at(1) != Some(b')') {
                         return Err(self.error("bad arithmetic expression"));
                     }
+                    let to = self.p.pos;
                     self.p.pos += 2;
-                    break;
+                    self.p.leave();
+                    let body = &self.p.src.as_bytes()[from..to];
+                    return Ok(arithmetic_evaluates(body).then_some(ARITHMETIC));
                 }
                 Some(b')') => {
                     depth -= 1;
@@ -357,8 +396,30 @@ impl<'p, 'a> WordScanner<'p, 'a> {
                 Some(_) => self.p.pos += 1,
             }
         }
-        self.p.leave();
-        Ok(())
+    }
+
+    /// After `$[`: up to and including the closing `]`.
+    fn scan_bracket_arithmetic(
+        &mut self,
+        subs: &mut Vec<Substitution<'a>>,
+    ) -> ParseResult<Option<&'static str>> {
+        let from = self.p.pos;
+        loop {
+            match self.p.peek() {
+                None => return Err(self.error("unterminated `$[`")),
+                Some(b']') => {
+                    let to = self.p.pos;
+                    self.p.pos += 1;
+                    let body = &self.p.src.as_bytes()[from..to];
+                    return Ok(arithmetic_evaluates(body).then_some(ARITHMETIC));
+                }
+                Some(b'$') => {
+                    self.dollar(subs, Quoting::Nested)?;
+                }
+                Some(b'`') => subs.push(self.backquoted()?),
+                Some(_) => self.p.pos += 1,
+            }
+        }
     }
 
     /// Substitutions in a heredoc body with an unquoted delimiter.
@@ -430,6 +491,85 @@ impl<'p, 'a> WordScanner<'p, 'a> {
         self.p.pos = close + 1;
         Ok(())
     }
+}
+
+/// Does the parameter expansion starting after `${` evaluate hidden text?
+/// Indirection (`${!x}`), subscripts other than `@`, `*` or a number,
+/// substrings whose offset is not a number (`${x:$n}` is arithmetic), and
+/// the `@` operators other than quoting and case ones (`${x@P}`) do.
+fn parameter_evaluates(rest: &[u8]) -> Option<&'static str> {
+    let mut i = 0;
+    match rest.first() {
+        Some(b'!') => return Some(INDIRECT),
+        Some(b'#') if rest.get(1).is_some_and(|&b| b != b'}') => i = 1,
+        _ => {}
+    }
+    let name_start = i;
+    while rest
+        .get(i)
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        i += 1;
+    }
+    if i == name_start && rest.get(i).is_some_and(|b| b"@*#?$!-".contains(b)) {
+        i += 1;
+    }
+    if rest.get(i) == Some(&b'[') {
+        let close = rest[i..].iter().position(|&b| b == b']')?;
+        let subscript = &rest[i + 1..i + close];
+        let number = subscript.strip_prefix(b"-").unwrap_or(subscript);
+        let plain = subscript == b"@"
+            || subscript == b"*"
+            || (!number.is_empty() && number.iter().all(u8::is_ascii_digit));
+        if !plain {
+            return Some(SUBSCRIPT);
+        }
+        i += close + 1;
+    }
+    match rest.get(i) {
+        Some(b':') => match rest.get(i + 1) {
+            Some(b'-' | b'=' | b'?' | b'+') => None,
+            _ => {
+                let end = rest[i..]
+                    .iter()
+                    .position(|&b| b == b'}')
+                    .map_or(rest.len(), |p| i + p);
+                let numeric = rest[i + 1..end]
+                    .iter()
+                    .all(|&b| b.is_ascii_digit() || matches!(b, b' ' | b'-' | b':' | b'+'));
+                (!numeric).then_some(ARITHMETIC)
+            }
+        },
+        Some(b'@') => match rest.get(i + 1) {
+            Some(b'Q' | b'E' | b'a' | b'A' | b'K' | b'k' | b'U' | b'u' | b'L') => None,
+            _ => Some(TRANSFORM),
+        },
+        _ => None,
+    }
+}
+
+/// Does an arithmetic expression refer to anything but numbers? Names are
+/// variables whose values bash evaluates as expressions (`a[$(cmd)]` runs
+/// `cmd`), and `$` expansions insert text that is evaluated too.
+fn arithmetic_evaluates(body: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&b) = body.get(i) {
+        if b.is_ascii_digit() {
+            // A number, with its base and digits: `0x1f`, `16#ff`, `2#101`.
+            while body
+                .get(i)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'#' || c == b'_')
+            {
+                i += 1;
+            }
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'`' {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
+use warden_core::executor::snapshot_first::{SnapshotMode, SnapshotPolicy};
+use warden_infra::proxmox::ProxmoxConfig;
 use warden_llm::{ProviderConfig, ProviderKind, Secret};
 use warden_protocol::ControlLevel;
 
@@ -70,6 +72,22 @@ struct FileConfig {
     /// Prices per million tokens, by model name.
     #[serde(default)]
     pricing: BTreeMap<String, FilePrice>,
+    /// Proxmox VE clusters (`[[proxmox]]`, one table per cluster).
+    #[serde(default)]
+    proxmox: Vec<ProxmoxConfig>,
+    /// When a snapshot is taken before an approved change to a guest.
+    #[serde(default)]
+    proxmox_snapshots: Option<FileSnapshots>,
+}
+
+/// `[proxmox_snapshots]`: `default = "config_changes"` (or `always`, `never`),
+/// `per_tag = { prod = "always", scratch = "never" }`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSnapshots {
+    default: Option<SnapshotMode>,
+    #[serde(default)]
+    per_tag: BTreeMap<String, SnapshotMode>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -141,6 +159,9 @@ pub struct Config {
     pub exec_timeout: Sourced<Duration>,
     pub exec_max_output: Sourced<usize>,
     pub pricing: BTreeMap<String, FilePrice>,
+    /// `[[proxmox]]` clusters as written (validated when Warden connects).
+    pub proxmox: Vec<ProxmoxConfig>,
+    pub snapshots: Sourced<SnapshotPolicy>,
 }
 
 /// Flags that override everything else.
@@ -176,6 +197,8 @@ impl Config {
             exec_timeout: Sourced::new(Duration::from_secs(30), Source::Default),
             exec_max_output: Sourced::new(64 * 1024, Source::Default),
             pricing: BTreeMap::new(),
+            proxmox: Vec::new(),
+            snapshots: Sourced::new(SnapshotPolicy::default(), Source::Default),
         }
     }
 
@@ -309,6 +332,26 @@ impl Config {
                 .set(positive("exec.max_output_bytes", n)?, src());
         }
         self.pricing = file.pricing;
+        let mut names = std::collections::HashSet::new();
+        for cluster in &file.proxmox {
+            if !names.insert(cluster.name.as_str()) {
+                bail!(
+                    "{}: two [[proxmox]] clusters are named `{}`; names must be unique",
+                    path.display(),
+                    cluster.name
+                );
+            }
+        }
+        self.proxmox = file.proxmox;
+        if let Some(snapshots) = file.proxmox_snapshots {
+            self.snapshots.set(
+                SnapshotPolicy {
+                    default: snapshots.default.unwrap_or(SnapshotMode::ConfigChanges),
+                    per_tag: snapshots.per_tag,
+                },
+                src(),
+            );
+        }
         Ok(())
     }
 

@@ -117,6 +117,28 @@ impl Config {
             self.pricing.keys().cloned().collect::<Vec<_>>().join(", ")
         };
         rows.push(("pricing", pricing, &file_source));
+        let snapshots = &self.snapshots.value;
+        let per_tag: Vec<String> = snapshots
+            .per_tag
+            .iter()
+            .map(|(tag, mode)| format!("{tag}={}", mode.as_str()))
+            .collect();
+        let snapshots = if per_tag.is_empty() {
+            snapshots.default.as_str().to_string()
+        } else {
+            format!("{} ({})", snapshots.default.as_str(), per_tag.join(", "))
+        };
+        rows.push(("proxmox_snapshots", snapshots, &self.snapshots.source));
+        let clusters = if self.proxmox.is_empty() {
+            "none".to_string()
+        } else {
+            self.proxmox
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        rows.push(("proxmox", clusters, &file_source));
         let mut out = format!(
             "config file: {}\n",
             self.file
@@ -134,6 +156,36 @@ impl Config {
         for (key, value, source) in rows {
             out.push_str(&format!("{key:<22} {value:<44} ({source})\n"));
         }
+        for cluster in &self.proxmox {
+            out.push_str(&proxmox_entry(cluster));
+        }
         out
     }
+}
+
+/// One `[[proxmox]]` cluster: where, which token, how the certificate is
+/// trusted, where the secret comes from (never the secret itself).
+fn proxmox_entry(cluster: &warden_infra::proxmox::ProxmoxConfig) -> String {
+    let secret = match (&cluster.token_secret_env, &cluster.token_secret) {
+        (Some(variable), _) => format!("from env {variable}"),
+        (None, Some(_)) => "in the file (hidden)".to_string(),
+        (None, None) => "not set".to_string(),
+    };
+    let trust = match (&cluster.fingerprint, &cluster.ca_file, cluster.insecure) {
+        (Some(fingerprint), _, _) => format!("pinned {fingerprint}"),
+        (None, Some(ca), _) => format!("CA file {}", ca.display()),
+        (None, None, true) => "INSECURE (any certificate)".to_string(),
+        (None, None, false) => "public CAs".to_string(),
+    };
+    let refresh = cluster
+        .refresh_interval_secs
+        .unwrap_or(warden_infra::proxmox::DEFAULT_REFRESH_INTERVAL.as_secs());
+    let status = match cluster.resolve() {
+        Ok(_) => "ok".to_string(),
+        Err(error) => format!("NOT USABLE: {error}"),
+    };
+    format!(
+        "proxmox `{}`: {} token {} (secret {secret}), TLS {trust}, refresh every {refresh} s; {status}\n",
+        cluster.name, cluster.url, cluster.token_id
+    )
 }

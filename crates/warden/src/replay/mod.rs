@@ -3,7 +3,11 @@
 //! Only the model (a script) and the hosts (an answer table) are simulated.
 //! `exec` events carry the command as the target received it, with the
 //! target being the resource it runs on (a guest's control command runs on
-//! its node; a container's logs are read on its Docker host).
+//! its node; a container's logs are read on its Docker host). Calls that
+//! Proxmox answers through its API (guest power, snapshots, history,
+//! storage, backups) are answered by a simulated API from the same `exec`
+//! table and appear as the node's command line would say them: `pct stop
+//! 141` on `node:pve1`, `qm snapshot 101 NAME`, `pvesh get …/rrddata …`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,11 +25,11 @@ use warden_core::agent::{
 };
 use warden_core::executor::{Executor, Moment, Ports, Session, Settings};
 use warden_core::ports::ExecOutput;
-use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
+use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticInventory};
 use warden_protocol::FsmState;
 use warden_store::Store;
 
-mod scenario;
+pub(crate) mod scenario;
 
 use crate::storage::{SqliteApprovals, SqliteAudit};
 
@@ -166,6 +170,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
         });
     }
     let hosts = SimulatedHosts::new(answers);
+    let guest_api = SimulatedGuestApi::new(&hosts);
     // Scripted decisions are the scenario's, not the local user's.
     let approvals = SqliteApprovals::with_operator(Arc::clone(store), "replay");
     let audit = SqliteAudit(Arc::clone(store));
@@ -174,6 +179,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
         Settings {
             control_level: scenario.control_level,
             strict_resolution: scenario.strict_resolution,
+            snapshots: scenario.snapshot_policy(),
             ..Settings::default()
         },
         Ports {
@@ -183,7 +189,8 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
             audit: &audit,
             notes: &notes,
         },
-    );
+    )
+    .with_guest_api(&guest_api);
     let mut session = Session::new(format!("replay-{}", scenario.name));
     let mut approver = FixedApprover(match scenario.approvals {
         ApprovalMode::Approve => Decision::Approve,

@@ -5,6 +5,7 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde_json::Value;
 use warden_core::agent::provider::{ModelReply, ProposedToolCall};
+use warden_core::executor::snapshot_first::{SnapshotMode, SnapshotPolicy};
 use warden_protocol::{ControlLevel, Resource, ResourceId};
 
 #[derive(Debug, Deserialize)]
@@ -25,6 +26,10 @@ pub struct Scenario {
     pub inventory: Vec<InventoryEntry>,
     #[serde(default)]
     pub exec: Vec<ExecEntry>,
+    /// Snapshot first before approved changes to guests (default: never in
+    /// replay, so transcripts show only what the scenario's calls send).
+    #[serde(default)]
+    pub proxmox_snapshots: Option<ReplaySnapshots>,
     pub turns: Vec<TurnEntry>,
     /// Used by external checkers; accepted and ignored here.
     #[serde(default)]
@@ -45,6 +50,26 @@ pub enum ApprovalMode {
     Pending,
 }
 
+/// `proxmox_snapshots:` as in the config file's `[proxmox_snapshots]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaySnapshots {
+    pub default: SnapshotMode,
+    #[serde(default)]
+    pub per_tag: std::collections::BTreeMap<String, SnapshotMode>,
+}
+
+impl Scenario {
+    pub fn snapshot_policy(&self) -> SnapshotPolicy {
+        self.proxmox_snapshots
+            .as_ref()
+            .map_or_else(SnapshotPolicy::never, |s| SnapshotPolicy {
+                default: s.default,
+                per_tag: s.per_tag.clone(),
+            })
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InventoryEntry {
@@ -56,17 +81,24 @@ pub struct InventoryEntry {
     pub parent: Option<ResourceId>,
     #[serde(default)]
     pub status: Option<String>,
+    /// Proxmox tags (for `proxmox_snapshots.per_tag`).
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 impl InventoryEntry {
     pub fn to_resource(&self) -> Resource {
+        let mut attributes = serde_json::Map::new();
+        if !self.tags.is_empty() {
+            attributes.insert("tags".into(), serde_json::json!(self.tags));
+        }
         Resource {
             id: self.id.clone(),
             name: self.name.clone(),
             aliases: self.aliases.clone(),
             parent: self.parent.clone(),
             status: self.status.clone(),
-            attributes: serde_json::Map::new(),
+            attributes,
         }
     }
 }

@@ -1,13 +1,14 @@
 //! argocd: `argocd GROUP ACTION …` against an Argo CD server.
 
-use super::{Flags, Word, Words, action, given, switch, unknown_option, value_of};
+use super::{Flags, action, given, switch, unknown_option, value_of};
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 const GLOBALS: Flags = Flags {
-    short_value: "H",
-    short_bool: "h",
-    long_value: &[
+    short_values: "H",
+    short_flags: "h",
+    long_values: &[
         "--server",
         "--auth-token",
         "--config",
@@ -29,7 +30,7 @@ const GLOBALS: Flags = Flags {
         "--redis-haproxy-name",
         "--redis-compress",
     ],
-    long_bool: &[
+    long_flags: &[
         "--grpc-web",
         "--insecure",
         "--plaintext",
@@ -38,13 +39,14 @@ const GLOBALS: Flags = Flags {
         "--help",
         "--prompts-enabled",
     ],
+    ..Options::GO
 };
 
 /// Options of the read-only actions (list, get, diff, logs, wait, …).
 const READ: Flags = Flags {
-    short_value: "oclrNn",
-    short_bool: "fmqp",
-    long_value: &[
+    short_values: "oclrNn",
+    short_flags: "fmqp",
+    long_values: &[
         "--output",
         "--project",
         "--selector",
@@ -78,7 +80,7 @@ const READ: Flags = Flags {
         "--account",
         "--exclude",
     ],
-    long_bool: &[
+    long_flags: &[
         "--show-operation",
         "--show-params",
         "--exit-code",
@@ -100,6 +102,7 @@ const READ: Flags = Flags {
         "--refresh",
         "--hard-refresh",
     ],
+    ..Options::GO
 };
 
 /// Read-only actions per group.
@@ -228,7 +231,7 @@ pub(super) fn argocd(inv: &Invocation<'_, '_>) -> Verdict {
         "version" => return read(rest),
         "help" => return Verdict::Read,
         "context" | "ctx" => {
-            return if Words::new(rest, sets).any(|w| matches!(w, Word::Pos { .. })) {
+            return if walk_sets(sets, rest).any(|w| matches!(w, Tok::Operand { .. })) {
                 Verdict::write(MediumWrite, "`context NAME` switches the current context")
             } else {
                 read(rest)

@@ -1,10 +1,11 @@
 //! `docker compose …` and `docker-compose …` (v1 and v2 spellings).
 
 use super::{
-    ExecSpec, Flags, any_may_be_option, exec_wrapper, given, is_follow_word, rebuild, switch,
+    ExecSpec, Flags, any_may_be_option, exec_wrapper, follow_rewrite, given, stats_rewrite, switch,
     unknown_option,
 };
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Style};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 pub(super) fn docker_compose(inv: &Invocation<'_, '_>) -> Verdict {
@@ -12,9 +13,9 @@ pub(super) fn docker_compose(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 const GLOBALS: Flags = Flags {
-    short_value: "fpcHl",
-    short_bool: "hv",
-    long_value: &[
+    short_values: "fpcHl",
+    short_flags: "hv",
+    long_values: &[
         "--file",
         "--project-name",
         "--project-directory",
@@ -30,7 +31,7 @@ const GLOBALS: Flags = Flags {
         "--tlscert",
         "--tlskey",
     ],
-    long_bool: &[
+    long_flags: &[
         "--compatibility",
         "--dry-run",
         "--all-resources",
@@ -42,14 +43,15 @@ const GLOBALS: Flags = Flags {
         "--help",
         "--version",
     ],
+    ..Options::GO
 };
 
 /// Options of the listing subcommands (none writes).
 const READ_FLAGS: Flags = Flags {
-    short_value: "f",
-    short_bool: "aq",
-    long_value: &["--filter", "--format", "--status", "--index", "--protocol"],
-    long_bool: &[
+    short_values: "f",
+    short_flags: "aq",
+    long_values: &["--filter", "--format", "--status", "--index", "--protocol"],
+    long_flags: &[
         "--all",
         "--quiet",
         "--no-trunc",
@@ -59,13 +61,14 @@ const READ_FLAGS: Flags = Flags {
         "--help",
         "--no-stream",
     ],
+    ..Options::GO
 };
 
 const CONFIG_FLAGS: Flags = Flags {
-    short_value: "o",
-    short_bool: "q",
-    long_value: &["--output", "--format", "--hash"],
-    long_bool: &[
+    short_values: "o",
+    short_flags: "q",
+    long_values: &["--output", "--format", "--hash"],
+    long_flags: &[
         "--quiet",
         "--images",
         "--no-consistency",
@@ -84,19 +87,21 @@ const CONFIG_FLAGS: Flags = Flags {
         "--no-env-resolution",
         "--help",
     ],
+    ..Options::GO
 };
 
 const LOGS_FLAGS: Flags = Flags {
-    short_value: "n",
-    short_bool: "ft",
-    long_value: &["--index", "--since", "--tail", "--until"],
-    long_bool: &[
+    short_values: "n",
+    short_flags: "ft",
+    long_values: &["--index", "--since", "--tail", "--until"],
+    long_flags: &[
         "--follow",
         "--no-color",
         "--no-log-prefix",
         "--timestamps",
         "--help",
     ],
+    ..Options::GO
 };
 
 use Risk::{HighWrite, LowWrite, MediumWrite};
@@ -125,13 +130,24 @@ const WRITES: &[(&[&str], Risk, &str)] = &[
 
 const EXEC: ExecSpec = ExecSpec {
     via: "docker compose exec",
-    short_value: "euw",
-    long_value: &["env", "user", "workdir", "index"],
-    short_bool: "i",
-    long_bool: &["interactive", "privileged"],
+    options: Options {
+        short_flags: "itTd",
+        short_values: "euw",
+        long_flags: &[
+            "--interactive",
+            "--privileged",
+            "--tty",
+            "--no-TTY",
+            "--no-tty",
+            "--detach",
+        ],
+        long_values: &["--env", "--user", "--workdir", "--index"],
+        style: Style::GoStopAtOperand,
+        ..Options::GO
+    },
+    env: ('e', "env"),
     tty: ('t', "tty"),
     no_tty: Some(('T', &["no-TTY", "no-tty"])),
-    // compose exec allocates a terminal unless told not to.
     tty_default: true,
     detach: Some(('d', "detach")),
 };
@@ -213,15 +229,12 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the logs until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, sets, "n", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, sets, insert, reason)
 }
 
 fn stats(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
@@ -231,12 +244,7 @@ fn stats(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
     if switch(rest, &[&READ_FLAGS], None, "--no-stream").on {
         return Verdict::Read;
     }
-    Verdict::unbounded_with_rewrite(
-        rebuild(inv.name, inv, si, &["--no-stream"], |text| {
-            text.starts_with("--no-stream")
-        }),
-        "streams statistics until interrupted; `--no-stream` prints once",
-    )
+    stats_rewrite(inv, si, &[&READ_FLAGS])
 }
 
 #[cfg(test)]
@@ -324,18 +332,21 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("docker compose logs -f web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite("docker compose logs -f web").as_deref(),
                     Some("docker compose logs --tail=200 web")
                 );
             }
             other => panic!("{other:?}"),
         }
         match rule_verdict("docker-compose -f a.yml logs -f -n 5 web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite(
+                        "docker-compose -f a.yml logs -f -n 5 web"
+                    )
+                    .as_deref(),
                     Some("docker-compose -f a.yml logs -n 5 web")
                 );
             }

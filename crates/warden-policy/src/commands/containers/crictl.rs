@@ -1,16 +1,15 @@
 //! crictl (CRI runtimes) and ctr (containerd). Both use urfave/cli: global
 //! options come before the subcommand, command options before operands.
 
-use super::{
-    ExecSpec, Flags, exec_wrapper, given, is_follow_word, rebuild, switch, unknown_option,
-};
+use super::{ExecSpec, Flags, exec_wrapper, follow_rewrite, given, switch, unknown_option};
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Style, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 const GLOBALS: Flags = Flags {
-    short_value: "ritc",
-    short_bool: "Dhv",
-    long_value: &[
+    short_values: "ritc",
+    short_flags: "Dhv",
+    long_values: &[
         "--runtime-endpoint",
         "--image-endpoint",
         "--timeout",
@@ -18,14 +17,15 @@ const GLOBALS: Flags = Flags {
         "--tracing-endpoint",
         "--tracing-sampling-rate-per-million",
     ],
-    long_bool: &["--debug", "--enable-tracing", "--help", "--version"],
+    long_flags: &["--debug", "--enable-tracing", "--help", "--version"],
+    ..Options::GO
 };
 
 /// Options of the listing and inspecting subcommands.
 const READ: Flags = Flags {
-    short_value: "nopsf",
-    short_bool: "aqvlrwh",
-    long_value: &[
+    short_values: "nopsf",
+    short_flags: "aqvlrwh",
+    long_values: &[
         "--id",
         "--image",
         "--label",
@@ -39,7 +39,7 @@ const READ: Flags = Flags {
         "--template",
         "--seconds",
     ],
-    long_bool: &[
+    long_flags: &[
         "--all",
         "--digests",
         "--latest",
@@ -52,14 +52,16 @@ const READ: Flags = Flags {
         "--list",
         "--help",
     ],
+    ..Options::GO
 };
 
 /// `logs` options; not `-r`/`--reopen`, which makes the runtime reopen log files.
 const LOGS: Flags = Flags {
-    short_value: "",
-    short_bool: "fpt",
-    long_value: &["--limit-bytes", "--since", "--tail"],
-    long_bool: &["--follow", "--previous", "--timestamps", "--help"],
+    short_values: "",
+    short_flags: "fpt",
+    long_values: &["--limit-bytes", "--since", "--tail"],
+    long_flags: &["--follow", "--previous", "--timestamps", "--help"],
+    ..Options::GO
 };
 
 const READS: &[&str] = &[
@@ -107,10 +109,15 @@ const WRITES: &[(&[&str], Risk, &str)] = &[
 
 const EXEC: ExecSpec = ExecSpec {
     via: "crictl exec",
-    short_value: "",
-    long_value: &["timeout", "transport"],
-    short_bool: "is",
-    long_bool: &["interactive", "sync", "ignore-errors"],
+    options: Options {
+        short_flags: "ist",
+        short_values: "",
+        long_flags: &["--interactive", "--sync", "--ignore-errors", "--tty"],
+        long_values: &["--timeout", "--transport"],
+        style: Style::GoStopAtOperand,
+        ..Options::GO
+    },
+    env: ('\0', ""),
     tty: ('t', "tty"),
     no_tty: None,
     tty_default: false,
@@ -137,14 +144,14 @@ pub(super) fn crictl(inv: &Invocation<'_, '_>) -> Verdict {
         "config" => {
             // Only `--get`/`--list` read; `--set` or `KEY VALUE` write.
             const CONFIG: Flags = Flags {
-                short_value: "",
-                short_bool: "h",
-                long_value: &["--get", "--set"],
-                long_bool: &["--list", "--help"],
+                short_values: "",
+                short_flags: "h",
+                long_values: &["--get", "--set"],
+                long_flags: &["--list", "--help"],
+                ..Options::GO
             };
             let sets = &[&CONFIG];
-            let positional =
-                super::Words::new(rest, sets).any(|w| matches!(w, super::Word::Pos { .. }));
+            let positional = walk_sets(sets, rest).any(|w| matches!(w, Tok::Operand { .. }));
             if positional || given(rest, sets, "", &["--set"]) {
                 return Verdict::write(MediumWrite, "`config` changes the crictl configuration");
             }
@@ -193,22 +200,20 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, &[&LOGS], "", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, &[&LOGS], insert, reason)
 }
 
 const CTR_GLOBALS: Flags = Flags {
-    short_value: "na",
-    short_bool: "hv",
-    long_value: &["--namespace", "--address", "--timeout", "--connect-timeout"],
-    long_bool: &["--debug", "--help", "--version"],
+    short_values: "na",
+    short_flags: "hv",
+    long_values: &["--namespace", "--address", "--timeout", "--connect-timeout"],
+    long_flags: &["--debug", "--help", "--version"],
+    ..Options::GO
 };
 
 /// ctr object groups (with their aliases) and their read-only actions.
@@ -229,10 +234,11 @@ const CTR_READS: &[(&[&str], &[&str])] = &[
 /// ctr: the listing actions read; anything else is unknown.
 pub(super) fn ctr(inv: &Invocation<'_, '_>) -> Verdict {
     const LIST: Flags = Flags {
-        short_value: "",
-        short_bool: "qh",
-        long_value: &["--format"],
-        long_bool: &["--quiet", "--help", "--detailed"],
+        short_values: "",
+        short_flags: "qh",
+        long_values: &["--format"],
+        long_flags: &["--quiet", "--help", "--detailed"],
+        ..Options::GO
     };
     let (gi, group) = match super::subcommand(inv, &[&CTR_GLOBALS]) {
         Ok(Some(found)) => found,
@@ -356,8 +362,11 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("crictl logs -f abc") {
-            Verdict::Interactive(iv) => {
-                assert_eq!(iv.rewrite.as_deref(), Some("crictl logs --tail=200 abc"));
+            Verdict::Interactive(_) => {
+                assert_eq!(
+                    crate::commands::testing::full_rewrite("crictl logs -f abc").as_deref(),
+                    Some("crictl logs --tail=200 abc")
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -4,10 +4,11 @@
 mod tables;
 
 use super::{
-    ExecSpec, Flags, any_may_be_option, compose, exec_wrapper, given, is_follow_word, rebuild,
-    switch, unknown_option,
+    ExecSpec, Flags, any_may_be_option, compose, exec_wrapper, follow_rewrite, given,
+    stats_rewrite, switch, unknown_option,
 };
 use crate::invocation::Invocation;
+use crate::options::{Options, Style};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 use Risk::{HighWrite, LowWrite, MediumWrite};
 use tables::{ALIASES, GROUPS, LOGS_FLAGS, READ_FLAGS, READS, WRITES};
@@ -32,44 +33,39 @@ pub(super) fn nerdctl(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 const DOCKER_GLOBALS: Flags = Flags {
-    short_value: "Hcl",
-    short_bool: "Dhv",
-    long_value: &[
+    short_values: "Hcl",
+    short_flags: "Dhv",
+    long_values: &[
         "--host",
         "--context",
-        "--config",
         "--log-level",
         "--tlscacert",
         "--tlscert",
         "--tlskey",
     ],
-    long_bool: &["--debug", "--tls", "--tlsverify", "--help", "--version"],
+    long_flags: &["--debug", "--tls", "--tlsverify", "--help", "--version"],
+    ..Options::GO
 };
 
 // Not `--out` (redirects output to a file), `--conmon`, `--runtime`,
-// `--hooks-dir`, `--network-cmd-path` (name programs to run).
+// `--hooks-dir`, `--network-cmd-path` (name programs to run), nor `--root`,
+// `--runroot`, `--tmpdir`, `--imagestore`, `--volumepath` (create storage
+// wherever they point).
 const PODMAN_GLOBALS: Flags = Flags {
-    short_value: "c",
-    short_bool: "rhv",
-    long_value: &[
+    short_values: "c",
+    short_flags: "rhv",
+    long_values: &[
         "--connection",
         "--url",
         "--identity",
         "--log-level",
-        "--root",
-        "--runroot",
         "--storage-driver",
-        "--storage-opt",
         "--cgroup-manager",
         "--events-backend",
-        "--tmpdir",
-        "--module",
-        "--imagestore",
         "--db-backend",
-        "--volumepath",
         "--ssh",
     ],
-    long_bool: &[
+    long_flags: &[
         "--remote",
         "--debug",
         "--help",
@@ -78,26 +74,25 @@ const PODMAN_GLOBALS: Flags = Flags {
         "--transient-store",
         "--noout",
     ],
+    ..Options::GO
 };
 
 const NERDCTL_GLOBALS: Flags = Flags {
-    short_value: "naH",
-    short_bool: "hv",
-    long_value: &[
+    short_values: "naH",
+    short_flags: "hv",
+    long_values: &[
         "--namespace",
         "--address",
         "--host",
         "--snapshotter",
         "--storage-driver",
-        "--cni-path",
         "--cni-netconfpath",
-        "--data-root",
         "--cgroup-manager",
         "--hosts-dir",
         "--host-gateway-ip",
         "--bridge-ip",
     ],
-    long_bool: &[
+    long_flags: &[
         "--debug",
         "--debug-full",
         "--insecure-registry",
@@ -106,6 +101,7 @@ const NERDCTL_GLOBALS: Flags = Flags {
         "--version",
         "--kube-hide-dupe",
     ],
+    ..Options::GO
 };
 
 impl Engine {
@@ -128,10 +124,15 @@ impl Engine {
 
 const DOCKER_EXEC: ExecSpec = ExecSpec {
     via: "docker exec",
-    short_value: "euw",
-    long_value: &["env", "user", "workdir", "detach-keys"],
-    short_bool: "i",
-    long_bool: &["interactive", "privileged"],
+    options: Options {
+        short_flags: "itd",
+        short_values: "euw",
+        long_flags: &["--interactive", "--privileged", "--tty", "--detach"],
+        long_values: &["--env", "--user", "--workdir", "--detach-keys"],
+        style: Style::GoStopAtOperand,
+        ..Options::GO
+    },
+    env: ('e', "env"),
     tty: ('t', "tty"),
     no_tty: None,
     tty_default: false,
@@ -140,14 +141,17 @@ const DOCKER_EXEC: ExecSpec = ExecSpec {
 
 const PODMAN_EXEC: ExecSpec = ExecSpec {
     via: "podman exec",
-    long_value: &[
-        "env",
-        "user",
-        "workdir",
-        "detach-keys",
-        "preserve-fds",
-        "preserve-fd",
-    ],
+    options: Options {
+        long_values: &[
+            "--env",
+            "--user",
+            "--workdir",
+            "--detach-keys",
+            "--preserve-fds",
+            "--preserve-fd",
+        ],
+        ..DOCKER_EXEC.options
+    },
     ..DOCKER_EXEC
 };
 
@@ -282,15 +286,12 @@ fn logs(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let insert: &[&str] = if given(rest, sets, "n", &["--tail"]) {
         &[]
     } else {
         &["--tail=200"]
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, ai, insert, is_follow_word), reason)
+    follow_rewrite(inv, ai, sets, insert, reason)
 }
 
 /// `stats` streams unless `--no-stream`.
@@ -302,12 +303,7 @@ fn stats(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
     if switch(rest, &[&READ_FLAGS], None, "--no-stream").on {
         return Verdict::Read;
     }
-    Verdict::unbounded_with_rewrite(
-        rebuild(inv.name, inv, ai, &["--no-stream"], |text| {
-            text.starts_with("--no-stream")
-        }),
-        "streams statistics until interrupted; `--no-stream` prints once",
-    )
+    stats_rewrite(inv, ai, &[&READ_FLAGS])
 }
 
 /// `events` streams unless `--until` (or podman's `--stream=false`).
@@ -356,10 +352,11 @@ fn run(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
 /// podman `generate kube` prints YAML unless `-f`/`--filename` names a file.
 fn generate_kube(inv: &Invocation<'_, '_>, ai: usize) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "ft",
-        short_bool: "s",
-        long_value: &["--filename", "--type", "--replicas"],
-        long_bool: &["--service", "--podman-only", "--no-trunc", "--help"],
+        short_values: "ft",
+        short_flags: "s",
+        long_values: &["--filename", "--type", "--replicas"],
+        long_flags: &["--service", "--podman-only", "--no-trunc", "--help"],
+        ..Options::GO
     };
     let rest = inv.args.get(ai + 1..).unwrap_or(&[]);
     if given(rest, &[&FLAGS], "f", &["--filename"]) {

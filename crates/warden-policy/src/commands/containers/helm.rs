@@ -1,13 +1,14 @@
 //! helm (and the helm-diff plugin, which only compares).
 
-use super::{Flags, Word, Words, action, any_may_be_option, given, unknown_option};
+use super::{Flags, action, any_may_be_option, given, unknown_option};
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{Risk, Verdict};
 
 const GLOBALS: Flags = Flags {
-    short_value: "n",
-    short_bool: "h",
-    long_value: &[
+    short_values: "n",
+    short_flags: "h",
+    long_values: &[
         "--kube-context",
         "--kubeconfig",
         "--namespace",
@@ -26,15 +27,16 @@ const GLOBALS: Flags = Flags {
         "--color",
         "--colour",
     ],
-    long_bool: &["--debug", "--kube-insecure-skip-tls-verify", "--help"],
+    long_flags: &["--debug", "--kube-insecure-skip-tls-verify", "--help"],
+    ..Options::GO
 };
 
 /// Options of the read-only subcommands (list, status, history, get, show,
 /// search, lint, version, verify, dependency list, …).
 const READ: Flags = Flags {
-    short_value: "oflm",
-    short_bool: "aAdqrcg",
-    long_value: &[
+    short_values: "oflm",
+    short_flags: "aAdqrcg",
+    long_values: &[
         "--output",
         "--filter",
         "--selector",
@@ -63,7 +65,7 @@ const READ: Flags = Flags {
         "--kube-version",
         "--api-versions",
     ],
-    long_bool: &[
+    long_flags: &[
         "--all",
         "--all-namespaces",
         "--date",
@@ -94,15 +96,16 @@ const READ: Flags = Flags {
         "--client",
         "--help",
     ],
+    ..Options::GO
 };
 
 /// `template` renders locally. Not `--output-dir` (writes files),
 /// `--post-renderer` (runs a program) or `--dependency-update` (downloads
 /// into the chart), nor install-only options like `--wait` or `--atomic`.
 const TEMPLATE: Flags = Flags {
-    short_value: "fsal",
-    short_bool: "g",
-    long_value: &[
+    short_values: "fsal",
+    short_flags: "g",
+    long_values: &[
         "--api-versions",
         "--ca-file",
         "--cert-file",
@@ -124,8 +127,12 @@ const TEMPLATE: Flags = Flags {
         "--values",
         "--version",
         "--release-name",
+        "--post-renderer",
+        "--post-renderer-args",
+        "--output-dir",
     ],
-    long_bool: &[
+    long_flags: &[
+        "--dependency-update",
         "--devel",
         "--disable-openapi-validation",
         "--enable-dns",
@@ -145,6 +152,30 @@ const TEMPLATE: Flags = Flags {
         "--dry-run",
         "--help",
     ],
+    ..Options::GO
+};
+
+/// The options install, upgrade, rollback and uninstall add to [`TEMPLATE`].
+const INSTALL: Flags = Flags {
+    long_values: &["--timeout", "--history-max", "--max", "--cascade"],
+    long_flags: &[
+        "--install",
+        "--atomic",
+        "--wait",
+        "--wait-for-jobs",
+        "--force",
+        "--reset-values",
+        "--reuse-values",
+        "--reset-then-reuse-values",
+        "--cleanup-on-fail",
+        "--create-namespace",
+        "--replace",
+        "--keep-history",
+        "--take-ownership",
+        "--hide-notes",
+        "--dry-run",
+    ],
+    ..Options::GO
 };
 
 const GET: &[&str] = &["all", "values", "manifest", "notes", "hooks", "metadata"];
@@ -154,6 +185,9 @@ const DIFF: &[&str] = &["upgrade", "revision", "rollback", "release", "version"]
 use Risk::{HighWrite, LowWrite, MediumWrite};
 
 pub(super) fn helm(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(verdict) = super::kubeconfig(inv.args, &[&GLOBALS]) {
+        return verdict;
+    }
     let (si, sub) = match super::subcommand(inv, &[&GLOBALS]) {
         Ok(Some(found)) => found,
         Ok(None) if given(inv.args, &[&GLOBALS], "h", &["--help"]) => return Verdict::Read,
@@ -174,8 +208,8 @@ pub(super) fn helm(inv: &Invocation<'_, '_>) -> Verdict {
         "help" => Verdict::Read,
         "env" => {
             // `helm env [NAME]` prints the environment or one variable.
-            if Words::new(rest, sets)
-                .filter(|w| matches!(w, Word::Pos { .. }))
+            if walk_sets(sets, rest)
+                .filter(|w| matches!(w, Tok::Operand { .. }))
                 .count()
                 > 1
             {
@@ -247,11 +281,11 @@ fn read(rest: &[Arg<'_>]) -> Verdict {
 
 /// Options that make a dry run or a render do more than print.
 fn spoiler(rest: &[Arg<'_>]) -> Option<Verdict> {
-    let sets = &[&GLOBALS, &TEMPLATE];
+    let sets = &[&GLOBALS, &TEMPLATE, &INSTALL];
     if given(rest, sets, "", &["--post-renderer", "--post-renderer-args"]) {
         return Some(Verdict::unknown("`--post-renderer` runs a program"));
     }
-    if given(rest, sets, "", &["--dependency-update", "--dep-up"]) {
+    if given(rest, sets, "", &["--dependency-update"]) {
         return Some(Verdict::write(
             LowWrite,
             "`--dependency-update` downloads charts into the chart",
@@ -283,11 +317,11 @@ fn diff(rest: &[Arg<'_>]) -> Verdict {
 /// install/upgrade/rollback/uninstall: `--dry-run` only renders or simulates.
 fn write_unless_dry_run(inv: &Invocation<'_, '_>, sub: &str, risk: Risk, what: &str) -> Verdict {
     let rest = inv.args;
-    if super::dry_run(rest) {
-        match spoiler(rest) {
-            Some(verdict) => return verdict,
-            None => return Verdict::Read,
-        }
+    let sets: &[&Flags] = &[&GLOBALS, &TEMPLATE, &INSTALL];
+    if super::dry_run(rest, sets) {
+        return spoiler(rest)
+            .or_else(|| unknown_option(rest, sets))
+            .unwrap_or(Verdict::Read);
     }
     Verdict::write(risk, format!("`{sub}` {what}"))
 }

@@ -2,175 +2,14 @@
 //! kubectl …` arrives here through the `k3s` wrapper).
 
 use super::{
-    Flags, Word, Words, action, any_may_be_option, given, is_follow_word, rebuild, switch,
-    tty_wrap, unknown_option, value_of,
+    Flags, action, any_may_be_option, follow_rewrite, given, switch, tty_wrap, unknown_option,
+    value_of,
 };
+use crate::commands::common::bad;
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
-
-/// Options every subcommand accepts, before or after it. Not `--profile`,
-/// `--profile-output` or `--log-file`: they write files.
-const GLOBALS: Flags = Flags {
-    short_value: "nsv",
-    short_bool: "h",
-    long_value: &[
-        "--namespace",
-        "--context",
-        "--cluster",
-        "--user",
-        "--kubeconfig",
-        "--server",
-        "--token",
-        "--as",
-        "--as-group",
-        "--as-uid",
-        "--v",
-        "--request-timeout",
-        "--cache-dir",
-        "--certificate-authority",
-        "--client-certificate",
-        "--client-key",
-        "--tls-server-name",
-        "--username",
-        "--password",
-        "--vmodule",
-        "--log-flush-frequency",
-        "--kuberc",
-    ],
-    long_bool: &[
-        "--insecure-skip-tls-verify",
-        "--match-server-version",
-        "--warnings-as-errors",
-        "--disable-compression",
-        "--help",
-    ],
-};
-
-/// Local options people also put before the subcommand.
-const PRE: Flags = Flags {
-    short_value: "l",
-    short_bool: "A",
-    long_value: &["--selector"],
-    long_bool: &["--all-namespaces"],
-};
-
-/// Options of the read-only subcommands (get, describe, logs, top, events,
-/// explain, config view, auth can-i, rollout status, wait, diff, …).
-const READ: Flags = Flags {
-    short_value: "olLfkc",
-    short_bool: "AwRqph",
-    long_value: &[
-        "--output",
-        "--selector",
-        "--label-columns",
-        "--filename",
-        "--kustomize",
-        "--container",
-        "--field-selector",
-        "--sort-by",
-        "--template",
-        "--chunk-size",
-        "--subresource",
-        "--since",
-        "--since-time",
-        "--tail",
-        "--limit-bytes",
-        "--max-log-requests",
-        "--pod-running-timeout",
-        "--api-group",
-        "--api-version",
-        "--categories",
-        "--verbs",
-        "--namespaced",
-        "--for",
-        "--types",
-        "--revision",
-        "--timeout",
-        "--output-version",
-        "--field-manager",
-        "--prune-allowlist",
-        "--concurrency",
-        "--namespaces",
-        "--output-directory",
-        "--sort",
-        "--columns",
-    ],
-    long_bool: &[
-        "--all-namespaces",
-        "--watch",
-        "--watch-only",
-        "--output-watch-events",
-        "--ignore-not-found",
-        "--no-headers",
-        "--show-kind",
-        "--show-labels",
-        "--show-managed-fields",
-        "--server-print",
-        "--recursive",
-        "--allow-missing-template-keys",
-        "--show-events",
-        "--all-containers",
-        "--all-pods",
-        "--follow",
-        "--ignore-errors",
-        "--insecure-skip-tls-verify-backend",
-        "--prefix",
-        "--previous",
-        "--timestamps",
-        "--containers",
-        "--use-protocol-buffers",
-        "--sum",
-        "--show-capacity",
-        "--cached",
-        "--client",
-        "--short",
-        "--server-side",
-        "--force-conflicts",
-        "--prune",
-        "--flatten",
-        "--minify",
-        "--raw",
-        "--merge",
-        "--list",
-        "--quiet",
-        "--local",
-        "--all",
-        "--validate",
-        "--name-only",
-        "--help",
-        "--show-server",
-        "--show-token",
-        "--show-context",
-        "--show-console",
-    ],
-};
-
-/// `logs` options: here `-f` is `--follow`, not `--filename`.
-const LOGS: Flags = Flags {
-    short_value: "cl",
-    short_bool: "fph",
-    long_value: &[
-        "--container",
-        "--selector",
-        "--since",
-        "--since-time",
-        "--tail",
-        "--limit-bytes",
-        "--max-log-requests",
-        "--pod-running-timeout",
-    ],
-    long_bool: &[
-        "--all-containers",
-        "--all-pods",
-        "--follow",
-        "--ignore-errors",
-        "--insecure-skip-tls-verify-backend",
-        "--prefix",
-        "--previous",
-        "--timestamps",
-        "--help",
-    ],
-};
+use flags::{GLOBALS, LOGS, MUTATE, PRE, READ};
 
 /// Read-only subcommands whose options come from [`READ`].
 const READ_SUBCOMMANDS: &[&str] = &[
@@ -213,6 +52,9 @@ const WRITES: &[(&[&str], Risk, &str)] = &[
 ];
 
 pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(verdict) = super::kubeconfig(inv.args, &[&GLOBALS, &PRE]) {
+        return verdict;
+    }
     let (si, sub) = match super::subcommand(inv, &[&GLOBALS, &PRE]) {
         Ok(Some(found)) => found,
         Ok(None) if given(inv.args, &[&GLOBALS], "h", &["--help"]) => return Verdict::Read,
@@ -248,7 +90,24 @@ pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
             // Its `--watch` (on by default) ends with the rollout.
             Ok((ai, "status" | "history")) => {
                 let rest = inv.args.get(ai + 1..).unwrap_or(&[]);
-                unknown_option(rest, &[&GLOBALS, &READ]).unwrap_or(Verdict::Read)
+                let sets = &[&GLOBALS, &READ];
+                if let Some(verdict) = unknown_option(rest, sets) {
+                    return verdict;
+                }
+                // An explicit `--watch` without a `--timeout` can wait for a
+                // stuck rollout forever.
+                if switch(rest, sets, Some('w'), "--watch").on
+                    && rest
+                        .iter()
+                        .any(|a| a.as_str().starts_with("-w") || a.as_str().starts_with("--watch"))
+                    && !given(rest, sets, "", &["--timeout"])
+                {
+                    return Verdict::interactive(
+                        InteractiveCategory::UnboundedStream,
+                        "`--watch` waits for the rollout without a timeout",
+                    );
+                }
+                Verdict::Read
             }
             Ok((_, a @ ("restart" | "undo" | "pause" | "resume"))) => {
                 let what = if a == "undo" {
@@ -300,7 +159,7 @@ pub(super) fn kubectl(inv: &Invocation<'_, '_>) -> Verdict {
         "alpha" => Verdict::unknown("alpha subcommands are not known"),
         "status" | "projects" | "whoami" if inv.name == "oc" => read(rest),
         "project" if inv.name == "oc" => {
-            if Words::new(rest, &[&GLOBALS, &READ]).any(|w| matches!(w, Word::Pos { .. })) {
+            if walk_sets(&[&GLOBALS, &READ], rest).any(|w| matches!(w, Tok::Operand { .. })) {
                 Verdict::write(MediumWrite, "`project NAME` switches the current project")
             } else {
                 read(rest)
@@ -354,7 +213,28 @@ fn watchable(rest: &[Arg<'_>]) -> Verdict {
         return verdict;
     }
     let sets = &[&GLOBALS, &READ];
-    if switch(rest, sets, Some('w'), "--watch").on || switch(rest, sets, None, "--watch-only").on {
+    let raw = value_of(rest, sets, None, "--raw").flatten();
+    // A GET of these subresources reaches into a container or an
+    // application: `exec`, `attach`, `portforward`, and `proxy` to a pod or
+    // service (a node's proxy is the kubelet's read-only GET endpoints).
+    if let Some(path) = raw.filter(|p| {
+        let segments: Vec<&str> = p.split(['/', '?']).collect();
+        let proxies_app = segments.contains(&"proxy")
+            && segments.iter().any(|s| matches!(*s, "pods" | "services"));
+        proxies_app
+            || segments
+                .iter()
+                .any(|s| matches!(*s, "exec" | "attach" | "portforward"))
+    }) {
+        return Verdict::unknown(format!(
+            "`--raw {path}` reaches into a container or service"
+        ));
+    }
+    let raw_streams = raw.is_some_and(crate::commands::net::urls::streams);
+    if raw_streams
+        || switch(rest, sets, Some('w'), "--watch").on
+        || switch(rest, sets, None, "--watch-only").on
+    {
         return Verdict::interactive(
             InteractiveCategory::UnboundedStream,
             "`--watch` streams changes until interrupted",
@@ -374,9 +254,6 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`--follow` streams the log until interrupted";
-    if follow.clustered {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    }
     let tail = !given(rest, sets, "", &["--tail"]);
     let since = !given(rest, sets, "", &["--since", "--since-time"]);
     let insert: &[&str] = match (tail, since) {
@@ -385,7 +262,7 @@ fn logs(inv: &Invocation<'_, '_>, si: usize, rest: &[Arg<'_>]) -> Verdict {
         (false, true) => &["--since=10m"],
         (false, false) => &[],
     };
-    Verdict::unbounded_with_rewrite(rebuild(inv.name, inv, si, insert, is_follow_word), reason)
+    follow_rewrite(inv, si, sets, insert, reason)
 }
 
 /// `cluster-info` reads; `cluster-info dump --output-directory` writes files.
@@ -442,15 +319,16 @@ fn config(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
 /// `kustomize` renders to stdout; `-o` writes, plugins and helm run programs.
 fn kustomize(rest: &[Arg<'_>]) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "o",
-        short_bool: "",
-        long_value: &[
+        short_values: "o",
+        short_flags: "",
+        long_values: &[
             "--output",
             "--load-restrictor",
             "--load_restrictor",
             "--reorder",
         ],
-        long_bool: &["--enable-managedby-label", "--as-current-user", "--help"],
+        long_flags: &["--enable-managedby-label", "--as-current-user", "--help"],
+        ..Options::GO
     };
     if given(rest, &[&GLOBALS, &FLAGS], "o", &["--output"]) {
         return Verdict::write(LowWrite, "`--output` writes the rendered files");
@@ -480,10 +358,10 @@ fn wait(rest: &[Arg<'_>]) -> Verdict {
 
 /// Asks for a terminal or stdin: `-t`, `-i`, `--tty`, `--stdin`, `--attach`.
 fn tty_asked(rest: &[Arg<'_>]) -> bool {
-    Words::new(rest, &[&GLOBALS, &READ]).any(|w| match w {
-        Word::Short { flag, .. } => flag == 't',
-        Word::Long { name, value, .. } => name == "--tty" && super::truthy(value),
-        Word::Pos { .. } => false,
+    walk_sets(&[&GLOBALS, &PRE, &MUTATE], rest).any(|w| match w {
+        Tok::Short { flag, .. } => flag == 't',
+        Tok::Long { name, value, .. } => name == "--tty" && super::truthy(value),
+        Tok::Operand { .. } | Tok::Unknown { .. } | Tok::Dynamic { .. } => false,
     })
 }
 
@@ -501,14 +379,14 @@ const DRY_RUN_SPOILERS: &[&str] = &[
 
 /// A mutating subcommand: a client or server dry run only prints.
 fn write_unless_dry_run(inv: &Invocation<'_, '_>, sub: &str, risk: Risk, what: &str) -> Verdict {
-    if super::dry_run(inv.args) {
-        if any_may_be_option(inv.args) {
-            return Verdict::unknown("an argument from an expansion could turn off `--dry-run`");
-        }
-        let spoiled = Words::new(inv.args, &[&GLOBALS, &PRE, &READ]).any(|w| match w {
-            Word::Short { flag, .. } => flag == 'i' || flag == 't',
-            Word::Long { name, .. } => DRY_RUN_SPOILERS.contains(&name),
-            Word::Pos { .. } => false,
+    let sets: &[&Flags] = &[&GLOBALS, &PRE, &MUTATE];
+    if super::dry_run(inv.args, sets) {
+        let spoiled = walk_sets(sets, inv.args).any(|w| match w {
+            Tok::Short { flag, .. } => flag == 'i' || flag == 't',
+            Tok::Long { name, .. } => DRY_RUN_SPOILERS.contains(&name),
+            // Unknown options spoil the dry run too: nobody knows what they do.
+            Tok::Unknown { .. } | Tok::Dynamic { .. } => true,
+            Tok::Operand { .. } => false,
         });
         if !spoiled {
             return Verdict::Read;
@@ -536,15 +414,16 @@ fn apply(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
 /// `kubectl exec [opts] POD -- CMD…`: look through to `CMD…`.
 fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
     const EXEC: Flags = Flags {
-        short_value: "cfp",
-        short_bool: "itq",
-        long_value: &[
+        short_values: "cfp",
+        short_flags: "itq",
+        long_values: &[
             "--container",
             "--filename",
             "--pod-running-timeout",
             "--pod",
         ],
-        long_bool: &["--stdin", "--tty", "--quiet"],
+        long_flags: &["--stdin", "--tty", "--quiet"],
+        ..Options::GO
     };
     let start = si + 1;
     let Some(dashes) = inv.args.iter().skip(start).position(|a| a.text == "--") else {
@@ -555,24 +434,20 @@ fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
     let sets = &[&GLOBALS, &EXEC];
     let mut operands = 0;
     let mut tty = false;
-    for word in Words::new(opts, sets) {
-        let arg = opts.get(word.index());
-        match word {
-            Word::Pos { .. } => {
+    for tok in walk_sets(sets, opts) {
+        match tok {
+            Tok::Operand { .. } => {
                 operands += 1;
                 if operands > 1 {
                     return Verdict::unknown("unexpected arguments before `--`");
                 }
             }
-            _ if arg.is_some_and(super::may_be_option) => {
+            Tok::Dynamic { .. } => {
                 return Verdict::unknown("an option comes from an expansion");
             }
-            _ if !sets.iter().any(|s| s.knows(&word)) => {
-                return unknown_option(opts.get(word.index()..=word.index()).unwrap_or(&[]), sets)
-                    .unwrap_or_else(|| Verdict::unknown("unknown option"));
-            }
-            Word::Short { flag: 't', .. } => tty = true,
-            Word::Long {
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Short { flag: 't', .. } => tty = true,
+            Tok::Long {
                 name: "--tty",
                 value,
                 ..
@@ -586,5 +461,6 @@ fn exec(inv: &Invocation<'_, '_>, si: usize) -> Verdict {
     tty_wrap("kubectl exec", dashes + 1, tty)
 }
 
+mod flags;
 #[cfg(test)]
 mod tests;

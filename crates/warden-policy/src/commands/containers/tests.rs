@@ -5,49 +5,50 @@ fn args(words: &[&'static str]) -> Vec<Arg<'static>> {
 }
 
 const SPEC: Flags = Flags {
-    short_value: "no",
-    short_bool: "aft",
-    long_value: &["--tail"],
-    long_bool: &["--follow"],
+    short_values: "no",
+    short_flags: "aft",
+    long_values: &["--tail"],
+    long_flags: &["--follow"],
+    ..Options::GO
 };
 
 #[test]
 fn words_walk_clusters_and_values() {
     let a = args(&["-afn5", "x", "--tail", "3", "-o=json", "--", "-t"]);
-    let words: Vec<_> = Words::new(&a, &[&SPEC]).collect();
+    let words: Vec<_> = walk_sets(&[&SPEC], &a).collect();
     assert_eq!(
         words,
         vec![
-            Word::Short {
+            Tok::Short {
                 index: 0,
                 flag: 'a',
                 value: None
             },
-            Word::Short {
+            Tok::Short {
                 index: 0,
                 flag: 'f',
                 value: None
             },
-            Word::Short {
+            Tok::Short {
                 index: 0,
                 flag: 'n',
                 value: Some("5")
             },
-            Word::Pos {
+            Tok::Operand {
                 index: 1,
                 text: "x"
             },
-            Word::Long {
+            Tok::Long {
                 index: 2,
                 name: "--tail",
                 value: Some("3")
             },
-            Word::Short {
+            Tok::Short {
                 index: 4,
                 flag: 'o',
                 value: Some("json")
             },
-            Word::Pos {
+            Tok::Operand {
                 index: 6,
                 text: "-t"
             },
@@ -73,6 +74,9 @@ fn shaped(line: &'static str) -> Verdict {
     let args: Vec<Arg<'static>> = words
         .map(|w| {
             let mut arg = Arg::literal(w);
+            if w.contains('"') {
+                arg.text = w.replace('"', "").into();
+            }
             if w.contains('$') {
                 arg.shape = crate::invocation::ArgShape::Dynamic;
             } else if w.contains('*') {
@@ -89,21 +93,17 @@ fn shaped(line: &'static str) -> Verdict {
 
 #[test]
 fn expansions() {
+    // An expansion is read as the option or value it sits in when its
+    // literal head says what it is and quotes keep it one word.
     for line in [
-        "kubectl get pods -l app=$APP_NAME -n $NAMESPACE",
-        "kubectl get pod $POD",
-        "kubectl logs $POD --tail=20",
-        "kubectl create secret generic s --from-literal=k=$V --dry-run=client -o yaml",
-        "kubectl exec $POD -- cat /etc/hosts",
-        "kubectl exec -n $NS -c $C $POD -- ls",
-        "docker logs $C",
-        "docker inspect $C",
-        "docker exec $C cat /x",
-        "docker --context $CTX ps",
-        "kubectl --namespace=$NS get pods",
-        "docker --context=$CTX ps",
-        "helm get values $RELEASE",
-        "kubectl kustomize overlays/$ENV",
+        "kubectl get pods -l \"app=$APP_NAME\" -n \"$NAMESPACE\"",
+        "kubectl logs \"pod/$POD\" --tail=20",
+        "kubectl create secret generic s \"--from-literal=k=$V\" --dry-run=client -o yaml",
+        "kubectl exec -n \"$NS\" -c \"$C\" web -- ls",
+        "docker --context \"$CTX\" ps",
+        "kubectl --namespace=\"$NS\" get pods",
+        "docker --context=\"$CTX\" ps",
+        "kubectl kustomize \"overlays/$ENV\"",
     ] {
         let verdict = shaped(line);
         assert!(
@@ -111,7 +111,16 @@ fn expansions() {
             "{line}: {verdict:?}"
         );
     }
+    // Unquoted expansions split into words, any of which can be an option;
+    // a quoted one that starts with the expansion can be an option too.
     for line in [
+        "kubectl get pods -l app=$APP_NAME -n $NAMESPACE",
+        "kubectl get pod $POD",
+        "kubectl get pod \"$POD\"",
+        "kubectl logs $POD --tail=20",
+        "docker logs $C",
+        "docker exec $C cat /x",
+        "kubectl exec $POD -- cat /etc/hosts",
         "kubectl $CMD pods",
         "kubectl -n x $CMD pods",
         "kubectl $FLAGS get pods",
@@ -147,7 +156,16 @@ fn dry_run_spellings() {
         (&["--dry-run", "none"][..], false),
         (&["--dry-run=client", "--dry-run=false"][..], false),
         (&["--", "--dry-run"][..], false),
+        // The value of `-f`, not a dry run.
+        (&["-f", "--dry-run"][..], false),
+        (&["--filename", "--dry-run"][..], false),
     ] {
-        assert_eq!(dry_run(&args(words)), expected, "{words:?}");
+        const SET: Flags = Flags {
+            short_values: "f",
+            long_values: &["--filename"],
+            long_flags: &["--dry-run"],
+            ..Options::GO
+        };
+        assert_eq!(dry_run(&args(words), &[&SET]), expected, "{words:?}");
     }
 }

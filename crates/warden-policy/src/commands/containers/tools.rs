@@ -2,8 +2,9 @@
 //! kubectl, crictl, ctr), k9s, kubectx/kubens, stern, kind, minikube, k3d,
 //! skopeo, lazydocker, dive.
 
-use super::{Flags, Word, Words, given, switch, unknown_option};
+use super::{Flags, given, switch, unknown_option};
 use crate::invocation::{Arg, Invocation};
+use crate::options::{Options, Tok, walk_sets};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 use Risk::MediumWrite;
@@ -14,8 +15,8 @@ fn first<'i>(
     inv: &Invocation<'i, '_>,
     sets: &[&Flags],
 ) -> Result<Option<(usize, &'i str)>, Verdict> {
-    match Words::new(inv.args, sets).find(|w| matches!(w, Word::Pos { .. })) {
-        Some(Word::Pos { index, text }) => {
+    match walk_sets(sets, inv.args).find(|w| matches!(w, Tok::Operand { .. })) {
+        Some(Tok::Operand { index, text }) => {
             if inv.args.get(index).is_some_and(Arg::is_variable) {
                 Err(Verdict::unknown("the subcommand comes from an expansion"))
             } else {
@@ -27,16 +28,17 @@ fn first<'i>(
 }
 
 fn operands(rest: &[Arg<'_>], sets: &[&Flags]) -> usize {
-    Words::new(rest, sets)
-        .filter(|w| matches!(w, Word::Pos { .. }))
+    walk_sets(sets, rest)
+        .filter(|w| matches!(w, Tok::Operand { .. }))
         .count()
 }
 
 const NONE: Flags = Flags {
-    short_value: "",
-    short_bool: "",
-    long_value: &[],
-    long_bool: &[],
+    short_values: "",
+    short_flags: "",
+    long_values: &[],
+    long_flags: &[],
+    ..Options::GO
 };
 
 /// `k3s kubectl|crictl|ctr …` runs the bundled tool: classify it.
@@ -113,10 +115,11 @@ pub(super) fn k9s(inv: &Invocation<'_, '_>) -> Verdict {
 /// kubectx/kubens: no argument lists; a name switches; `-d` deletes.
 pub(super) fn kubectx(inv: &Invocation<'_, '_>) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "",
-        short_bool: "chV",
-        long_value: &[],
-        long_bool: &["--current", "--help", "--version"],
+        short_values: "",
+        short_flags: "chV",
+        long_values: &[],
+        long_flags: &["--current", "--help", "--version"],
+        ..Options::GO
     };
     if given(inv.args, &[&NONE], "du", &["--unset"]) {
         return Verdict::write(MediumWrite, "deletes or unsets a kubeconfig entry");
@@ -127,18 +130,68 @@ pub(super) fn kubectx(inv: &Invocation<'_, '_>) -> Verdict {
     unknown_option(inv.args, &[&FLAGS]).unwrap_or(Verdict::Read)
 }
 
+/// stern's options (v1.2x): none writes; `--no-follow` ends the stream.
+const STERN: Flags = Flags {
+    short_values: "ncslemiEo",
+    short_flags: "Aht",
+    long_values: &[
+        "--namespace",
+        "--container",
+        "--selector",
+        "--since",
+        "--tail",
+        "--exclude",
+        "--include",
+        "--exclude-container",
+        "--exclude-pod",
+        "--container-state",
+        "--context",
+        "--kubeconfig",
+        "--output",
+        "--template",
+        "--template-file",
+        "--timestamps",
+        "--color",
+        "--field-selector",
+        "--node",
+        "--condition",
+        "--max-log-requests",
+        "--verbosity",
+    ],
+    long_flags: &[
+        "--all-namespaces",
+        "--no-follow",
+        "--only-log-lines",
+        "--diff-container",
+        "--prompt",
+        "--init-containers",
+        "--ephemeral-containers",
+        "--help",
+        "--version",
+    ],
+    ..Options::GO
+};
+
 /// stern follows logs unless `--no-follow`.
 pub(super) fn stern(inv: &Invocation<'_, '_>) -> Verdict {
     if inv.args.len() == 1 && matches!(inv.arg(0), Some("--version" | "version" | "--help" | "-h"))
     {
         return Verdict::Read;
     }
-    if switch(inv.args, &[&NONE], None, "--no-follow").on {
+    if let Some(verdict) = unknown_option(inv.args, &[&STERN]) {
+        return verdict;
+    }
+    if given(inv.args, &[&STERN], "", &["--prompt"]) {
+        return Verdict::interactive(
+            InteractiveCategory::TtyFlag,
+            "`--prompt` asks on the terminal",
+        );
+    }
+    if switch(inv.args, &[&STERN], None, "--no-follow").on {
         return Verdict::Read;
     }
-    let mut rewrite = String::from(inv.name);
-    rewrite.push_str(" --no-follow");
-    if inv.option_value(None, Some("--tail")).is_none() {
+    let mut rewrite = String::from("--no-follow");
+    if !given(inv.args, &[&STERN], "", &["--tail"]) {
         rewrite.push_str(" --tail=200");
     }
     for arg in inv.args {
@@ -151,10 +204,11 @@ pub(super) fn stern(inv: &Invocation<'_, '_>) -> Verdict {
 /// kind: `get …` and `version` read.
 pub(super) fn kind(inv: &Invocation<'_, '_>) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "v",
-        short_bool: "qh",
-        long_value: &["--verbosity", "--name", "--kubeconfig"],
-        long_bool: &["--quiet", "--help", "--internal"],
+        short_values: "v",
+        short_flags: "qh",
+        long_values: &["--verbosity", "--name", "--kubeconfig"],
+        long_flags: &["--quiet", "--help", "--internal"],
+        ..Options::GO
     };
     match first(inv, &[&FLAGS]) {
         Err(verdict) => verdict,
@@ -174,10 +228,10 @@ pub(super) fn kind(inv: &Invocation<'_, '_>) -> Verdict {
 /// minikube: status and listings read; `logs -f` streams.
 pub(super) fn minikube(inv: &Invocation<'_, '_>) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "pon",
-        short_bool: "fh",
-        long_value: &["--profile", "--output", "--format", "--node", "--length"],
-        long_bool: &[
+        short_values: "pon",
+        short_flags: "fh",
+        long_values: &["--profile", "--output", "--format", "--node", "--length"],
+        long_flags: &[
             "--follow",
             "--help",
             "--short",
@@ -185,6 +239,7 @@ pub(super) fn minikube(inv: &Invocation<'_, '_>) -> Verdict {
             "--problems",
             "--alsologtostderr",
         ],
+        ..Options::GO
     };
     let sets = &[&FLAGS];
     let (si, sub) = match first(inv, sets) {
@@ -193,8 +248,8 @@ pub(super) fn minikube(inv: &Invocation<'_, '_>) -> Verdict {
         Ok(None) => return Verdict::unknown("no subcommand"),
     };
     let rest = inv.args.get(si + 1..).unwrap_or(&[]);
-    let act = Words::new(rest, sets).find_map(|w| match w {
-        Word::Pos { text, .. } => Some(text),
+    let act = walk_sets(sets, rest).find_map(|w| match w {
+        Tok::Operand { text, .. } => Some(text),
         _ => None,
     });
     let read = || unknown_option(inv.args, sets).unwrap_or(Verdict::Read);
@@ -235,10 +290,10 @@ pub(super) fn minikube(inv: &Invocation<'_, '_>) -> Verdict {
 /// k3d: `cluster|node|registry list|get`, `kubeconfig get|print`, `version` read.
 pub(super) fn k3d(inv: &Invocation<'_, '_>) -> Verdict {
     const FLAGS: Flags = Flags {
-        short_value: "o",
-        short_bool: "h",
-        long_value: &["--output"],
-        long_bool: &[
+        short_values: "o",
+        short_flags: "h",
+        long_values: &["--output"],
+        long_flags: &[
             "--help",
             "--verbose",
             "--trace",
@@ -246,6 +301,7 @@ pub(super) fn k3d(inv: &Invocation<'_, '_>) -> Verdict {
             "--no-headers",
             "--all",
         ],
+        ..Options::GO
     };
     let sets = &[&FLAGS];
     let (si, sub) = match first(inv, sets) {
@@ -255,8 +311,8 @@ pub(super) fn k3d(inv: &Invocation<'_, '_>) -> Verdict {
         Ok(None) => return Verdict::unknown("no subcommand"),
     };
     let rest = inv.args.get(si + 1..).unwrap_or(&[]);
-    let act = Words::new(rest, sets).find_map(|w| match w {
-        Word::Pos { text, .. } => Some(text),
+    let act = walk_sets(sets, rest).find_map(|w| match w {
+        Tok::Operand { text, .. } => Some(text),
         _ => None,
     });
     match (sub, act) {
@@ -276,9 +332,9 @@ pub(super) fn k3d(inv: &Invocation<'_, '_>) -> Verdict {
 /// skopeo: `inspect`, `list-tags` query registries; `copy`, `delete`, … write.
 pub(super) fn skopeo(inv: &Invocation<'_, '_>) -> Verdict {
     const GLOBALS: Flags = Flags {
-        short_value: "",
-        short_bool: "hv",
-        long_value: &[
+        short_values: "",
+        short_flags: "hv",
+        long_values: &[
             "--command-timeout",
             "--override-arch",
             "--override-os",
@@ -288,7 +344,8 @@ pub(super) fn skopeo(inv: &Invocation<'_, '_>) -> Verdict {
             "--tmpdir",
             "--registries-conf",
         ],
-        long_bool: &["--debug", "--insecure-policy", "--help", "--version"],
+        long_flags: &["--debug", "--insecure-policy", "--help", "--version"],
+        ..Options::GO
     };
     match super::subcommand(inv, &[&GLOBALS]) {
         Err(verdict) => verdict,
@@ -458,9 +515,9 @@ mod tests {
             assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
         }
         match rule_verdict("stern web") {
-            Verdict::Interactive(iv) => {
+            Verdict::Interactive(_) => {
                 assert_eq!(
-                    iv.rewrite.as_deref(),
+                    crate::commands::testing::full_rewrite("stern web").as_deref(),
                     Some("stern --no-follow --tail=200 web")
                 );
             }

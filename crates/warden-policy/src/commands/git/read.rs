@@ -1,8 +1,9 @@
 //! Subcommands that are read-only, some only in certain modes (`branch`
 //! lists unless given a name, `config` reads unless given a value).
 
-use super::{Opt, Spec, SubRule, count_operands, first_word, plain_read, scan};
+use super::{Opt, SubRule, count_operands, first_word, ls_remote, plain_read, scan, stdin_read};
 use crate::invocation::Invocation;
+use crate::options::Options;
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
@@ -23,7 +24,7 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("rev-list", plain_read),
     ("ls-files", plain_read),
     ("ls-tree", plain_read),
-    ("ls-remote", plain_read),
+    ("ls-remote", ls_remote),
     ("cat-file", plain_read),
     ("blame", plain_read),
     ("annotate", plain_read),
@@ -31,7 +32,7 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("verify-commit", plain_read),
     ("verify-tag", plain_read),
     ("verify-pack", plain_read),
-    ("show-index", plain_read),
+    ("show-index", stdin_read),
     ("check-ignore", plain_read),
     ("check-attr", plain_read),
     ("check-ref-format", plain_read),
@@ -45,8 +46,8 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("var", plain_read),
     ("version", plain_read),
     ("get-tar-commit-id", plain_read),
-    ("patch-id", plain_read),
-    ("stripspace", plain_read),
+    ("patch-id", stdin_read),
+    ("stripspace", stdin_read),
     ("column", plain_read),
     ("request-pull", plain_read),
     ("grep", grep),
@@ -89,11 +90,39 @@ fn mv(rest: &Invocation<'_, '_>) -> Verdict {
     dry_run(rest, Risk::MediumWrite, "moves files")
 }
 
+/// The options of `add`, `mv`, `rm` and `clean` that take a value: a `-n`
+/// after one of them is its value, not a dry run (`clean -e -n -f`).
+const DRY_RUN: Options = Options {
+    short_flags: "nip",
+    short_values: "e",
+    long_flags: &["--dry-run", "--interactive", "--patch"],
+    long_values: &["--exclude", "--chmod", "--pathspec-from-file"],
+    ..Options::GNU
+};
+
 /// A write subcommand that only reports with `-n`/`--dry-run` (and no
 /// interactive mode).
 pub(super) fn dry_run(rest: &Invocation<'_, '_>, risk: Risk, reason: &'static str) -> Verdict {
-    let interactive = rest.has_flag('i', "--interactive") || rest.has_flag('p', "--patch");
-    if !interactive && rest.has_flag('n', "--dry-run") {
+    let mut dry = false;
+    let mut interactive = false;
+    for tok in DRY_RUN.walk(rest.args) {
+        match tok {
+            crate::options::Tok::Short { flag: 'n', .. }
+            | crate::options::Tok::Long {
+                name: "--dry-run", ..
+            } => dry = true,
+            crate::options::Tok::Short {
+                flag: 'i' | 'p', ..
+            }
+            | crate::options::Tok::Long {
+                name: "--interactive" | "--patch",
+                ..
+            } => interactive = true,
+            crate::options::Tok::Dynamic { .. } => interactive = true,
+            _ => {}
+        }
+    }
+    if dry && !interactive {
         return Verdict::Read;
     }
     Verdict::write(risk, reason)
@@ -152,7 +181,7 @@ fn format_patch(rest: &Invocation<'_, '_>) -> Verdict {
 /// `git help`: lists are read; a manual page goes to a pager or browser.
 pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
     let mut page = false;
-    let v = scan(rest.args, Spec::NONE, |o| match o {
+    let v = scan(rest.args, Options::GNU, |o| match o {
         Opt::Short('a' | 'g' | 'c' | 'v')
         | Opt::Long(
             "all"
@@ -185,20 +214,20 @@ pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn branch(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "u",
-        short_glued: "",
+    const SPEC: Options = Options {
+        short_values: "u",
         // `--contains` and friends take the next word when there is one.
-        long_value: &[
-            "sort",
-            "format",
-            "contains",
-            "no-contains",
-            "merged",
-            "no-merged",
-            "points-at",
-            "set-upstream-to",
+        long_values: &[
+            "--sort",
+            "--format",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--set-upstream-to",
         ],
+        ..Options::GNU
     };
     let mut list = false;
     let mut named = false;
@@ -249,23 +278,24 @@ fn branch(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn tag(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "umF",
-        short_glued: "n",
-        long_value: &[
-            "sort",
-            "format",
-            "contains",
-            "no-contains",
-            "merged",
-            "no-merged",
-            "points-at",
-            "local-user",
-            "message",
-            "file",
-            "cleanup",
-            "trailer",
+    const SPEC: Options = Options {
+        short_values: "umF",
+        short_optional: "n",
+        long_values: &[
+            "--sort",
+            "--format",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--local-user",
+            "--message",
+            "--file",
+            "--cleanup",
+            "--trailer",
         ],
+        ..Options::GNU
     };
     let mut list = false;
     let mut named = false;
@@ -307,7 +337,7 @@ fn tag(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn remote(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         None => {
             let known = rest
                 .args
@@ -337,7 +367,7 @@ fn remote(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn stash(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((at, "list" | "show")) => plain_read(&rest.from(at + 1)),
         Some((_, "drop" | "clear")) => Verdict::write(Risk::HighWrite, "discards stashed changes"),
         Some((_, "pop" | "apply" | "branch")) => Verdict::write(
@@ -353,30 +383,30 @@ fn stash(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn config(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "f",
-        short_glued: "",
-        long_value: &[
-            "file",
-            "blob",
-            "type",
-            "default",
-            "comment",
-            "value",
-            "url",
-            "get",
-            "get-all",
-            "get-regexp",
-            "get-urlmatch",
-            "get-color",
-            "get-colorbool",
-            "unset",
-            "unset-all",
-            "replace-all",
-            "add",
-            "rename-section",
-            "remove-section",
+    const SPEC: Options = Options {
+        short_values: "f",
+        long_values: &[
+            "--file",
+            "--blob",
+            "--type",
+            "--default",
+            "--comment",
+            "--value",
+            "--url",
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
+            "--unset",
+            "--unset-all",
+            "--replace-all",
+            "--add",
+            "--rename-section",
+            "--remove-section",
         ],
+        ..Options::GNU
     };
     let mut reading = false;
     let mut writing = None;
@@ -439,7 +469,7 @@ fn config(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn reflog(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((at, "show")) => plain_read(&rest.from(at + 1)),
         Some((_, "list" | "exists")) => Verdict::Read,
         Some((_, "expire" | "delete" | "drop")) => {
@@ -451,10 +481,9 @@ fn reflog(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn notes(rest: &Invocation<'_, '_>) -> Verdict {
-    const SPEC: Spec = Spec {
-        short_value: "",
-        short_glued: "",
-        long_value: &["ref"],
+    const SPEC: Options = Options {
+        long_values: &["--ref"],
+        ..Options::GNU
     };
     match first_word(rest, SPEC) {
         None | Some((_, "list" | "show" | "get-ref")) => Verdict::Read,
@@ -466,7 +495,7 @@ fn notes(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn worktree(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((_, "list")) => Verdict::Read,
         Some((_, "remove")) => Verdict::write(Risk::HighWrite, "removes a work tree"),
         Some((_, "add" | "prune" | "move" | "lock" | "unlock" | "repair")) => {
@@ -477,7 +506,7 @@ fn worktree(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn submodule(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         // Bare `git submodule` is `status`.
         None | Some((_, "status" | "summary")) => Verdict::Read,
         Some((_, "foreach")) => Verdict::unknown("`foreach` runs a command in every submodule"),
@@ -523,10 +552,9 @@ fn symbolic_ref(rest: &Invocation<'_, '_>) -> Verdict {
     if rest.has_flag('d', "--delete") {
         return Verdict::write(Risk::MediumWrite, "deletes a symbolic ref");
     }
-    const SPEC: Spec = Spec {
-        short_value: "m",
-        short_glued: "",
-        long_value: &[],
+    const SPEC: Options = Options {
+        short_values: "m",
+        ..Options::GNU
     };
     if count_operands(rest, SPEC) >= 2 {
         return Verdict::write(Risk::MediumWrite, "points a symbolic ref elsewhere");
@@ -549,7 +577,7 @@ fn sparse_checkout(rest: &Invocation<'_, '_>) -> Verdict {
 }
 
 fn verify_only(rest: &Invocation<'_, '_>) -> Verdict {
-    match first_word(rest, Spec::NONE) {
+    match first_word(rest, Options::GNU) {
         Some((_, "verify")) => Verdict::Read,
         _ => Verdict::write(Risk::LowWrite, "writes repository files"),
     }

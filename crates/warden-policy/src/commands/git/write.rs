@@ -4,7 +4,41 @@
 use super::SubRule;
 use super::read::dry_run;
 use crate::invocation::Invocation;
-use crate::verdict::{Risk, Verdict};
+use crate::verdict::{InteractiveCategory, Risk, Verdict};
+
+/// Writes that open an editor or an interactive prompt: `commit` without a
+/// message, `rebase -i`, `merge`/`revert`/`cherry-pick --edit`, `-p` and
+/// `-i` hunk pickers. The write needs a human at a terminal.
+pub(super) fn opens_editor(name: &str, rest: &Invocation<'_, '_>) -> Option<Verdict> {
+    let has = |short: char, long: &str| rest.has_short(short) || rest.has_long(long);
+    let message_given = has('m', "--message")
+        || has('F', "--file")
+        || has('C', "--reuse-message")
+        || rest.has_long("--no-edit")
+        || rest.has_long("--fixup")
+        || rest.option_args().any(|a| {
+            let t = a.as_str();
+            t.starts_with("--message=") || t.starts_with("--file=") || t.starts_with("--fixup=")
+        });
+    let editor = match name {
+        "commit" => !message_given || has('e', "--edit"),
+        "rebase" => has('i', "--interactive"),
+        "merge" | "revert" | "cherry-pick" => has('e', "--edit"),
+        _ => false,
+    };
+    if editor {
+        return Some(Verdict::interactive_writer(
+            InteractiveCategory::Pager,
+            "opens an editor for the message or the plan",
+        ));
+    }
+    (name == "commit" && (has('p', "--patch") || has('i', "--interactive"))).then(|| {
+        Verdict::interactive_writer(
+            InteractiveCategory::InteractiveRepl,
+            "asks which changes to take",
+        )
+    })
+}
 
 /// Writes whatever their arguments.
 pub(super) const SIMPLE: &[(&str, Risk, &str)] = &[

@@ -1,13 +1,16 @@
 //! wget and HTTPie (with xh). wget saves what it downloads, so it reads only
 //! with `--spider` or with the document sent to standard output.
 
-use super::{Getopt, Tok, is_sink, variable_option};
+use super::{is_sink, variable_option};
+use crate::commands::common::bad;
 use crate::invocation::Invocation;
+use crate::options::{Options, Tok};
 use crate::verdict::{Risk, Verdict};
 
-const WGET: Getopt = Getopt {
-    short_value: "OoaePiBtTwUQlARDXIn",
-    long_value: &[
+const WGET: Options = Options {
+    short_flags: "rmpNckKxbqvdSFEHL46Vh",
+    short_values: "OoaePiBtTwUQlARDXIn",
+    long_values: &[
         "--output-document",
         "--output-file",
         "--append-output",
@@ -92,7 +95,7 @@ const WGET: Getopt = Getopt {
         "--preferred-location",
         "--metalink-index",
     ],
-    long_flag: &[
+    long_flags: &[
         "--spider",
         "--quiet",
         "--verbose",
@@ -162,6 +165,7 @@ const WGET: Getopt = Getopt {
         "--no-warc-digests",
         "--no-warc-keep-log",
     ],
+    ..Options::GNU
 };
 
 /// wget options that write files (besides `-O`, `-o`, `-a` handled with their values).
@@ -192,11 +196,17 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
     }
     let mut spider = false;
     let mut document: Option<Option<&str>> = None;
+    let mut urls: Vec<&str> = Vec::new();
     for tok in WGET.walk(inv.args) {
         let (name, value) = match tok {
-            Tok::Pos { .. } => continue,
-            Tok::Long { name, value } => (name, value),
-            Tok::Short { flag, value } => {
+            Tok::Operand { text, .. } => {
+                urls.push(text);
+                continue;
+            }
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
+            Tok::Long { name, value, .. } => (name, value),
+            Tok::Short { flag, value, .. } => {
                 let long = match flag {
                     'O' => "--output-document",
                     'o' => "--output-file",
@@ -212,10 +222,12 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
                     'K' => "--backup-converted",
                     'x' => "--force-directories",
                     'b' => "--background",
+                    'i' => "--input-file",
                     // `-nv`, `-nd`, `-nH`, `-np`, `-nc`: only `-nc` matters, and it does not write.
-                    'n' | 'i' | 'B' | 't' | 'T' | 'w' | 'U' | 'Q' | 'l' | 'A' | 'R' | 'D' | 'X'
-                    | 'I' | 'q' | 'v' | 'd' | 'S' | 'F' | 'E' | 'H' | 'L' | '4' | '6' | 'V'
-                    | 'h' => continue,
+                    'n' | 'B' | 't' | 'T' | 'w' | 'U' | 'Q' | 'l' | 'A' | 'R' | 'D' | 'X' | 'I'
+                    | 'q' | 'v' | 'd' | 'S' | 'F' | 'E' | 'H' | 'L' | '4' | '6' | 'V' | 'h' => {
+                        continue;
+                    }
                     _ => return Verdict::unknown(format!("unknown option `-{flag}`")),
                 };
                 (long, value)
@@ -226,6 +238,11 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
             "--output-document" => document = Some(value),
             "--output-file" | "--append-output" if !is_sink(value) => {
                 return Verdict::write(Risk::LowWrite, format!("`{name}` writes a log file"));
+            }
+            "--input-file" => {
+                return Verdict::unknown(
+                    "`-i` fetches URLs from a file, which cannot be inspected",
+                );
             }
             "--execute" | "--config" | "--use-askpass" | "--ask-password" => {
                 return Verdict::unknown(format!("`{name}` runs commands or prompts"));
@@ -242,9 +259,21 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
             _ if WGET_WRITES.contains(&name) => {
                 return Verdict::write(Risk::LowWrite, format!("`{name}` writes files"));
             }
-            _ if WGET.long_flag.contains(&name) || WGET.long_value.contains(&name) => {}
+            _ if WGET.long_flags.contains(&name) || WGET.long_values.contains(&name) => {}
             _ => return Verdict::unknown(format!("unknown option `{name}`")),
         }
+    }
+    if let Some(refusal) = urls
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https"]))
+    {
+        return refusal;
+    }
+    if urls.iter().any(|u| super::urls::streams(u))
+        && !inv.has_short('T')
+        && !inv.has_long("--timeout")
+    {
+        return super::urls::streaming();
     }
     match document {
         Some(target) if !is_sink(target) => {
@@ -260,9 +289,10 @@ pub(super) fn wget(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const HTTPIE: Getopt = Getopt {
-    short_value: "oaApPsv",
-    long_value: &[
+const HTTPIE: Options = Options {
+    short_flags: "hbmfjqSFxIdc",
+    short_values: "oaApPsv",
+    long_values: &[
         "--output",
         "--session",
         "--session-read-only",
@@ -289,7 +319,7 @@ const HTTPIE: Getopt = Getopt {
         "--response-charset",
         "--response-mime",
     ],
-    long_flag: &[
+    long_flags: &[
         "--download",
         "--continue",
         "--form",
@@ -319,6 +349,7 @@ const HTTPIE: Getopt = Getopt {
         "--manual",
         "--http2",
     ],
+    ..Options::GNU
 };
 
 /// HTTPie: `http [METHOD] URL [ITEM…]`. Without a method it POSTs when it
@@ -332,7 +363,7 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
     let mut positionals = Vec::with_capacity(inv.args.len());
     for tok in HTTPIE.walk(inv.args) {
         match tok {
-            Tok::Pos { text, .. } => positionals.push(text),
+            Tok::Operand { text, .. } => positionals.push(text),
             Tok::Short { flag: 'I', .. }
             | Tok::Long {
                 name: "--ignore-stdin",
@@ -359,10 +390,13 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
             } => {
                 return Verdict::write(Risk::LowWrite, "`--continue` writes a download");
             }
-            Tok::Short { flag: 'o', value }
+            Tok::Short {
+                flag: 'o', value, ..
+            }
             | Tok::Long {
                 name: "--output",
                 value,
+                ..
             } if !is_sink(value) => {
                 return Verdict::write(Risk::LowWrite, "`--output` writes a file");
             }
@@ -379,9 +413,17 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
                 return Verdict::unknown(format!("unknown option `-{flag}`"));
             }
             Tok::Long { name, .. }
-                if HTTPIE.long_flag.contains(&name) || HTTPIE.long_value.contains(&name) => {}
+                if HTTPIE.long_flags.contains(&name) || HTTPIE.long_values.contains(&name) => {}
             Tok::Long { name, .. } => return Verdict::unknown(format!("unknown option `{name}`")),
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
         }
+    }
+    if let Some(refusal) = positionals
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https"]))
+    {
+        return refusal;
     }
     let (method, items) = match positionals.as_slice() {
         [m, _url, items @ ..] if m.bytes().all(|b| b.is_ascii_alphabetic()) => (Some(*m), items),
@@ -438,7 +480,6 @@ mod tests {
             "wget --output-document=- https://x",
             "wget -qO /dev/null https://x",
             "wget -S --spider https://x",
-            "wget --spi https://x",
             "wget -nv --spider -T 5 -t 1 https://x",
             "wget -qO- --header=Accept:json https://x",
             "wget --version",
@@ -469,6 +510,7 @@ mod tests {
             "wget --config=f --spider https://x",
             "wget -b https://x",
             "wget --frob -qO- https://x",
+            "wget --spi https://x",
             "wget --save-cookies c -qO- https://x",
         ] {
             assert!(is_write(line), "{line}");

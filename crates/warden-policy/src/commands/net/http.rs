@@ -111,7 +111,6 @@ const CURL_SAFE_VALUE: &[&str] = &[
     "--pinnedpubkey",
     "--preproxy",
     "--proto",
-    "--proto-default",
     "--proto-redir",
     "--proxy",
     "--proxy-cacert",
@@ -360,6 +359,7 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
                     'c' => "--cookie-jar",
                     'K' => "--config",
                     'w' => "--write-out",
+                    'H' => "--header",
                     _ => "",
                 };
                 match curl_long(long, value) {
@@ -386,10 +386,20 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
     if data && !get {
         return Verdict::write(Risk::MediumWrite, "sends data (a POST request)");
     }
-    for url in urls {
+    let bounded = inv.args.iter().any(|a| {
+        let t = a.as_str();
+        t == "-m"
+            || t == "--max-time"
+            || t.starts_with("--max-time=")
+            || (t.starts_with("-m") && t.len() > 2 && !t.starts_with("--"))
+    });
+    if !bounded && urls.iter().any(|u| super::urls::streams(u)) {
+        return super::urls::streaming();
+    }
+    for url in &urls {
         let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
         if lower.starts_with("telnet:") {
-            return Verdict::interactive(
+            return Verdict::interactive_writer(
                 InteractiveCategory::InteractiveRepl,
                 "a telnet URL sends standard input",
             );
@@ -401,7 +411,28 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
             );
         }
     }
+    // `[1-100000]` in a URL is a range curl expands into that many requests.
+    let globoff = inv.has_short('g') || inv.has_long("--globoff");
+    if !globoff && urls.iter().any(|u| has_url_range(u)) {
+        return Verdict::unknown("a `[…]` range in the URL can expand into many requests");
+    }
+    if let Some(refusal) = urls
+        .iter()
+        .find_map(|u| super::urls::scheme_refusal(u, &["http", "https", "file"]))
+    {
+        return refusal;
+    }
     Verdict::Read
+}
+
+/// A `[…]` glob range in a URL; an IPv6 host (`http://[::1]:80/`) is not one.
+fn has_url_range(url: &str) -> bool {
+    let rest = match url.split_once("://") {
+        Some((_, rest)) if rest.starts_with('[') => rest.split_once(']').map_or("", |(_, r)| r),
+        Some((_, rest)) => rest,
+        None => url,
+    };
+    rest.contains('[')
 }
 
 enum CurlEffect {
@@ -439,6 +470,21 @@ fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
         "--config" => Some(CurlEffect::Verdict(Verdict::unknown(
             "`-K` reads options from a file",
         ))),
+        // Servers that honour these headers take the request as that method.
+        "--header" | "--proxy-header"
+            if value.is_some_and(|h| {
+                let h = h.to_ascii_lowercase();
+                h.contains("method-override") || h.contains("x-http-method")
+            }) =>
+        {
+            write(
+                Risk::MediumWrite,
+                "a method-override header sends another method".into(),
+            )
+        }
+        "--header" if value.is_some_and(|h| h.starts_with('@')) => Some(CurlEffect::Verdict(
+            Verdict::unknown("`-H @FILE` reads headers that cannot be inspected"),
+        )),
         "--engine" => Some(CurlEffect::Verdict(Verdict::unknown(
             "`--engine` loads a crypto engine library",
         ))),

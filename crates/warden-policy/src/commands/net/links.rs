@@ -1,8 +1,10 @@
 //! Sockets, interfaces, routes, ARP, wireless, NetworkManager, bridges,
 //! WireGuard and the interface monitors.
 
-use super::{Getopt, Tok, resolve};
+use super::resolve;
+use crate::commands::common::bad;
 use crate::invocation::{Invocation, OptSpec};
+use crate::options::{Options, Tok};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 fn stream(reason: &'static str) -> Verdict {
@@ -91,10 +93,11 @@ pub(super) fn route(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const ARP: Getopt = Getopt {
-    short_value: "HitA",
-    long_value: &["--hw-type", "--device", "--protocol"],
-    long_flag: &[
+const ARP: Options = Options {
+    short_flags: "vnaeDhVsdfS",
+    short_values: "HitA",
+    long_values: &["--hw-type", "--device", "--protocol"],
+    long_flags: &[
         "--verbose",
         "--numeric",
         "--all",
@@ -106,6 +109,7 @@ const ARP: Getopt = Getopt {
         "--help",
         "--version",
     ],
+    ..Options::GNU
 };
 
 pub(super) fn arp(inv: &Invocation<'_, '_>) -> Verdict {
@@ -126,11 +130,13 @@ pub(super) fn arp(inv: &Invocation<'_, '_>) -> Verdict {
                     format!("`{name}` changes the ARP cache"),
                 );
             }
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
             Tok::Short { flag, .. } if !"vnHitAaeDhV".contains(flag) => {
                 return Verdict::unknown(format!("unknown option `-{flag}`"));
             }
             Tok::Long { name, .. }
-                if !ARP.long_flag.contains(&name) && !ARP.long_value.contains(&name) =>
+                if !ARP.long_flags.contains(&name) && !ARP.long_values.contains(&name) =>
             {
                 return Verdict::unknown(format!("unknown option `{name}`"));
             }
@@ -166,8 +172,11 @@ pub(super) fn iw(inv: &Invocation<'_, '_>) -> Verdict {
             "info" | "link" | "list" | "help" | "commands" | "features" | "channels" | "get",
             ..,
         ] => Verdict::Read,
-        ["scan", "abort", ..] => Verdict::write(Risk::LowWrite, "`scan abort` stops a scan"),
-        ["scan", ..] => Verdict::Read,
+        ["scan", "dump", ..] => Verdict::Read,
+        ["scan", ..] => Verdict::write(
+            Risk::LowWrite,
+            "`scan` makes the radio scan (`scan dump` shows the last results)",
+        ),
         ["event", ..] => stream("`event` prints events until interrupted"),
         [group, "dump" | "get" | "list" | "show", ..] if TWO_LEVEL.contains(group) => Verdict::Read,
         [verb, ..] => Verdict::write(
@@ -265,10 +274,11 @@ pub(super) fn ethtool(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(risk, format!("`{mode}` changes or tests the interface"))
 }
 
-const MII_TOOL: Getopt = Getopt {
-    short_value: "FAp",
-    long_value: &["--force", "--advertise", "--phy"],
-    long_flag: &[
+const MII_TOOL: Options = Options {
+    short_flags: "vVrRwlh",
+    short_values: "FAp",
+    long_values: &["--force", "--advertise", "--phy"],
+    long_flags: &[
         "--verbose",
         "--version",
         "--reset",
@@ -277,6 +287,7 @@ const MII_TOOL: Getopt = Getopt {
         "--log",
         "--help",
     ],
+    ..Options::GNU
 };
 
 pub(super) fn mii_tool(inv: &Invocation<'_, '_>) -> Verdict {
@@ -295,7 +306,7 @@ pub(super) fn mii_tool(inv: &Invocation<'_, '_>) -> Verdict {
                 name: "--verbose" | "--version" | "--phy" | "--log" | "--help",
                 ..
             }
-            | Tok::Pos { .. } => {}
+            | Tok::Operand { .. } => {}
             Tok::Short {
                 flag: c @ ('r' | 'R' | 'F' | 'A'),
                 ..
@@ -308,6 +319,8 @@ pub(super) fn mii_tool(inv: &Invocation<'_, '_>) -> Verdict {
             Tok::Long { name, .. } => {
                 return Verdict::write(Risk::MediumWrite, format!("`{name}` changes the link"));
             }
+            Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
         }
     }
     if watch {
@@ -591,6 +604,25 @@ pub(super) fn vnstat(inv: &Invocation<'_, '_>) -> Verdict {
     }
     if inv.has_word(&["-l", "--live"]) {
         return stream("`--live` runs until interrupted");
+    }
+    Verdict::Read
+}
+
+/// `lldpctl [-f FORMAT] [-d] [INTERFACE…]` shows LLDP neighbours.
+pub(super) fn lldpctl(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut args = inv.args.iter().map(|a| (a.is_literal(), a.as_str()));
+    while let Some((literal, text)) = args.next() {
+        match text {
+            _ if !literal => return Verdict::unknown("an argument comes from an expansion"),
+            "-f" | "-u" => {
+                args.next();
+            }
+            "-d" | "-v" | "-h" => {}
+            _ if text.starts_with('-') => {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+            _ => {}
+        }
     }
     Verdict::Read
 }

@@ -1,17 +1,20 @@
 //! Probes and raw clients: ping and friends, mtr, packet capture, netcat,
 //! socat, telnet/ftp/sftp, nmap, nslookup.
 
-use super::{Getopt, Tok, is_sink, variable_option};
+use super::{is_sink, variable_option};
+use crate::commands::common::{bad, first_bad};
 use crate::invocation::Invocation;
+use crate::options::{Options, Tok};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 fn stream(reason: &'static str) -> Verdict {
     Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
 }
 
-const PING: Getopt = Getopt {
-    short_value: "ciIlmMpQsStTwWFeNrhP",
-    long_value: &[
+const PING: Options = Options {
+    short_flags: "46aAbBdDfLnOqRUvVHC",
+    short_values: "ciIlmMpQsStTwWFeNrhP",
+    long_values: &[
         "--count",
         "--deadline",
         "--timeout",
@@ -21,7 +24,7 @@ const PING: Getopt = Getopt {
         "--ttl",
         "--pattern",
     ],
-    long_flag: &[
+    long_flags: &[
         "--help",
         "--version",
         "--numeric",
@@ -29,10 +32,14 @@ const PING: Getopt = Getopt {
         "--verbose",
         "--flood",
     ],
+    ..Options::GNU
 };
 
 /// `ping`: sends until interrupted unless `-c COUNT` or `-w DEADLINE`.
 pub(super) fn ping(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(word) = first_bad(&PING, inv.args) {
+        return bad(word);
+    }
     let bounded = PING.walk(inv.args).any(|t| {
         matches!(
             t,
@@ -52,13 +59,18 @@ pub(super) fn ping(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const ARPING: Getopt = Getopt {
-    short_value: "cwIsiCStTQWg",
-    long_value: &[],
-    long_flag: &[],
+const ARPING: Options = Options {
+    short_flags: "AbDfhqUVBeu0",
+    short_values: "cwIsiCStTQWg",
+    long_values: &[],
+    long_flags: &[],
+    ..Options::GNU
 };
 
 pub(super) fn arping(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(word) = first_bad(&ARPING, inv.args) {
+        return bad(word);
+    }
     let mut bounded = false;
     for tok in ARPING.walk(inv.args) {
         match tok {
@@ -93,9 +105,10 @@ pub(super) fn fping(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::Read
 }
 
-const MTR: Getopt = Getopt {
-    short_value: "FcsBiafmUQPLZGMIyod",
-    long_value: &[
+const MTR: Options = Options {
+    short_flags: "hvrwjCxpltngbzu46TSeE",
+    short_values: "FcsBiafmUQPLZGMIyod",
+    long_values: &[
         "--filename",
         "--report-cycles",
         "--psize",
@@ -116,7 +129,7 @@ const MTR: Getopt = Getopt {
         "--order",
         "--displaymode",
     ],
-    long_flag: &[
+    long_flags: &[
         "--report",
         "--report-wide",
         "--json",
@@ -138,10 +151,14 @@ const MTR: Getopt = Getopt {
         "--inet",
         "--inet6",
     ],
+    ..Options::GNU
 };
 
 /// `mtr` is a full-screen display unless a report mode or a cycle count ends it.
 pub(super) fn mtr(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(word) = first_bad(&MTR, inv.args) {
+        return bad(word);
+    }
     let mut bounded = false;
     for tok in MTR.walk(inv.args) {
         match tok {
@@ -172,9 +189,10 @@ pub(super) fn mtr(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const TCPDUMP: Getopt = Getopt {
-    short_value: "BcCEFGiMmrsTVwWyzZQj",
-    long_value: &[
+const TCPDUMP: Options = Options {
+    short_flags: "AbdDefhHIJKlLnNOpqStuUvxX#",
+    short_values: "BcCEFGiMmrsTVwWyzZQj",
+    long_values: &[
         "--buffer-size",
         "--interface",
         "--snapshot-length",
@@ -185,7 +203,7 @@ const TCPDUMP: Getopt = Getopt {
         "--print-sampling",
         "--skip",
     ],
-    long_flag: &[
+    long_flags: &[
         "--list-interfaces",
         "--help",
         "--monitor-mode",
@@ -199,9 +217,13 @@ const TCPDUMP: Getopt = Getopt {
         "--print",
         "--lengths",
     ],
+    ..Options::GNU
 };
 
 pub(super) fn tcpdump(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(word) = first_bad(&TCPDUMP, inv.args) {
+        return bad(word);
+    }
     if let Some(v) = variable_option(inv) {
         return v;
     }
@@ -234,9 +256,10 @@ pub(super) fn tcpdump(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const TSHARK: Getopt = Getopt {
-    short_value: "abBcCdeEfFHiJjKmNoOrRsStTuwWXYzG",
-    long_value: &[
+const TSHARK: Options = Options {
+    short_flags: "2DhIlLnpPqQvVx",
+    short_values: "abBcCdeEfFHiJjKmNoOrRsStTuwWXYzG",
+    long_values: &[
         "--export-objects",
         "--log-file",
         "--export-tls-session-keys",
@@ -248,10 +271,14 @@ const TSHARK: Getopt = Getopt {
         "--display-filter",
         "--color",
     ],
-    long_flag: &["--help", "--version", "--list-interfaces"],
+    long_flags: &["--help", "--version", "--list-interfaces"],
+    ..Options::GNU
 };
 
 pub(super) fn tshark(inv: &Invocation<'_, '_>) -> Verdict {
+    if let Some(word) = first_bad(&TSHARK, inv.args) {
+        return bad(word);
+    }
     if let Some(v) = variable_option(inv) {
         return v;
     }
@@ -260,6 +287,9 @@ pub(super) fn tshark(inv: &Invocation<'_, '_>) -> Verdict {
         match tok {
             Tok::Short { flag: 'X', .. } => {
                 return Verdict::unknown("`-X` loads an extension such as a Lua script");
+            }
+            Tok::Short { flag: 'o', .. } => {
+                return Verdict::unknown("`-o` sets preferences, some of which write files");
             }
             Tok::Short {
                 flag: 'w', value, ..
@@ -331,7 +361,7 @@ pub(super) fn netcat(inv: &Invocation<'_, '_>) -> Verdict {
     if inv.has_short('z') || inv.has_word(&["-h", "--help", "--version"]) {
         return Verdict::Read;
     }
-    Verdict::interactive(
+    Verdict::interactive_writer(
         InteractiveCategory::InteractiveRepl,
         "sends standard input to the connection; use `-z` to test a port",
     )
@@ -385,6 +415,9 @@ pub(super) fn nmap(inv: &Invocation<'_, '_>) -> Verdict {
         let long = text.trim_start_matches('-');
         let head = long.split_once('=').map_or(long, |(h, _)| h);
         // nmap reads long options with one dash too (`-script`).
+        if text == "-iR" {
+            return Verdict::unknown("`-iR` scans random hosts on the internet");
+        }
         if head.starts_with("script") || head == "interactive" || head.starts_with("resume") {
             return Verdict::unknown(format!("`{text}` runs scripts or other programs"));
         }

@@ -1,7 +1,9 @@
 //! openssl, ssh-keygen and sshpass.
 
-use super::{Getopt, Tok, variable_option};
+use super::variable_option;
+use crate::commands::common::bad;
 use crate::invocation::Invocation;
+use crate::options::{Options, Tok};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 /// openssl subcommands that only read their inputs and print, unless an
@@ -104,9 +106,10 @@ pub(super) fn openssl(inv: &Invocation<'_, '_>) -> Verdict {
         new_key |= matches!(head, "new" | "newkey");
     }
     match sub {
-        "s_client" => Verdict::interactive(
+        // What it reads from standard input it sends to the server.
+        "s_client" => Verdict::interactive_writer(
             InteractiveCategory::InteractiveRepl,
-            "waits on standard input; add </dev/null",
+            "sends standard input to the server; add </dev/null",
         ),
         "req" if new_key => Verdict::write(Risk::LowWrite, "`-new` generates a request and key"),
         "genrsa" | "genpkey" | "gendsa" => Verdict::write(Risk::LowWrite, "generates a key"),
@@ -118,10 +121,12 @@ pub(super) fn openssl(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const SSH_KEYGEN: Getopt = Getopt {
-    short_value: "CDEFIMNOPRVYZabfgjmnrstwz",
-    long_value: &[],
-    long_flag: &[],
+const SSH_KEYGEN: Options = Options {
+    short_flags: "lByLeiQAHkcpKuGTvqhoUX",
+    short_values: "CDEFIMNOPRVYZabfgjmnrstwz",
+    long_values: &[],
+    long_flags: &[],
+    ..Options::GNU
 };
 
 pub(super) fn ssh_keygen(inv: &Invocation<'_, '_>) -> Verdict {
@@ -132,16 +137,17 @@ pub(super) fn ssh_keygen(inv: &Invocation<'_, '_>) -> Verdict {
             t,
             Tok::Short {
                 flag: 'Y',
-                value: Some("verify" | "check-novalidate" | "find-principals" | "match-principals")
+                value: Some("verify" | "check-novalidate" | "find-principals" | "match-principals"),
+                ..
             }
         )
     });
     for tok in SSH_KEYGEN.walk(inv.args) {
-        let Tok::Short { flag, value } = tok else {
-            if let Tok::Long { name, .. } = tok {
-                return Verdict::unknown(format!("unknown option `{name}`"));
-            }
-            continue;
+        let (flag, value) = match tok {
+            Tok::Short { flag, value, .. } => (flag, value),
+            Tok::Operand { .. } => continue,
+            Tok::Long { name: text, .. } | Tok::Unknown { text, .. } => return bad(text),
+            Tok::Dynamic { index } => return bad(inv.args[index].raw),
         };
         match flag {
             'l' | 'B' | 'y' | 'L' | 'e' | 'i' | 'Q' | 'r' | 'F' => read = true,

@@ -1,15 +1,16 @@
 //! Clocks and time keeping: `date`, `hwclock`, chrony, NTP.
 
-use super::opts::{Spec, Tok, bad, scan, variable_guard, walk};
+use crate::commands::common::{bad, scan, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
 
-const DATE: Spec = Spec {
-    flags: "uRjnh",
-    values: "dfrsv",
-    optional: "I",
+const DATE: Options = Options {
+    short_flags: "uRjnh",
+    short_values: "dfrsv",
+    short_optional: "I",
     long_flags: &[
         "--utc",
         "--universal",
@@ -23,6 +24,7 @@ const DATE: Spec = Spec {
     ],
     long_values: &["--date", "--file", "--reference", "--set", "--rfc-3339"],
     long_optional: &["--iso-8601"],
+    style: Style::Gnu,
 };
 
 /// `date -s`, or an operand that is not `+FORMAT`, sets the clock (BSD
@@ -30,20 +32,20 @@ const DATE: Spec = Spec {
 pub(super) fn date(inv: &Invocation<'_, '_>) -> Verdict {
     let bsd_no_set = inv.has_short('j');
     scan(inv, &DATE, |t| match t {
-        Tok::Short('s', _) | Tok::Long("--set", _) => {
+        Tok::Short { flag: 's', .. } | Tok::Long { name: "--set", .. } => {
             Some(Verdict::write(M, "`-s` sets the clock"))
         }
-        Tok::Pos(_, text) if !text.starts_with('+') && !bsd_no_set => {
+        Tok::Operand { text, .. } if !text.starts_with('+') && !bsd_no_set => {
             Some(Verdict::write(M, "an operand sets the clock"))
         }
         _ => None,
     })
 }
 
-const HWCLOCK: Spec = Spec {
-    flags: "rwsaulvVhD",
-    values: "f",
-    optional: "",
+const HWCLOCK: Options = Options {
+    short_flags: "rwsaulvVhD",
+    short_values: "f",
+    short_optional: "",
     long_flags: &[
         "--show",
         "--get",
@@ -78,17 +80,22 @@ const HWCLOCK: Spec = Spec {
         "--delay",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn hwclock(inv: &Invocation<'_, '_>) -> Verdict {
     scan(inv, &HWCLOCK, |t| match t {
-        Tok::Short('w' | 's' | 'a', _)
-        | Tok::Long(
-            "--systohc" | "--hctosys" | "--set" | "--adjust" | "--systz" | "--setepoch"
-            | "--param-set" | "--vl-clear",
-            _,
-        ) => Some(Verdict::write(M, "sets the hardware or system clock")),
-        Tok::Pos(..) => Some(Verdict::unknown("unexpected operand")),
+        Tok::Short {
+            flag: 'w' | 's' | 'a',
+            ..
+        }
+        | Tok::Long {
+            name:
+                "--systohc" | "--hctosys" | "--set" | "--adjust" | "--systz" | "--setepoch"
+                | "--param-set" | "--vl-clear",
+            ..
+        } => Some(Verdict::write(M, "sets the hardware or system clock")),
+        Tok::Operand { .. } => Some(Verdict::unknown("unexpected operand")),
         _ => None,
     })
 }
@@ -117,23 +124,24 @@ const CHRONYC_READS: &[&str] = &[
     "dns",
 ];
 
-const CHRONYC: Spec = Spec {
-    flags: "nNcdmaV46e",
-    values: "hpf",
-    optional: "",
+const CHRONYC: Options = Options {
+    short_flags: "nNcdmaV46e",
+    short_values: "hpf",
+    short_optional: "",
     long_flags: &[],
     long_values: &[],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `chronyc [options] COMMAND…` (options end at the command; with `-m`,
 /// each argument is a command).
 pub(super) fn chronyc(inv: &Invocation<'_, '_>) -> Verdict {
     let mut start = None;
-    for tok in walk(&CHRONYC, inv.args) {
+    for tok in CHRONYC.walk(inv.args) {
         match tok {
-            Tok::Bad(word) => return bad(word),
-            Tok::Pos(index, _) => {
+            Tok::Unknown { text: word, .. } => return bad(word),
+            Tok::Operand { index, .. } => {
                 start = Some(index);
                 break;
             }
@@ -213,21 +221,28 @@ const NTPQ_READS: &[&str] = &[
 
 /// `ntpq -p`, `ntpq -c peers`: queries; no command opens the prompt.
 pub(super) fn ntpq(inv: &Invocation<'_, '_>) -> Verdict {
-    const NTPQ: Spec = Spec {
-        flags: "46dinpwlsuW",
-        values: "cDk",
-        optional: "",
+    const NTPQ: Options = Options {
+        short_flags: "46dinpwlsuW",
+        short_values: "cDk",
+        short_optional: "",
         long_flags: &[],
         long_values: &[],
         long_optional: &[],
+        style: Style::Gnu,
     };
     let mut queries = false;
-    for tok in walk(&NTPQ, inv.args) {
+    for tok in NTPQ.walk(inv.args) {
         match tok {
-            Tok::Bad(word) => return bad(word),
-            Tok::Short('i', _) => break,
-            Tok::Short('p' | 's', _) => queries = true,
-            Tok::Short('c', Some(cmd)) => {
+            Tok::Unknown { text: word, .. } => return bad(word),
+            Tok::Short { flag: 'i', .. } => break,
+            Tok::Short {
+                flag: 'p' | 's', ..
+            } => queries = true,
+            Tok::Short {
+                flag: 'c',
+                value: Some(cmd),
+                ..
+            } => {
                 let word = cmd.split_whitespace().next().unwrap_or_default();
                 if !NTPQ_READS.contains(&word) {
                     return Verdict::write(M, format!("command `{word}` changes the server"));

@@ -1,16 +1,17 @@
 //! Kernel and hardware: host names, the kernel log and parameters,
 //! modules, hardware inventory, resource limits.
 
-use super::opts::{Spec, Tok, bad, help_only, scan, variable_guard, walk};
+use crate::commands::common::{bad, help_only, scan, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
 
-const HOSTNAME: Spec = Spec {
-    flags: "aAbdfiIsyvVhnl",
-    values: "F",
-    optional: "",
+const HOSTNAME: Options = Options {
+    short_flags: "aAbdfiIsyvVhnl",
+    short_values: "F",
+    short_optional: "",
     long_flags: &[
         "--alias",
         "--all-fqdns",
@@ -30,14 +31,20 @@ const HOSTNAME: Spec = Spec {
     ],
     long_values: &["--file"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `hostname NAME`, `-F FILE`, `-b` set the name.
 pub(super) fn hostname(inv: &Invocation<'_, '_>) -> Verdict {
     scan(inv, &HOSTNAME, |t| match t {
-        Tok::Pos(..) | Tok::Short('F' | 'b', _) | Tok::Long("--file" | "--boot", _) => {
-            Some(Verdict::write(M, "sets the host name"))
+        Tok::Operand { .. }
+        | Tok::Short {
+            flag: 'F' | 'b', ..
         }
+        | Tok::Long {
+            name: "--file" | "--boot",
+            ..
+        } => Some(Verdict::write(M, "sets the host name")),
         _ => None,
     })
 }
@@ -47,10 +54,10 @@ pub(super) fn domainname(inv: &Invocation<'_, '_>) -> Verdict {
     hostname(inv)
 }
 
-const DMESG: Spec = Spec {
-    flags: "cCDEwWHTtxkurSdePJhVp",
-    values: "lfFsn",
-    optional: "L",
+const DMESG: Options = Options {
+    short_flags: "cCDEwWHTtxkurSdePJhVp",
+    short_values: "lfFsn",
+    short_optional: "L",
     long_flags: &[
         "--read-clear",
         "--clear",
@@ -86,23 +93,34 @@ const DMESG: Spec = Spec {
         "--until",
     ],
     long_optional: &["--color"],
+    style: Style::Gnu,
 };
 
 pub(super) fn dmesg(inv: &Invocation<'_, '_>) -> Verdict {
     let mut follows = false;
-    for tok in walk(&DMESG, inv.args) {
+    for tok in DMESG.walk(inv.args) {
         match tok {
-            Tok::Short('c' | 'C' | 'D' | 'E' | 'n', _)
-            | Tok::Long(
-                "--read-clear" | "--clear" | "--console-off" | "--console-on" | "--console-level",
-                _,
-            ) => {
+            Tok::Short {
+                flag: 'c' | 'C' | 'D' | 'E' | 'n',
+                ..
+            }
+            | Tok::Long {
+                name:
+                    "--read-clear" | "--clear" | "--console-off" | "--console-on" | "--console-level",
+                ..
+            } => {
                 return Verdict::write(M, "clears the ring buffer or changes console logging");
             }
-            Tok::Short('w' | 'W', _) | Tok::Long("--follow" | "--follow-new", _) => {
+            Tok::Short {
+                flag: 'w' | 'W', ..
+            }
+            | Tok::Long {
+                name: "--follow" | "--follow-new",
+                ..
+            } => {
                 follows = true;
             }
-            Tok::Bad(word) => return bad(word),
+            Tok::Unknown { text: word, .. } => return bad(word),
             _ => {}
         }
     }
@@ -115,10 +133,10 @@ pub(super) fn dmesg(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::Read
 }
 
-const SYSCTL: Spec = Spec {
-    flags: "bneNwfqoxaAXdhVT",
-    values: "r",
-    optional: "p",
+const SYSCTL: Options = Options {
+    short_flags: "bneNwfqoxaAXdhVT",
+    short_values: "r",
+    short_optional: "p",
     long_flags: &[
         "--all",
         "--binary",
@@ -135,24 +153,30 @@ const SYSCTL: Spec = Spec {
     ],
     long_values: &["--pattern"],
     long_optional: &["--load"],
+    style: Style::Gnu,
 };
 
 pub(super) fn sysctl(inv: &Invocation<'_, '_>) -> Verdict {
     scan(inv, &SYSCTL, |t| match t {
-        Tok::Short('w' | 'p' | 'f', _) | Tok::Long("--write" | "--load" | "--system", _) => {
-            Some(Verdict::write(M, "sets kernel parameters"))
+        Tok::Short {
+            flag: 'w' | 'p' | 'f',
+            ..
         }
-        Tok::Pos(_, text) if text.contains('=') => {
+        | Tok::Long {
+            name: "--write" | "--load" | "--system",
+            ..
+        } => Some(Verdict::write(M, "sets kernel parameters")),
+        Tok::Operand { text, .. } if text.contains('=') => {
             Some(Verdict::write(M, "`NAME=VALUE` sets a kernel parameter"))
         }
         _ => None,
     })
 }
 
-const MODPROBE: Spec = Spec {
-    flags: "arRDcnvqsibfVh",
-    values: "dSoC",
-    optional: "",
+const MODPROBE: Options = Options {
+    short_flags: "arRDcnvqsibfVh",
+    short_values: "dSoC",
+    short_optional: "",
     long_flags: &[
         "--all",
         "--remove",
@@ -179,22 +203,33 @@ const MODPROBE: Spec = Spec {
     ],
     long_values: &["--dirname", "--set-version", "--config", "--name", "--wait"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `modprobe -c`, `-D`, `-R` only show; anything else loads or unloads.
 pub(super) fn modprobe(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut shows, mut other) = (false, false);
-    for tok in walk(&MODPROBE, inv.args) {
+    for tok in MODPROBE.walk(inv.args) {
         match tok {
-            Tok::Bad(word) => return bad(word),
-            Tok::Short('c' | 'D' | 'R' | 'h' | 'V', _)
-            | Tok::Long(
-                "--showconfig" | "--show-config" | "--show-depends" | "--resolve-alias"
-                | "--dump-modversions" | "--help" | "--version",
-                _,
-            ) => shows = true,
-            Tok::Short('r' | 'a' | 'n', _)
-            | Tok::Long("--remove" | "--remove-holders" | "--all" | "--dry-run" | "--show", _) => {
+            Tok::Unknown { text: word, .. } => return bad(word),
+            Tok::Short {
+                flag: 'c' | 'D' | 'R' | 'h' | 'V',
+                ..
+            }
+            | Tok::Long {
+                name:
+                    "--showconfig" | "--show-config" | "--show-depends" | "--resolve-alias"
+                    | "--dump-modversions" | "--help" | "--version",
+                ..
+            } => shows = true,
+            Tok::Short {
+                flag: 'r' | 'a' | 'n',
+                ..
+            }
+            | Tok::Long {
+                name: "--remove" | "--remove-holders" | "--all" | "--dry-run" | "--show",
+                ..
+            } => {
                 other = true;
             }
             _ => {}
@@ -254,18 +289,18 @@ pub(super) fn inxi(inv: &Invocation<'_, '_>) -> Verdict {
     }
     if inv.option_args().any(|a| {
         let t = a.as_str();
-        t.starts_with("--debug") || t.starts_with("--ftp")
+        t.starts_with("--debug") || t.starts_with("--ftp") || t.starts_with("--output-file")
     }) {
-        return Verdict::unknown("debug modes write and upload data");
+        return Verdict::unknown("debug modes and `--output-file` write or upload data");
     }
     Verdict::Read
 }
 
 pub(super) fn sensors(inv: &Invocation<'_, '_>) -> Verdict {
-    const SENSORS: Spec = Spec {
-        flags: "sfAjuvh",
-        values: "c",
-        optional: "",
+    const SENSORS: Options = Options {
+        short_flags: "sfAjuvh",
+        short_values: "c",
+        short_optional: "",
         long_flags: &[
             "--set",
             "--fahrenheit",
@@ -276,9 +311,10 @@ pub(super) fn sensors(inv: &Invocation<'_, '_>) -> Verdict {
         ],
         long_values: &["--config-file"],
         long_optional: &[],
+        style: Style::Gnu,
     };
     scan(inv, &SENSORS, |t| match t {
-        Tok::Short('s', _) | Tok::Long("--set", _) => {
+        Tok::Short { flag: 's', .. } | Tok::Long { name: "--set", .. } => {
             Some(Verdict::write(M, "`-s` writes limits to the chips"))
         }
         _ => None,
@@ -291,4 +327,79 @@ pub(super) fn ulimit(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::write(Risk::LowWrite, "sets a resource limit");
     }
     Verdict::Read
+}
+
+/// ipmitool: sensor, FRU, SEL, LAN and chassis reports read; power
+/// control, clearing the event log, `set` and `raw` commands change the
+/// BMC or the machine.
+pub(super) fn ipmitool(inv: &Invocation<'_, '_>) -> Verdict {
+    const VALUES: &[&str] = &[
+        "-I", "-H", "-U", "-P", "-p", "-L", "-C", "-y", "-k", "-K", "-f", "-t", "-b", "-m", "-B",
+        "-T", "-R", "-N",
+    ];
+    let mut words: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = inv.args.get(i) {
+        let text = arg.as_str();
+        if !arg.is_literal() {
+            return Verdict::unknown(format!("`{}` comes from an expansion", arg.raw));
+        }
+        if VALUES.contains(&text) {
+            i += 2;
+            continue;
+        }
+        if text.starts_with('-') {
+            if !matches!(text, "-v" | "-vv" | "-c" | "-E" | "-a" | "-h" | "-V") {
+                return Verdict::unknown(format!("unknown option `{text}`"));
+            }
+            i += 1;
+            continue;
+        }
+        words.push(text);
+        i += 1;
+    }
+    let read = matches!(
+        words.as_slice(),
+        // `sensor thresh` sets thresholds; `sdr fill`/`sdr dump` write files.
+        ["sdr" | "sensor"]
+            | [
+                "sdr",
+                "list" | "elist" | "type" | "info" | "get" | "entity" | "csv",
+                ..
+            ]
+            | ["sensor", "list" | "get", ..]
+            | ["fru", "print" | "list"]
+            | ["fru"]
+            | ["sel", "list" | "elist" | "info" | "get" | "time"]
+            | ["sel", "time", "get"]
+            | ["lan", "print", ..]
+            | [
+                "mc",
+                "info" | "guid" | "selftest" | "getenables" | "getsysinfo" | "watchdog"
+            ]
+            | ["mc", "watchdog", "get"]
+            | ["chassis", "status" | "restart_cause" | "poh" | "selftest"]
+            | ["chassis", "power", "status"]
+            | ["power", "status"]
+            | ["user", "list", ..]
+            | ["channel", "info" | "getaccess" | "getciphers", ..]
+            | ["dcmi", "power", "reading"]
+            | ["dcmi", "discover" | "sensors"]
+            | ["session", "info", ..]
+            | ["pef", "list" | "info" | "status"]
+    ) && !words.contains(&"set")
+        && !words.contains(&"clear");
+    if read {
+        Verdict::Read
+    } else if words.is_empty() {
+        Verdict::unknown("no command")
+    } else {
+        Verdict::write(
+            Risk::HighWrite,
+            format!(
+                "`ipmitool {}` controls the machine or the BMC",
+                words.join(" ")
+            ),
+        )
+    }
 }

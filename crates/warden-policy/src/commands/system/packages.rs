@@ -1,8 +1,9 @@
 //! Debian packages: `apt`, `apt-get`, `aptitude`, `apt-cache`, `apt-mark`,
 //! `apt-key`, `dpkg` and friends.
 
-use super::opts::{Spec, Tok, bad, first_pos, help_only, variable_guard, walk};
+use crate::commands::common::{bad, first_pos, help_only, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
@@ -10,63 +11,165 @@ const H: Risk = Risk::HighWrite;
 const L: Risk = Risk::LowWrite;
 
 const APT_LONG_FLAGS: &[&str] = &[
-    "--download-only", "--fix-broken", "--ignore-missing", "--fix-missing", "--no-download",
-    "--quiet", "--simulate", "--just-print", "--dry-run", "--recon", "--no-act", "--assume-yes",
-    "--yes", "--assume-no", "--show-upgraded", "--verbose-versions", "--compile", "--build",
-    "--ignore-hold", "--with-new-pkgs", "--no-upgrade", "--only-upgrade", "--allow-downgrades",
-    "--allow-remove-essential", "--allow-change-held-packages", "--force-yes", "--print-uris",
-    "--purge", "--reinstall", "--list-cleanup", "--trivial-only", "--no-remove",
-    "--auto-remove", "--autoremove", "--only-source", "--diff-only", "--dsc-only",
-    "--tar-only", "--arch-only", "--indep-only", "--allow-unauthenticated",
-    "--allow-insecure-repositories", "--allow-releaseinfo-change", "--show-progress",
-    "--install-recommends", "--no-install-recommends", "--install-suggests",
-    "--no-install-suggests", "--fix-policy", "--help", "--version", "--installed",
-    "--upgradable", "--upgradeable", "--all-versions", "--manual-installed", "--full",
-    "--names-only", "--no-all-versions", "--recurse", "--no-pre-depends", "--no-depends",
-    "--no-recommends", "--no-suggests", "--no-conflicts", "--no-breaks", "--no-replaces",
-    "--no-enhances", "--important", "--implicit", "--no-generate", "--all-names",
+    "--download-only",
+    "--fix-broken",
+    "--ignore-missing",
+    "--fix-missing",
+    "--no-download",
+    "--quiet",
+    "--simulate",
+    "--just-print",
+    "--dry-run",
+    "--recon",
+    "--no-act",
+    "--assume-yes",
+    "--yes",
+    "--assume-no",
+    "--show-upgraded",
+    "--verbose-versions",
+    "--compile",
+    "--build",
+    "--ignore-hold",
+    "--with-new-pkgs",
+    "--no-upgrade",
+    "--only-upgrade",
+    "--allow-downgrades",
+    "--allow-remove-essential",
+    "--allow-change-held-packages",
+    "--force-yes",
+    "--print-uris",
+    "--purge",
+    "--reinstall",
+    "--list-cleanup",
+    "--trivial-only",
+    "--no-remove",
+    "--auto-remove",
+    "--autoremove",
+    "--only-source",
+    "--diff-only",
+    "--dsc-only",
+    "--tar-only",
+    "--arch-only",
+    "--indep-only",
+    "--allow-unauthenticated",
+    "--allow-insecure-repositories",
+    "--allow-releaseinfo-change",
+    "--show-progress",
+    "--install-recommends",
+    "--no-install-recommends",
+    "--install-suggests",
+    "--no-install-suggests",
+    "--fix-policy",
+    "--help",
+    "--version",
+    "--installed",
+    "--upgradable",
+    "--upgradeable",
+    "--all-versions",
+    "--manual-installed",
+    "--full",
+    "--names-only",
+    "--no-all-versions",
+    "--recurse",
+    "--no-pre-depends",
+    "--no-depends",
+    "--no-recommends",
+    "--no-suggests",
+    "--no-conflicts",
+    "--no-breaks",
+    "--no-replaces",
+    "--no-enhances",
+    "--important",
+    "--implicit",
+    "--no-generate",
+    "--all-names",
 ];
 
 const APT_LONG_VALUES: &[&str] = &[
-    "--host-architecture", "--build-profiles", "--default-release", "--target-release",
-    "--with-source", "--config-file", "--option", "--pkg-cache", "--src-cache", "--color",
+    "--host-architecture",
+    "--build-profiles",
+    "--default-release",
+    "--target-release",
+    "--with-source",
+    "--config-file",
+    "--option",
+    "--pkg-cache",
+    "--src-cache",
+    "--color",
 ];
 
-const APT: Spec = Spec {
-    flags: "qysdfmuvVhbaniDKRg",
-    values: "cotp",
-    optional: "",
+const APT: Options = Options {
+    short_flags: "qysdfmuvVhbaniDKRg",
+    short_values: "cotp",
+    short_optional: "",
     long_flags: APT_LONG_FLAGS,
     long_values: APT_LONG_VALUES,
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `apt-get -a ARCH` takes a value where `apt show -a` is a flag.
-const APT_GET: Spec = Spec {
-    flags: "qysdfmuvVhbniDKR",
-    values: "cotpa",
-    optional: "",
+const APT_GET: Options = Options {
+    short_flags: "qysdfmuvVhbniDKR",
+    short_values: "cotpa",
+    short_optional: "",
     long_flags: APT_LONG_FLAGS,
     long_values: APT_LONG_VALUES,
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 const APT_READS: &[&str] = &[
-    "list", "search", "show", "showsrc", "policy", "depends", "rdepends", "help",
-    "indextargets", "moo",
+    "list",
+    "search",
+    "show",
+    "showsrc",
+    "policy",
+    "depends",
+    "rdepends",
+    "help",
+    "indextargets",
+    "moo",
 ];
 
 /// Subcommands that `-s` / `--simulate` turns into a dry run.
 const APT_SIMULATED: &[&str] = &[
-    "install", "remove", "purge", "upgrade", "dist-upgrade", "full-upgrade", "autoremove",
-    "autopurge", "reinstall", "build-dep", "satisfy", "markauto", "unmarkauto",
+    "install",
+    "remove",
+    "purge",
+    "upgrade",
+    "dist-upgrade",
+    "full-upgrade",
+    "autoremove",
+    "autopurge",
+    "reinstall",
+    "build-dep",
+    "satisfy",
+    "markauto",
+    "unmarkauto",
 ];
 
 const APT_WRITES: &[(&str, Risk)] = &[
-    ("install", M), ("reinstall", M), ("upgrade", M), ("satisfy", M), ("build-dep", M),
-    ("markauto", L), ("unmarkauto", L), ("remove", H), ("purge", H), ("autoremove", H),
-    ("autopurge", H), ("dist-upgrade", H), ("full-upgrade", H), ("update", L), ("clean", L),
-    ("autoclean", L), ("source", L), ("download", L), ("check", L), ("changelog", L),
+    ("install", M),
+    ("reinstall", M),
+    ("upgrade", M),
+    ("satisfy", M),
+    ("build-dep", M),
+    ("markauto", L),
+    ("unmarkauto", L),
+    ("remove", H),
+    ("purge", H),
+    ("autoremove", H),
+    ("autopurge", H),
+    ("dist-upgrade", H),
+    ("full-upgrade", H),
+    ("update", L),
+    ("clean", L),
+    ("autoclean", L),
+    ("source", L),
+    ("download", L),
+    ("check", L),
+    ("changelog", L),
 ];
 
 /// `apt`/`apt-get`: listings read; `-s` simulates the package changes.
@@ -76,15 +179,22 @@ pub(super) fn apt(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::Read;
     }
     let (mut simulate, mut config) = (false, false);
-    for tok in walk(spec, inv.args) {
+    for tok in spec.walk(inv.args) {
         match tok {
-            Tok::Short('s', _)
-            | Tok::Long(
-                "--simulate" | "--just-print" | "--dry-run" | "--recon" | "--no-act"
-                | "--print-uris",
-                _,
-            ) => simulate = true,
-            Tok::Short('o' | 'c', _) | Tok::Long("--option" | "--config-file", _) => config = true,
+            Tok::Short { flag: 's', .. }
+            | Tok::Long {
+                name:
+                    "--simulate" | "--just-print" | "--dry-run" | "--recon" | "--no-act"
+                    | "--print-uris",
+                ..
+            } => simulate = true,
+            Tok::Short {
+                flag: 'o' | 'c', ..
+            }
+            | Tok::Long {
+                name: "--option" | "--config-file",
+                ..
+            } => config = true,
             _ => {}
         }
     }
@@ -106,8 +216,8 @@ pub(super) fn apt(inv: &Invocation<'_, '_>) -> Verdict {
         None if inv.has_short('v') || inv.has_short('h') => Verdict::Read,
         None => Verdict::unknown("no subcommand"),
     };
-    if let Some(word) = walk(spec, inv.args).find_map(|t| match t {
-        Tok::Bad(w) => Some(w),
+    if let Some(word) = spec.walk(inv.args).find_map(|t| match t {
+        Tok::Unknown { text: w, .. } => Some(w),
         _ => None,
     }) {
         return bad(word);
@@ -145,25 +255,59 @@ pub(super) fn aptitude(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const APT_CACHE: Spec = Spec {
-    flags: "qifagnhv",
-    values: "psco",
-    optional: "",
+const APT_CACHE: Options = Options {
+    short_flags: "qifagnhv",
+    short_values: "psco",
+    short_optional: "",
     long_flags: APT_LONG_FLAGS,
     long_values: APT_LONG_VALUES,
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// Everything but `gencaches` only reads the package cache.
 pub(super) fn apt_cache(inv: &Invocation<'_, '_>) -> Verdict {
     const READS: &[&str] = &[
-        "show", "showpkg", "showsrc", "search", "policy", "depends", "rdepends", "pkgnames",
-        "dotty", "xvcg", "stats", "dump", "dumpavail", "unmet", "madison", "help",
+        "show",
+        "showpkg",
+        "showsrc",
+        "search",
+        "policy",
+        "depends",
+        "rdepends",
+        "pkgnames",
+        "dotty",
+        "xvcg",
+        "stats",
+        "dump",
+        "dumpavail",
+        "unmet",
+        "madison",
+        "help",
     ];
+    // `-o`/`-c` can point the cache files anywhere; apt-cache rewrites them.
+    let configures = APT_CACHE.walk(inv.args).any(|t| {
+        matches!(
+            t,
+            Tok::Short {
+                flag: 'o' | 'c' | 'p' | 's',
+                ..
+            } | Tok::Long {
+                name: "--option" | "--config-file" | "--pkg-cache" | "--src-cache",
+                ..
+            }
+        )
+    });
+    if let Some(word) = crate::commands::common::first_bad(&APT_CACHE, inv.args) {
+        return bad(word);
+    }
     match first_pos(&APT_CACHE, inv.args) {
         Some((_, "gencaches")) => Verdict::write(L, "`gencaches` rebuilds the package cache"),
+        Some(_) if configures => Verdict::unknown("`-o`/`-c` can point the caches anywhere"),
         Some((_, sub)) if READS.contains(&sub) => Verdict::Read,
-        Some((_, sub)) => Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only")),
+        Some((_, sub)) => {
+            Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only"))
+        }
         None if help_only(inv) || inv.has_short('v') || inv.has_short('h') => Verdict::Read,
         None => Verdict::unknown("no subcommand"),
     }
@@ -204,8 +348,14 @@ pub(super) fn apt_mark(inv: &Invocation<'_, '_>) -> Verdict {
         inv,
         &["-f", "--file", "-o", "-c", "--option", "--config-file"],
         &[
-            "showhold", "showheld", "showmanual", "showauto", "showinstall", "showremove",
-            "showpurge", "help",
+            "showhold",
+            "showheld",
+            "showmanual",
+            "showauto",
+            "showinstall",
+            "showremove",
+            "showpurge",
+            "help",
         ],
         "changes package marks",
         L,
@@ -216,7 +366,14 @@ pub(super) fn apt_key(inv: &Invocation<'_, '_>) -> Verdict {
     by_subcommand(
         inv,
         &["--keyring"],
-        &["list", "finger", "fingerprint", "export", "exportall", "help"],
+        &[
+            "list",
+            "finger",
+            "fingerprint",
+            "export",
+            "exportall",
+            "help",
+        ],
         "changes trusted keys",
         M,
     )
@@ -225,7 +382,17 @@ pub(super) fn apt_key(inv: &Invocation<'_, '_>) -> Verdict {
 pub(super) fn apt_file(inv: &Invocation<'_, '_>) -> Verdict {
     by_subcommand(
         inv,
-        &["-a", "--architecture", "-c", "--cache", "-D", "-I", "--index-names", "-o", "--option"],
+        &[
+            "-a",
+            "--architecture",
+            "-c",
+            "--cache",
+            "-D",
+            "-I",
+            "--index-names",
+            "-o",
+            "--option",
+        ],
         &["search", "find", "list", "show", "help"],
         "changes the file index",
         L,
@@ -237,8 +404,7 @@ pub(super) fn apt_config(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 pub(super) fn add_apt_repository(inv: &Invocation<'_, '_>) -> Verdict {
-    if help_only(inv) || matches!(inv.args, [a] if a.as_str() == "-L" || a.as_str() == "--list")
-    {
+    if help_only(inv) || matches!(inv.args, [a] if a.as_str() == "-L" || a.as_str() == "--list") {
         return Verdict::Read;
     }
     Verdict::write(M, "changes package sources")
@@ -246,28 +412,92 @@ pub(super) fn add_apt_repository(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// dpkg's read-only actions.
 const DPKG_READS: &[&str] = &[
-    "-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "-p",
-    "--print-avail", "-c", "--contents", "-I", "--info", "-f", "--field", "--get-selections",
-    "--print-architecture", "--print-foreign-architectures", "-C", "--audit", "-V", "--verify",
-    "--compare-versions", "--yet-to-unpack", "--predep-package", "--help", "--force-help",
-    "--version", "-W", "--show", "--fsys-tarfile", "--ctrl-tarfile",
+    "-l",
+    "--list",
+    "-L",
+    "--listfiles",
+    "-s",
+    "--status",
+    "-S",
+    "--search",
+    "-p",
+    "--print-avail",
+    "-c",
+    "--contents",
+    "-I",
+    "--info",
+    "-f",
+    "--field",
+    "--get-selections",
+    "--print-architecture",
+    "--print-foreign-architectures",
+    "-C",
+    "--audit",
+    "-V",
+    "--verify",
+    "--compare-versions",
+    "--yet-to-unpack",
+    "--predep-package",
+    "--help",
+    "--force-help",
+    "--version",
+    "-W",
+    "--show",
+    "--fsys-tarfile",
+    "--ctrl-tarfile",
 ];
 
 /// dpkg's actions that change the system (and dpkg-deb's that write files).
 const DPKG_WRITES: &[(&str, Risk)] = &[
-    ("-i", M), ("--install", M), ("--unpack", M), ("--configure", M), ("--triggers-only", M),
-    ("-r", H), ("--remove", H), ("-P", H), ("--purge", H), ("--update-avail", L),
-    ("--merge-avail", L), ("-A", L), ("--record-avail", L), ("--forget-old-unavail", L),
-    ("--clear-avail", L), ("--set-selections", M), ("--clear-selections", M),
-    ("--add-architecture", M), ("--remove-architecture", M), ("-x", L), ("--extract", L),
-    ("-X", L), ("--vextract", L), ("-R", L), ("--raw-extract", L), ("-e", L), ("--control", L),
-    ("-b", L), ("--build", L), ("--pre-invoke", M), ("--post-invoke", M), ("--log", L),
+    ("-i", M),
+    ("--install", M),
+    ("--unpack", M),
+    ("--configure", M),
+    ("--triggers-only", M),
+    ("-r", H),
+    ("--remove", H),
+    ("-P", H),
+    ("--purge", H),
+    ("--update-avail", L),
+    ("--merge-avail", L),
+    ("-A", L),
+    ("--record-avail", L),
+    ("--forget-old-unavail", L),
+    ("--clear-avail", L),
+    ("--set-selections", M),
+    ("--clear-selections", M),
+    ("--add-architecture", M),
+    ("--remove-architecture", M),
+    ("-x", L),
+    ("--extract", L),
+    ("-X", L),
+    ("--vextract", L),
+    ("-R", L),
+    ("--raw-extract", L),
+    ("-e", L),
+    ("--control", L),
+    ("-b", L),
+    ("--build", L),
+    ("--pre-invoke", M),
+    ("--post-invoke", M),
+    ("--log", L),
 ];
 
 /// Options that change neither what dpkg does nor whether it writes.
 const DPKG_NEUTRAL: &[&str] = &[
-    "--admindir", "--root", "--instdir", "--no-pager", "--debug", "-D", "--verify-format",
-    "--showformat", "--no-act", "--dry-run", "--simulate", "--status-fd", "--abort-after",
+    "--admindir",
+    "--root",
+    "--instdir",
+    "--no-pager",
+    "--debug",
+    "-D",
+    "--verify-format",
+    "--showformat",
+    "--no-act",
+    "--dry-run",
+    "--simulate",
+    "--status-fd",
+    "--abort-after",
 ];
 
 /// `dpkg`, `dpkg-deb`: read when only read-only actions are given.
@@ -280,7 +510,11 @@ pub(super) fn dpkg(inv: &Invocation<'_, '_>) -> Verdict {
         }
         let head = text.split_once('=').map_or(text, |(h, _)| h);
         // `-Dh`, `-l` + glued pattern are not used; match the option word.
-        let short = if head.starts_with("--") { head } else { head.get(..2).unwrap_or(head) };
+        let short = if head.starts_with("--") {
+            head
+        } else {
+            head.get(..2).unwrap_or(head)
+        };
         if let Some((_, risk)) = DPKG_WRITES.iter().find(|(w, _)| *w == short) {
             return Verdict::write(*risk, format!("`{short}` changes packages or writes files"));
         }
@@ -306,14 +540,14 @@ pub(super) fn dpkg(inv: &Invocation<'_, '_>) -> Verdict {
 /// `dpkg-divert --list`, `dpkg-statoverride --list` read.
 pub(super) fn dpkg_list_only(inv: &Invocation<'_, '_>) -> Verdict {
     if help_only(inv)
-        || inv.args.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "--list" | "--listpackage" | "--truename"
-            )
-        }) && !inv.args.iter().any(|a| {
-            matches!(a.as_str(), "--add" | "--remove" | "--rename" | "--update")
-        })
+        || inv
+            .args
+            .iter()
+            .any(|a| matches!(a.as_str(), "--list" | "--listpackage" | "--truename"))
+            && !inv
+                .args
+                .iter()
+                .any(|a| matches!(a.as_str(), "--add" | "--remove" | "--rename" | "--update"))
     {
         return variable_guard(inv).unwrap_or(Verdict::Read);
     }

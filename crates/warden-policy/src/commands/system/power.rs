@@ -1,16 +1,17 @@
 //! Swap, mounts, shutdown and firmware boot settings, CPU power.
 
-use super::opts::{Spec, Tok, help_only, variable_guard, walk};
+use crate::commands::common::{help_only, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
 
 pub(super) fn swapon(inv: &Invocation<'_, '_>) -> Verdict {
-    const SWAPON: Spec = Spec {
-        flags: "aefhsvV",
-        values: "LopU",
-        optional: "d",
+    const SWAPON: Options = Options {
+        short_flags: "aefhsvV",
+        short_values: "LopU",
+        short_optional: "d",
         long_flags: &[
             "--all",
             "--ifexists",
@@ -25,14 +26,24 @@ pub(super) fn swapon(inv: &Invocation<'_, '_>) -> Verdict {
         ],
         long_values: &["--options", "--priority"],
         long_optional: &["--show", "--discard"],
+        style: Style::Gnu,
     };
     let mut shows = false;
-    for tok in walk(&SWAPON, inv.args) {
+    for tok in SWAPON.walk(inv.args) {
         match tok {
-            Tok::Short('s' | 'h' | 'V', _)
-            | Tok::Long("--show" | "--summary" | "--help" | "--version", _) => shows = true,
-            Tok::Short('v', _)
-            | Tok::Long("--noheadings" | "--raw" | "--bytes" | "--verbose", _) => {}
+            Tok::Short {
+                flag: 's' | 'h' | 'V',
+                ..
+            }
+            | Tok::Long {
+                name: "--show" | "--summary" | "--help" | "--version",
+                ..
+            } => shows = true,
+            Tok::Short { flag: 'v', .. }
+            | Tok::Long {
+                name: "--noheadings" | "--raw" | "--bytes" | "--verbose",
+                ..
+            } => {}
             _ => return Verdict::write(M, "enables swap"),
         }
     }
@@ -43,10 +54,10 @@ pub(super) fn swapon(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const MOUNT: Spec = Spec {
-    flags: "aBcFfilMnRrsvwVh",
-    values: "NOotTLU",
-    optional: "m",
+const MOUNT: Options = Options {
+    short_flags: "aBcFfilMnRrsvwVh",
+    short_values: "NOotTLU",
+    short_optional: "m",
     long_flags: &[
         "--all",
         "--bind",
@@ -81,29 +92,34 @@ const MOUNT: Spec = Spec {
         "--options-source",
     ],
     long_optional: &["--mkdir"],
+    style: Style::Gnu,
 };
 
 /// `mount` alone (or `-l`, `-t TYPE`) lists; anything that names a source,
 /// a target or `-a` mounts.
 pub(super) fn mount(inv: &Invocation<'_, '_>) -> Verdict {
-    for tok in walk(&MOUNT, inv.args) {
+    for tok in MOUNT.walk(inv.args) {
         match tok {
-            Tok::Short('l' | 't' | 'v' | 'n' | 'h' | 'V' | 'c', _)
-            | Tok::Long(
-                "--show-labels" | "--types" | "--verbose" | "--no-mtab" | "--help" | "--version"
-                | "--no-canonicalize",
-                _,
-            ) => {}
+            Tok::Short {
+                flag: 'l' | 't' | 'v' | 'n' | 'h' | 'V' | 'c',
+                ..
+            }
+            | Tok::Long {
+                name:
+                    "--show-labels" | "--types" | "--verbose" | "--no-mtab" | "--help" | "--version"
+                    | "--no-canonicalize",
+                ..
+            } => {}
             _ => return Verdict::write(M, "mounts or changes a filesystem"),
         }
     }
     variable_guard(inv).unwrap_or(Verdict::Read)
 }
 
-const FINDMNT: Spec = Spec {
-    flags: "AabcDfhiJklmnrsUuvxeRPtyCVLSQ",
-    values: "dFMNOoSTtwIHQ",
-    optional: "p",
+const FINDMNT: Options = Options {
+    short_flags: "AabcDfhiJklmnrsUuvxeRPtyCVLSQ",
+    short_values: "dFMNOoSTtwIHQ",
+    short_optional: "p",
     long_flags: &[],
     long_values: &[
         "--direction",
@@ -121,15 +137,19 @@ const FINDMNT: Spec = Spec {
         "--uniq-id",
     ],
     long_optional: &["--poll"],
+    style: Style::Gnu,
 };
 
 /// `findmnt -p` polls for changes forever unless `--timeout` bounds it.
 pub(super) fn findmnt(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut polls, mut timeout) = (false, false);
-    for tok in walk(&FINDMNT, inv.args) {
+    for tok in FINDMNT.walk(inv.args) {
         match tok {
-            Tok::Short('p', _) | Tok::Long("--poll", _) => polls = true,
-            Tok::Short('w', _) | Tok::Long("--timeout", _) => timeout = true,
+            Tok::Short { flag: 'p', .. } | Tok::Long { name: "--poll", .. } => polls = true,
+            Tok::Short { flag: 'w', .. }
+            | Tok::Long {
+                name: "--timeout", ..
+            } => timeout = true,
             _ => {}
         }
     }
@@ -229,16 +249,17 @@ pub(super) fn mokutil(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 pub(super) fn cpupower(inv: &Invocation<'_, '_>) -> Verdict {
-    const CPUPOWER: Spec = Spec {
-        flags: "hvd",
-        values: "c",
-        optional: "",
+    const CPUPOWER: Options = Options {
+        short_flags: "hvd",
+        short_values: "c",
+        short_optional: "",
         long_flags: &["--help", "--version", "--debug"],
         long_values: &["--cpu"],
         long_optional: &[],
+        style: Style::Gnu,
     };
-    let sub = walk(&CPUPOWER, inv.args).find_map(|t| match t {
-        Tok::Pos(_, text) => Some(text),
+    let sub = CPUPOWER.walk(inv.args).find_map(|t| match t {
+        Tok::Operand { text, .. } => Some(text),
         _ => None,
     });
     match sub {

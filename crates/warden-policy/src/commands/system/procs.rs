@@ -1,7 +1,8 @@
 //! Processes: monitors, samplers, signals, priorities, tracers.
 
-use super::opts::{Spec, Tok, bad, first_bad, help_only, read_if_known, variable_guard, walk};
+use crate::commands::common::{bad, first_bad, help_only, read_if_known, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 fn monitor(what: &'static str) -> Verdict {
@@ -18,10 +19,10 @@ pub(super) fn full_screen(inv: &Invocation<'_, '_>) -> Verdict {
     monitor(FULL_SCREEN)
 }
 
-const TOP: Spec = Spec {
-    flags: "bcHiOSs1hvCF",
-    values: "dEenopuUlmX",
-    optional: "w",
+const TOP: Options = Options {
+    short_flags: "bcHiOSs1hvCF",
+    short_values: "dEenopuUlmX",
+    short_optional: "w",
     long_flags: &[
         "--batch",
         "--cmdline-toggle",
@@ -45,19 +46,38 @@ const TOP: Spec = Spec {
         "--filter-any-user",
     ],
     long_optional: &["--width"],
+    style: Style::Gnu,
 };
 
 /// `top -b -n N` is a bounded report (`-l N` on BSD); anything else is the
 /// full-screen monitor.
 pub(super) fn top(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut batch, mut iterations, mut info) = (false, false, false);
-    for tok in walk(&TOP, inv.args) {
+    for tok in TOP.walk(inv.args) {
         match tok {
-            Tok::Short('b', _) | Tok::Long("--batch", _) => batch = true,
-            Tok::Short('n' | 'l', Some(_)) | Tok::Long("--iterations", Some(_)) => {
+            Tok::Short { flag: 'b', .. }
+            | Tok::Long {
+                name: "--batch", ..
+            } => batch = true,
+            Tok::Short {
+                flag: 'n' | 'l',
+                value: Some(_),
+                ..
+            }
+            | Tok::Long {
+                name: "--iterations",
+                value: Some(_),
+                ..
+            } => {
                 iterations = true;
             }
-            Tok::Short('h' | 'v', _) | Tok::Long("--help" | "--version", _) => info = true,
+            Tok::Short {
+                flag: 'h' | 'v', ..
+            }
+            | Tok::Long {
+                name: "--help" | "--version",
+                ..
+            } => info = true,
             _ => {}
         }
     }
@@ -67,10 +87,10 @@ pub(super) fn top(inv: &Invocation<'_, '_>) -> Verdict {
     monitor("runs until stopped without `-b -n COUNT`")
 }
 
-const IOTOP: Spec = Spec {
-    flags: "obPaktqhV",
-    values: "ndpu",
-    optional: "",
+const IOTOP: Options = Options {
+    short_flags: "obPaktqhV",
+    short_values: "ndpu",
+    short_optional: "",
     long_flags: &[
         "--only",
         "--batch",
@@ -84,15 +104,34 @@ const IOTOP: Spec = Spec {
     ],
     long_values: &["--iter", "--delay", "--pid", "--user"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn iotop(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut batch, mut iterations) = (false, false);
-    for tok in walk(&IOTOP, inv.args) {
+    for tok in IOTOP.walk(inv.args) {
         match tok {
-            Tok::Short('b', _) | Tok::Long("--batch", _) => batch = true,
-            Tok::Short('n', Some(_)) | Tok::Long("--iter", Some(_)) => iterations = true,
-            Tok::Short('h' | 'V', _) | Tok::Long("--help" | "--version", _) => {
+            Tok::Short { flag: 'b', .. }
+            | Tok::Long {
+                name: "--batch", ..
+            } => batch = true,
+            Tok::Short {
+                flag: 'n',
+                value: Some(_),
+                ..
+            }
+            | Tok::Long {
+                name: "--iter",
+                value: Some(_),
+                ..
+            } => iterations = true,
+            Tok::Short {
+                flag: 'h' | 'V', ..
+            }
+            | Tok::Long {
+                name: "--help" | "--version",
+                ..
+            } => {
                 return Verdict::Read;
             }
             _ => {}
@@ -157,12 +196,12 @@ pub(super) fn powertop(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 /// `PROGRAM [interval [count]]`: one number repeats forever.
-fn sampler(inv: &Invocation<'_, '_>, spec: &'static Spec, bare_bounded: bool) -> Verdict {
+fn sampler(inv: &Invocation<'_, '_>, spec: &'static Options, bare_bounded: bool) -> Verdict {
     if let Some(word) = first_bad(spec, inv.args) {
         return bad(word);
     }
-    let mut numbers = walk(spec, inv.args).filter_map(|t| match t {
-        Tok::Pos(_, text) if text.parse::<f64>().is_ok() => Some(text),
+    let mut numbers = spec.walk(inv.args).filter_map(|t| match t {
+        Tok::Operand { text, .. } if text.parse::<f64>().is_ok() => Some(text),
         _ => None,
     });
     match (numbers.next(), numbers.next()) {
@@ -172,10 +211,10 @@ fn sampler(inv: &Invocation<'_, '_>, spec: &'static Spec, bare_bounded: bool) ->
     }
 }
 
-const VMSTAT: Spec = Spec {
-    flags: "afmnsdDtwyhV",
-    values: "pSc",
-    optional: "",
+const VMSTAT: Options = Options {
+    short_flags: "afmnsdDtwyhV",
+    short_values: "pSc",
+    short_optional: "",
     long_flags: &[
         "--active",
         "--forks",
@@ -192,45 +231,49 @@ const VMSTAT: Spec = Spec {
     ],
     long_values: &["--partition", "--unit"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn vmstat(inv: &Invocation<'_, '_>) -> Verdict {
     sampler(inv, &VMSTAT, true)
 }
 
-const IOSTAT: Spec = Spec {
-    flags: "cdhkmNstVxyzH",
-    values: "gjof",
-    optional: "p",
+const IOSTAT: Options = Options {
+    short_flags: "cdhkmNstVxyzH",
+    short_values: "gjof",
+    short_optional: "p",
     long_flags: &["--human", "--pretty", "--compact", "--debuginfo", "--help"],
     long_values: &[],
     long_optional: &["--dec"],
+    style: Style::Gnu,
 };
 
 pub(super) fn iostat(inv: &Invocation<'_, '_>) -> Verdict {
     sampler(inv, &IOSTAT, true)
 }
 
-const MPSTAT: Spec = Spec {
-    flags: "AhnTuVH",
-    values: "INPo",
-    optional: "",
+const MPSTAT: Options = Options {
+    short_flags: "AhnTuVH",
+    short_values: "INPo",
+    short_optional: "",
     long_flags: &["--help"],
     long_values: &[],
     long_optional: &["--dec"],
+    style: Style::Gnu,
 };
 
 pub(super) fn mpstat(inv: &Invocation<'_, '_>) -> Verdict {
     sampler(inv, &MPSTAT, true)
 }
 
-const PIDSTAT: Spec = Spec {
-    flags: "dHhIlRrsUuVvwt",
-    values: "CGpT",
-    optional: "",
+const PIDSTAT: Options = Options {
+    short_flags: "dHhIlRrsUuVvwt",
+    short_values: "CGpT",
+    short_optional: "",
     long_flags: &["--human", "--help"],
     long_values: &[],
     long_optional: &["--dec"],
+    style: Style::Gnu,
 };
 
 pub(super) fn pidstat(inv: &Invocation<'_, '_>) -> Verdict {
@@ -240,29 +283,42 @@ pub(super) fn pidstat(inv: &Invocation<'_, '_>) -> Verdict {
     sampler(inv, &PIDSTAT, true)
 }
 
-const SAR: Spec = Spec {
-    flags: "ABbdHhpqSvWwyzturFxV",
-    values: "nIPmsefij",
-    optional: "o",
+const SAR: Options = Options {
+    short_flags: "ABbdHhpqSvWwyzturFxV",
+    short_values: "nIPmsefij",
+    short_optional: "o",
     long_flags: &["--human", "--pretty", "--help", "--sadc"],
     long_values: &[],
     long_optional: &["--dec"],
+    style: Style::Gnu,
 };
 
 pub(super) fn sar(inv: &Invocation<'_, '_>) -> Verdict {
-    if walk(&SAR, inv.args).any(|t| matches!(t, Tok::Short('o', _))) {
+    if SAR
+        .walk(inv.args)
+        .any(|t| matches!(t, Tok::Short { flag: 'o', .. }))
+    {
         return Verdict::write(Risk::LowWrite, "`-o` saves samples to a data file");
     }
-    if walk(&SAR, inv.args).any(|t| matches!(t, Tok::Short('f', Some(_)))) {
+    if SAR.walk(inv.args).any(|t| {
+        matches!(
+            t,
+            Tok::Short {
+                flag: 'f',
+                value: Some(_),
+                ..
+            }
+        )
+    }) {
         return read_if_known(&SAR, inv);
     }
     sampler(inv, &SAR, true)
 }
 
-const DSTAT: Spec = Spec {
-    flags: "acdfgilmnprstTvyV",
-    values: "CDINS",
-    optional: "",
+const DSTAT: Options = Options {
+    short_flags: "acdfgilmnprstTvyV",
+    short_values: "CDINS",
+    short_optional: "",
     long_flags: &[
         "--all",
         "--cpu",
@@ -300,6 +356,7 @@ const DSTAT: Spec = Spec {
     ],
     long_values: &[],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn dstat(inv: &Invocation<'_, '_>) -> Verdict {
@@ -309,10 +366,10 @@ pub(super) fn dstat(inv: &Invocation<'_, '_>) -> Verdict {
     sampler(inv, &DSTAT, false)
 }
 
-const FREE: Spec = Spec {
-    flags: "bkmghltvwLV",
-    values: "sc",
-    optional: "",
+const FREE: Options = Options {
+    short_flags: "bkmghltvwLV",
+    short_values: "sc",
+    short_optional: "",
     long_flags: &[
         "--bytes",
         "--kilo",
@@ -337,15 +394,22 @@ const FREE: Spec = Spec {
     ],
     long_values: &["--seconds", "--count"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `-s N` repeats forever unless `-c COUNT` bounds it.
 pub(super) fn free(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut delay, mut count) = (false, false);
-    for tok in walk(&FREE, inv.args) {
+    for tok in FREE.walk(inv.args) {
         match tok {
-            Tok::Short('s', _) | Tok::Long("--seconds", _) => delay = true,
-            Tok::Short('c', _) | Tok::Long("--count", _) => count = true,
+            Tok::Short { flag: 's', .. }
+            | Tok::Long {
+                name: "--seconds", ..
+            } => delay = true,
+            Tok::Short { flag: 'c', .. }
+            | Tok::Long {
+                name: "--count", ..
+            } => count = true,
             _ => {}
         }
     }
@@ -403,10 +467,10 @@ pub(super) fn renice(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::MediumWrite, "changes process priorities")
 }
 
-const PRLIMIT: Spec = Spec {
-    flags: "hV",
-    values: "po",
-    optional: "cdefilmnqrstuvxy",
+const PRLIMIT: Options = Options {
+    short_flags: "hV",
+    short_values: "po",
+    short_optional: "cdefilmnqrstuvxy",
     long_flags: &["--noheadings", "--raw", "--verbose", "--help", "--version"],
     long_values: &["--pid", "--output"],
     long_optional: &[
@@ -427,17 +491,26 @@ const PRLIMIT: Spec = Spec {
         "--locks",
         "--rttime",
     ],
+    style: Style::Gnu,
 };
 
 /// Shows limits; `--nofile=N` sets them on `--pid`, or on a command it runs.
 pub(super) fn prlimit(inv: &Invocation<'_, '_>) -> Verdict {
     let mut sets = false;
-    for tok in walk(&PRLIMIT, inv.args) {
+    for tok in PRLIMIT.walk(inv.args) {
         match tok {
-            Tok::Pos(index, _) => return Verdict::wrap_argv("prlimit", index),
-            Tok::Bad(word) => return bad(word),
-            Tok::Short(c, Some(_)) if PRLIMIT.optional.contains(c) => sets = true,
-            Tok::Long(name, Some(_)) if PRLIMIT.long_optional.contains(&name) => sets = true,
+            Tok::Operand { index, .. } => return Verdict::wrap_argv("prlimit", index),
+            Tok::Unknown { text: word, .. } => return bad(word),
+            Tok::Short {
+                flag: c,
+                value: Some(_),
+                ..
+            } if PRLIMIT.short_optional.contains(c) => sets = true,
+            Tok::Long {
+                name,
+                value: Some(_),
+                ..
+            } if PRLIMIT.long_optional.contains(&name) => sets = true,
             _ => {}
         }
     }
@@ -447,10 +520,10 @@ pub(super) fn prlimit(inv: &Invocation<'_, '_>) -> Verdict {
     variable_guard(inv).unwrap_or(Verdict::Read)
 }
 
-const AFFINITY: Spec = Spec {
-    flags: "apchVbdfiormvR",
-    values: "TPD",
-    optional: "",
+const AFFINITY: Options = Options {
+    short_flags: "apchVbdfiormvR",
+    short_values: "TPD",
+    short_optional: "",
     long_flags: &[
         "--all-tasks",
         "--pid",
@@ -470,6 +543,7 @@ const AFFINITY: Spec = Spec {
     ],
     long_values: &["--sched-runtime", "--sched-period", "--sched-deadline"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `taskset`/`chrt`: `-p PID` shows, `-p VALUE PID` sets, `VALUE CMD…` runs
@@ -486,10 +560,10 @@ pub(super) fn affinity(inv: &Invocation<'_, '_>) -> Verdict {
         "taskset"
     };
     let mut operands = 0;
-    for tok in walk(&AFFINITY, inv.args) {
+    for tok in AFFINITY.walk(inv.args) {
         match tok {
-            Tok::Bad(word) => return bad(word),
-            Tok::Pos(index, _) => {
+            Tok::Unknown { text: word, .. } => return bad(word),
+            Tok::Operand { index, .. } => {
                 operands += 1;
                 if operands == 2 && !by_pid {
                     return Verdict::wrap_argv(via, index);
@@ -585,4 +659,8 @@ pub(super) fn fuser(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::unknown("an argument could expand into `-k`");
     }
     Verdict::Read
+}
+
+pub(super) fn endless(_: &Invocation<'_, '_>) -> Verdict {
+    Verdict::generator("prints forever")
 }

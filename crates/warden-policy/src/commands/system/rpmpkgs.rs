@@ -1,7 +1,7 @@
 //! RPM-based package managers (`rpm`, `yum`, `dnf`, `zypper`), restart
 //! checkers, alternatives, and the boot and system updaters.
 
-use super::opts::{bad, help_only, variable_guard};
+use crate::commands::common::{bad, help_only, variable_guard};
 use crate::invocation::Invocation;
 use crate::verdict::*;
 
@@ -12,13 +12,30 @@ const L: Risk = Risk::LowWrite;
 /// rpm long options that change packages, or run code of the caller's
 /// choosing (macros expand `%(…)` shell commands; `--pipe` runs a program).
 const RPM_WRITES: &[(&str, Risk)] = &[
-    ("--install", M), ("--upgrade", M), ("--freshen", M), ("--reinstall", M),
-    ("--erase", H), ("--import", M), ("--rebuilddb", M), ("--initdb", M),
-    ("--setperms", M), ("--setugids", M), ("--setcaps", M), ("--restore", M),
-    ("--addsign", M), ("--resign", M), ("--delsign", M),
+    ("--install", M),
+    ("--upgrade", M),
+    ("--freshen", M),
+    ("--reinstall", M),
+    ("--erase", H),
+    ("--import", M),
+    ("--rebuilddb", M),
+    ("--initdb", M),
+    ("--setperms", M),
+    ("--setugids", M),
+    ("--setcaps", M),
+    ("--restore", M),
+    ("--addsign", M),
+    ("--resign", M),
+    ("--delsign", M),
 ];
 const RPM_UNSAFE: &[&str] = &[
-    "--eval", "--define", "--predefine", "--pipe", "--rcfile", "--macros", "--load",
+    "--eval",
+    "--define",
+    "--predefine",
+    "--pipe",
+    "--rcfile",
+    "--macros",
+    "--load",
 ];
 
 /// `rpm -q…`, `-V…`, `-K` read; `-i`, `-U`, `-F`, `-e` change packages.
@@ -37,8 +54,14 @@ pub(super) fn rpm(inv: &Invocation<'_, '_>) -> Verdict {
             let _ = long;
             if matches!(
                 head,
-                "--query" | "--verify" | "--checksig" | "--querytags" | "--showrc" | "--version"
-                    | "--help" | "--usage"
+                "--query"
+                    | "--verify"
+                    | "--checksig"
+                    | "--querytags"
+                    | "--showrc"
+                    | "--version"
+                    | "--help"
+                    | "--usage"
             ) {
                 reads = true;
             }
@@ -65,31 +88,114 @@ pub(super) fn rpm(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 const YUM_VALUES: &[&str] = &[
-    "-c", "-d", "-e", "-x", "-R", "--config", "--debuglevel", "--errorlevel", "--exclude",
-    "--enablerepo", "--disablerepo", "--repo", "--repoid", "--releasever", "--installroot",
-    "--setopt", "--disableplugin", "--enableplugin", "--downloaddir", "--destdir", "--color",
-    "--forcearch", "--advisory", "--cve", "--bz", "--sec-severity", "--comment",
-    "--rpmverbosity", "--disableexcludes", "--qf", "--queryformat", "--arch", "--latest-limit",
-    "--whatprovides", "--whatrequires", "--repofrompath",
+    "-c",
+    "-d",
+    "-e",
+    "-x",
+    "-R",
+    "--config",
+    "--debuglevel",
+    "--errorlevel",
+    "--exclude",
+    "--enablerepo",
+    "--disablerepo",
+    "--repo",
+    "--repoid",
+    "--releasever",
+    "--installroot",
+    "--setopt",
+    "--disableplugin",
+    "--enableplugin",
+    "--downloaddir",
+    "--destdir",
+    "--color",
+    "--forcearch",
+    "--advisory",
+    "--cve",
+    "--bz",
+    "--sec-severity",
+    "--comment",
+    "--rpmverbosity",
+    "--disableexcludes",
+    "--qf",
+    "--queryformat",
+    "--arch",
+    "--latest-limit",
+    "--whatprovides",
+    "--whatrequires",
+    "--repofrompath",
 ];
 const YUM_READS: &[&str] = &[
-    "list", "info", "search", "se", "provides", "whatprovides", "wp", "repolist", "repoinfo",
-    "deplist", "repoquery", "rq", "check-update", "check-upgrade", "updateinfo",
-    "list-updateinfo", "help", "version", "changelog", "needs-restarting", "grouplist",
-    "groupinfo", "list-sec", "list-security", "info-sec", "resolvedep",
+    "list",
+    "info",
+    "search",
+    "se",
+    "provides",
+    "whatprovides",
+    "wp",
+    "repolist",
+    "repoinfo",
+    "deplist",
+    "repoquery",
+    "rq",
+    "check-update",
+    "check-upgrade",
+    "updateinfo",
+    "list-updateinfo",
+    "help",
+    "version",
+    "changelog",
+    "needs-restarting",
+    "grouplist",
+    "groupinfo",
+    "list-sec",
+    "list-security",
+    "info-sec",
+    "resolvedep",
 ];
 const YUM_WRITES: &[(&str, Risk)] = &[
-    ("install", M), ("in", M), ("reinstall", M), ("localinstall", M), ("upgrade", M),
-    ("update", M), ("up", M), ("upgrade-minimal", M), ("update-minimal", M), ("downgrade", M),
-    ("distro-sync", H), ("distribution-synchronization", H), ("dsync", H), ("remove", H),
-    ("rm", H), ("erase", H), ("autoremove", H), ("swap", M), ("groupinstall", M),
-    ("groupremove", H), ("groupupdate", M), ("groupupgrade", M), ("mark", L),
-    ("makecache", L), ("clean", L), ("config-manager", M), ("builddep", M), ("download", L),
-    ("replace", M), ("localupdate", M), ("fs", M),
+    ("install", M),
+    ("in", M),
+    ("reinstall", M),
+    ("localinstall", M),
+    ("upgrade", M),
+    ("update", M),
+    ("up", M),
+    ("upgrade-minimal", M),
+    ("update-minimal", M),
+    ("downgrade", M),
+    ("distro-sync", H),
+    ("distribution-synchronization", H),
+    ("dsync", H),
+    ("remove", H),
+    ("rm", H),
+    ("erase", H),
+    ("autoremove", H),
+    ("swap", M),
+    ("groupinstall", M),
+    ("groupremove", H),
+    ("groupupdate", M),
+    ("groupupgrade", M),
+    ("mark", L),
+    ("makecache", L),
+    ("clean", L),
+    ("config-manager", M),
+    ("builddep", M),
+    ("download", L),
+    ("replace", M),
+    ("localupdate", M),
+    ("fs", M),
 ];
 /// `OBJECT ACTION` subcommands whose listing actions read.
 const YUM_GROUPS: &[&str] = &[
-    "history", "module", "group", "groups", "advisory", "environment", "versionlock", "alias",
+    "history",
+    "module",
+    "group",
+    "groups",
+    "advisory",
+    "environment",
+    "versionlock",
+    "alias",
     "repo",
 ];
 
@@ -110,6 +216,9 @@ pub(super) fn yum(inv: &Invocation<'_, '_>) -> Verdict {
         {
             return Verdict::unknown("configuration options can load plugins");
         }
+        if matches!(head, "--installroot" | "--downloaddir" | "--destdir") {
+            return Verdict::unknown(format!("`{head}` creates files under another root"));
+        }
         if YUM_VALUES.contains(&t) {
             args.next();
             continue;
@@ -126,13 +235,21 @@ pub(super) fn yum(inv: &Invocation<'_, '_>) -> Verdict {
         [group, action, ..] if YUM_GROUPS.contains(group) => {
             if matches!(
                 *action,
-                "list" | "info" | "summary" | "provides" | "package-list" | "userinstalled"
+                "list"
+                    | "info"
+                    | "summary"
+                    | "provides"
+                    | "package-list"
+                    | "userinstalled"
                     | "stats"
             ) || *group == "history" && action.parse::<u64>().is_ok()
             {
                 Verdict::Read
             } else {
-                Verdict::write(M, format!("`{group} {action}` changes packages or settings"))
+                Verdict::write(
+                    M,
+                    format!("`{group} {action}` changes packages or settings"),
+                )
             }
         }
         ["shell", ..] => Verdict::interactive_writer(
@@ -140,7 +257,9 @@ pub(super) fn yum(inv: &Invocation<'_, '_>) -> Verdict {
             "opens the package shell",
         ),
         [sub, ..] => match YUM_WRITES.iter().find(|(w, _)| w == sub) {
-            Some((_, risk)) => Verdict::write(*risk, format!("subcommand `{sub}` changes packages")),
+            Some((_, risk)) => {
+                Verdict::write(*risk, format!("subcommand `{sub}` changes packages"))
+            }
             None => Verdict::unknown(format!("subcommand `{sub}` is not known to be read-only")),
         },
     };
@@ -154,16 +273,63 @@ pub(super) fn yum(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 const ZYPPER_VALUES: &[&str] = &[
-    "-R", "--root", "-D", "--reposd-dir", "-C", "--cache-dir", "--raw-cache-dir",
-    "--solv-cache-dir", "--pkg-cache-dir", "-p", "--plus-repo", "-s", "--table-style",
-    "--userdata", "--plus-content", "--installroot",
+    "-R",
+    "--root",
+    "-D",
+    "--reposd-dir",
+    "-C",
+    "--cache-dir",
+    "--raw-cache-dir",
+    "--solv-cache-dir",
+    "--pkg-cache-dir",
+    "-p",
+    "--plus-repo",
+    "-s",
+    "--table-style",
+    "--userdata",
+    "--plus-content",
+    "--installroot",
 ];
 const ZYPPER_READS: &[&str] = &[
-    "search", "se", "info", "if", "list-updates", "lu", "list-patches", "lp", "patches", "pch",
-    "packages", "pa", "patterns", "pt", "products", "pd", "repos", "lr", "services", "ls",
-    "locks", "ll", "what-provides", "wp", "patch-check", "pchk", "versioncmp", "vcmp",
-    "targetos", "tos", "licenses", "ps", "needs-rebooting", "help", "search-packages",
-    "patch-info", "pattern-info", "product-info", "system-architecture",
+    "search",
+    "se",
+    "info",
+    "if",
+    "list-updates",
+    "lu",
+    "list-patches",
+    "lp",
+    "patches",
+    "pch",
+    "packages",
+    "pa",
+    "patterns",
+    "pt",
+    "products",
+    "pd",
+    "repos",
+    "lr",
+    "services",
+    "ls",
+    "locks",
+    "ll",
+    "what-provides",
+    "wp",
+    "patch-check",
+    "pchk",
+    "versioncmp",
+    "vcmp",
+    "targetos",
+    "tos",
+    "licenses",
+    "ps",
+    "needs-rebooting",
+    "help",
+    "search-packages",
+    "patch-info",
+    "pattern-info",
+    "product-info",
+    "system-architecture",
 ];
 
 pub(super) fn zypper(inv: &Invocation<'_, '_>) -> Verdict {
@@ -176,6 +342,20 @@ pub(super) fn zypper(inv: &Invocation<'_, '_>) -> Verdict {
         let head = t.split_once('=').map_or(t, |(h, _)| h);
         if matches!(head, "-c" | "--config" | "--gpg-auto-import-keys") {
             return Verdict::unknown(format!("`{head}` can change trust or configuration"));
+        }
+        if matches!(
+            head,
+            "-R" | "--root"
+                | "--installroot"
+                | "-C"
+                | "--cache-dir"
+                | "--raw-cache-dir"
+                | "--solv-cache-dir"
+                | "--pkg-cache-dir"
+                | "-D"
+                | "--reposd-dir"
+        ) {
+            return Verdict::unknown(format!("`{head}` creates files under another root"));
         }
         if ZYPPER_VALUES.contains(&t) {
             args.next();
@@ -193,8 +373,15 @@ pub(super) fn zypper(inv: &Invocation<'_, '_>) -> Verdict {
         if ZYPPER_READS.contains(&t) {
             return variable_guard(inv).unwrap_or(Verdict::Read);
         }
-        let risk = if matches!(t, "remove" | "rm" | "dist-upgrade" | "dup") { H } else { M };
-        return Verdict::write(risk, format!("subcommand `{t}` changes packages or repositories"));
+        let risk = if matches!(t, "remove" | "rm" | "dist-upgrade" | "dup") {
+            H
+        } else {
+            M
+        };
+        return Verdict::write(
+            risk,
+            format!("subcommand `{t}` changes packages or repositories"),
+        );
     }
     if inv.has_word(&["-V", "--version"]) {
         return Verdict::Read;
@@ -253,8 +440,15 @@ pub(super) fn unattended_upgrade(inv: &Invocation<'_, '_>) -> Verdict {
 pub(super) fn update_alternatives(inv: &Invocation<'_, '_>) -> Verdict {
     const READS: &[&str] = &["--display", "--query", "--list", "--get-selections"];
     const NEUTRAL: &[&str] = &[
-        "--altdir", "--admindir", "--instdir", "--root", "--quiet", "--verbose", "--debug",
-        "--help", "--version",
+        "--altdir",
+        "--admindir",
+        "--instdir",
+        "--root",
+        "--quiet",
+        "--verbose",
+        "--debug",
+        "--help",
+        "--version",
     ];
     let mut reads = help_only(inv);
     let mut args = inv.option_args();
@@ -302,7 +496,12 @@ pub(super) fn grub_mkconfig(inv: &Invocation<'_, '_>) -> Verdict {
 }
 
 pub(super) fn grub_editenv(inv: &Invocation<'_, '_>) -> Verdict {
-    match inv.args.iter().map(|a| a.as_str()).find(|t| !t.starts_with('-')) {
+    match inv
+        .args
+        .iter()
+        .map(|a| a.as_str())
+        .find(|t| !t.starts_with('-'))
+    {
         Some(file) if inv.args.iter().any(|a| a.as_str() == "list") && file != "set" => {
             variable_guard(inv).unwrap_or(Verdict::Read)
         }

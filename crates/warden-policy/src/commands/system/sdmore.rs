@@ -1,20 +1,21 @@
 //! More systemd clients: D-Bus, analysis, cgroups, core dumps, udev,
 //! the boot loader, machines, tmpfiles and transient units.
 
-use super::opts::{
-    Spec, Subs, Tok, bad, first_bad, first_pos, help_only, subcommand_tool, variable_guard, walk,
-};
 use super::sdtools::getter;
+use crate::commands::common::{
+    Subs, bad, first_bad, first_pos, help_only, subcommand_tool, variable_guard,
+};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
 const H: Risk = Risk::HighWrite;
 
-const BUSCTL: Spec = Spec {
-    flags: "qlhj",
-    values: "HMN",
-    optional: "",
+const BUSCTL: Options = Options {
+    short_flags: "qlhj",
+    short_values: "HMN",
+    short_optional: "",
     long_flags: &[
         "--show-machine",
         "--unique",
@@ -49,12 +50,21 @@ const BUSCTL: Spec = Spec {
         "--limit-messages",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn busctl(inv: &Invocation<'_, '_>) -> Verdict {
     if let Some((_, "monitor" | "capture" | "wait")) = first_pos(&BUSCTL, inv.args) {
-        let limited = walk(&BUSCTL, inv.args)
-            .any(|t| matches!(t, Tok::Short('N', _) | Tok::Long("--limit-messages", _)));
+        let limited = BUSCTL.walk(inv.args).any(|t| {
+            matches!(
+                t,
+                Tok::Short { flag: 'N', .. }
+                    | Tok::Long {
+                        name: "--limit-messages",
+                        ..
+                    }
+            )
+        });
         if !limited {
             return Verdict::interactive(
                 InteractiveCategory::UnboundedStream,
@@ -85,10 +95,10 @@ pub(super) fn busctl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const ANALYZE: Spec = Spec {
-    flags: "hq",
-    values: "HM",
-    optional: "",
+const ANALYZE: Options = Options {
+    short_flags: "hq",
+    short_values: "HM",
+    short_optional: "",
     long_flags: &[
         "--system",
         "--user",
@@ -126,6 +136,7 @@ const ANALYZE: Spec = Spec {
         "--unit",
     ],
     long_optional: &["--man", "--generators"],
+    style: Style::Gnu,
 };
 
 pub(super) fn systemd_analyze(inv: &Invocation<'_, '_>) -> Verdict {
@@ -192,10 +203,10 @@ pub(super) fn cgtop(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const COREDUMPCTL: Spec = Spec {
-    flags: "h1rq",
-    values: "nSUFoDA",
-    optional: "",
+const COREDUMPCTL: Options = Options {
+    short_flags: "h1rq",
+    short_values: "nSUFoDA",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -219,15 +230,23 @@ const COREDUMPCTL: Spec = Spec {
         "--debugger-arguments",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn coredumpctl(inv: &Invocation<'_, '_>) -> Verdict {
-    for tok in walk(&COREDUMPCTL, inv.args) {
+    for tok in COREDUMPCTL.walk(inv.args) {
         match tok {
-            Tok::Short('o', _) | Tok::Long("--output", _) => {
+            Tok::Short { flag: 'o', .. }
+            | Tok::Long {
+                name: "--output", ..
+            } => {
                 return Verdict::write(Risk::LowWrite, "`-o` writes the core to a file");
             }
-            Tok::Short('A', _) | Tok::Long("--debugger" | "--debugger-arguments", _) => {
+            Tok::Short { flag: 'A', .. }
+            | Tok::Long {
+                name: "--debugger" | "--debugger-arguments",
+                ..
+            } => {
                 return Verdict::unknown("runs a debugger of the caller's choosing");
             }
             _ => {}
@@ -285,10 +304,10 @@ pub(super) fn udevadm(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-const BOOTCTL: Spec = Spec {
-    flags: "hpxRq",
-    values: "",
-    optional: "",
+const BOOTCTL: Options = Options {
+    short_flags: "hpxRq",
+    short_values: "",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -320,6 +339,7 @@ const BOOTCTL: Spec = Spec {
         "--random-seed",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn bootctl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -361,10 +381,10 @@ pub(super) fn bootctl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const MACHINECTL: Spec = Spec {
-    flags: "hlaq",
-    values: "pPsEnoHM",
-    optional: "",
+const MACHINECTL: Options = Options {
+    short_flags: "hlaq",
+    short_values: "pPsEnoHM",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -397,6 +417,7 @@ const MACHINECTL: Spec = Spec {
         "--runner",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn machinectl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -466,9 +487,25 @@ pub(super) fn systemd_inhibit(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::unknown("holds an inhibitor lock while running a program")
 }
 
-pub(super) fn systemd_run(inv: &Invocation<'_, '_>) -> Verdict {
-    if help_only(inv) {
-        return Verdict::Read;
+/// `inotifywait`: waits for an event (`-m`: for ever); bounded by `-t`.
+pub(super) fn inotifywait(inv: &Invocation<'_, '_>) -> Verdict {
+    let monitor = inv.has_short('m') || inv.has_long("--monitor");
+    let timeout = inv.has_short('t') || inv.has_long("--timeout");
+    if inv.has_short('o')
+        || inv.has_long("--outfile")
+        || inv.has_short('d')
+        || inv.has_long("--daemon")
+    {
+        return Verdict::write(
+            Risk::LowWrite,
+            "writes events to a file or runs in the background",
+        );
     }
-    Verdict::write(M, "starts a transient unit")
+    if monitor || !timeout {
+        return Verdict::interactive(
+            InteractiveCategory::UnboundedStream,
+            "waits for file events",
+        );
+    }
+    Verdict::Read
 }

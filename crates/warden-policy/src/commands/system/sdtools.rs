@@ -1,10 +1,11 @@
 //! systemd clients for logins, time, host names, locales, DNS and
 //! networks.
 
-use super::opts::{
-    Spec, Subs, bad, first_bad, first_pos, operands_after, subcommand_tool, variable_guard,
+use crate::commands::common::{
+    Subs, bad, first_bad, first_pos, operands_after, subcommand_tool, variable_guard,
 };
 use crate::invocation::Invocation;
+use crate::options::{Options, Style};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
@@ -14,7 +15,7 @@ const H: Risk = Risk::HighWrite;
 /// (`resolvectl dns eth0` shows, `resolvectl dns eth0 1.1.1.1` sets).
 pub(super) fn getter(
     inv: &Invocation<'_, '_>,
-    spec: &'static Spec,
+    spec: &'static Options,
     names: &[&str],
     max: usize,
 ) -> Option<Verdict> {
@@ -34,10 +35,10 @@ pub(super) fn getter(
     })
 }
 
-const LOGINCTL: Spec = Spec {
-    flags: "hjal",
-    values: "pPsnoHM",
-    optional: "",
+const LOGINCTL: Options = Options {
+    short_flags: "hjal",
+    short_values: "pPsnoHM",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -59,6 +60,7 @@ const LOGINCTL: Spec = Spec {
         "--json",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn loginctl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -99,10 +101,10 @@ pub(super) fn loginctl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const TIMEDATECTL: Spec = Spec {
-    flags: "ha",
-    values: "pPHM",
-    optional: "",
+const TIMEDATECTL: Options = Options {
+    short_flags: "ha",
+    short_values: "pPHM",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -115,6 +117,7 @@ const TIMEDATECTL: Spec = Spec {
     ],
     long_values: &["--host", "--machine", "--property"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn timedatectl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -149,10 +152,10 @@ pub(super) fn timedatectl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const HOSTNAMECTL: Spec = Spec {
-    flags: "h",
-    values: "HM",
-    optional: "",
+const HOSTNAMECTL: Options = Options {
+    short_flags: "h",
+    short_values: "HM",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -163,6 +166,7 @@ const HOSTNAMECTL: Spec = Spec {
     ],
     long_values: &["--host", "--machine", "--json"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn hostnamectl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -188,10 +192,10 @@ pub(super) fn hostnamectl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const LOCALECTL: Spec = Spec {
-    flags: "h",
-    values: "HM",
-    optional: "",
+const LOCALECTL: Options = Options {
+    short_flags: "h",
+    short_values: "HM",
+    short_optional: "",
     long_flags: &[
         "--help",
         "--version",
@@ -201,6 +205,7 @@ const LOCALECTL: Spec = Spec {
     ],
     long_values: &["--host", "--machine"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn localectl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -224,10 +229,10 @@ pub(super) fn localectl(inv: &Invocation<'_, '_>) -> Verdict {
     )
 }
 
-const RESOLVECTL: Spec = Spec {
-    flags: "46hj",
-    values: "iptc",
-    optional: "",
+const RESOLVECTL: Options = Options {
+    short_flags: "46hj",
+    short_values: "iptc",
+    short_optional: "",
     long_flags: &["--help", "--version", "--no-pager"],
     long_values: &[
         "--interface",
@@ -250,6 +255,7 @@ const RESOLVECTL: Spec = Spec {
         "--json",
     ],
     long_optional: &["--raw"],
+    style: Style::Gnu,
 };
 
 pub(super) fn resolvectl(inv: &Invocation<'_, '_>) -> Verdict {
@@ -352,10 +358,10 @@ pub(super) fn systemd_resolve(inv: &Invocation<'_, '_>) -> Verdict {
     variable_guard(inv).unwrap_or(Verdict::Read)
 }
 
-const NETWORKCTL: Spec = Spec {
-    flags: "aslh",
-    values: "n",
-    optional: "",
+const NETWORKCTL: Options = Options {
+    short_flags: "aslh",
+    short_values: "n",
+    short_optional: "",
     long_flags: &[
         "--all",
         "--stats",
@@ -369,6 +375,7 @@ const NETWORKCTL: Spec = Spec {
     ],
     long_values: &["--lines", "--json", "--drop-in"],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 pub(super) fn networkctl(inv: &Invocation<'_, '_>) -> Verdict {

@@ -1,15 +1,16 @@
 //! systemd's service manager and journal: `systemctl`, `journalctl`, and
 //! the SysV `service` front end.
 
-use super::opts::{Spec, Subs, Tok, bad, first_bad, first_pos, help_only, variable_guard, walk};
-use crate::commands::follow::{FollowSpec, rewrite, strip_follow};
+use crate::commands::common::{Subs, bad, first_bad, first_pos, help_only, variable_guard};
+use crate::commands::follow::rewrite_args;
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
-const SYSTEMCTL: Spec = Spec {
-    flags: "arlqfiTh",
-    values: "tpsHMnoPC",
-    optional: "",
+const SYSTEMCTL: Options = Options {
+    short_flags: "arlqfiTh",
+    short_values: "tpsHMnoPC",
+    short_optional: "",
     long_flags: &[
         "--all",
         "--recursive",
@@ -60,7 +61,6 @@ const SYSTEMCTL: Spec = Spec {
         "--lines",
         "--output",
         "--root",
-        "--image",
         "--image-policy",
         "--job-mode",
         "--kill-whom",
@@ -81,6 +81,7 @@ const SYSTEMCTL: Spec = Spec {
         "--kill-mode",
     ],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 const SYSTEMCTL_READS: &[&str] = &[
@@ -187,27 +188,27 @@ pub(super) fn systemctl(inv: &Invocation<'_, '_>) -> Verdict {
             );
         }
         if SYSTEMCTL_GETSET.contains(&sub)
-            && super::opts::operands_after(&SYSTEMCTL, inv.args, index)
+            && crate::commands::common::operands_after(&SYSTEMCTL, inv.args, index)
                 .next()
                 .is_none()
         {
             return known_or_bad(&SYSTEMCTL, inv);
         }
     }
-    super::opts::subcommand_tool(inv, &SYSTEMCTL, &SYSTEMCTL_SUBS)
+    crate::commands::common::subcommand_tool(inv, &SYSTEMCTL, &SYSTEMCTL_SUBS)
 }
 
-fn known_or_bad(spec: &'static Spec, inv: &Invocation<'_, '_>) -> Verdict {
+fn known_or_bad(spec: &'static Options, inv: &Invocation<'_, '_>) -> Verdict {
     match first_bad(spec, inv.args) {
         Some(word) => bad(word),
         None => variable_guard(inv).unwrap_or(Verdict::Read),
     }
 }
 
-const JOURNALCTL: Spec = Spec {
-    flags: "mkefrxaqlNhI",
-    values: "MDSUcutTpgoFi",
-    optional: "bn",
+const JOURNALCTL: Options = Options {
+    short_flags: "mkefrxaqlNhI",
+    short_values: "MDSUcutTpgoFi",
+    short_optional: "bn",
     long_flags: &[
         "--system",
         "--user",
@@ -254,7 +255,6 @@ const JOURNALCTL: Spec = Spec {
         "--directory",
         "--file",
         "--root",
-        "--image",
         "--image-policy",
         "--namespace",
         "--since",
@@ -280,6 +280,7 @@ const JOURNALCTL: Spec = Spec {
         "--cursor-file",
     ],
     long_optional: &["--boot", "--lines", "--case-sensitive", "--json"],
+    style: Style::Gnu,
 };
 
 const JOURNALCTL_WRITERS: &[(&str, Risk, &str)] = &[
@@ -324,25 +325,19 @@ const JOURNALCTL_WRITERS: &[(&str, Risk, &str)] = &[
     ),
 ];
 
-const JOURNALCTL_FOLLOW: FollowSpec = FollowSpec {
-    follow_short: "f",
-    value_short: "MDSUcutTpgoFbni",
-    follow_long: &["--follow"],
-};
-
 pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     let mut follows = false;
     let mut unknown = None;
-    for tok in walk(&JOURNALCTL, inv.args) {
+    for tok in JOURNALCTL.walk(inv.args) {
         match tok {
-            Tok::Long(name, _) => {
+            Tok::Long { name, .. } => {
                 if let Some((_, risk, why)) = JOURNALCTL_WRITERS.iter().find(|w| w.0 == name) {
                     return Verdict::write(*risk, *why);
                 }
                 follows |= name == "--follow";
             }
-            Tok::Short('f', _) => follows = true,
-            Tok::Bad(word) => unknown = unknown.or(Some(word)),
+            Tok::Short { flag: 'f', .. } => follows = true,
+            Tok::Unknown { text: word, .. } => unknown = unknown.or(Some(word)),
             _ => {}
         }
     }
@@ -356,14 +351,11 @@ pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::Read;
     }
     let reason = "`-f` follows the journal forever";
-    let Some(kept) = strip_follow(inv, &JOURNALCTL_FOLLOW) else {
-        return Verdict::interactive(InteractiveCategory::UnboundedStream, reason);
-    };
     let mut added: Vec<&str> = Vec::with_capacity(4);
     let has = |short: char, long: &str| {
-        walk(&JOURNALCTL, inv.args).any(|t| match t {
-            Tok::Short(c, _) => c == short,
-            Tok::Long(n, _) => n == long,
+        JOURNALCTL.walk(inv.args).any(|t| match t {
+            Tok::Short { flag: c, .. } => c == short,
+            Tok::Long { name: n, .. } => n == long,
             _ => false,
         })
     };
@@ -373,7 +365,20 @@ pub(super) fn journalctl(inv: &Invocation<'_, '_>) -> Verdict {
     if !has('S', "--since") {
         added.extend(["--since", "\"10 min ago\""]);
     }
-    Verdict::unbounded_with_rewrite(rewrite(inv.name, &added, &kept), reason)
+    let is_follow = |t: &Tok<'_>| {
+        matches!(
+            t,
+            Tok::Short { flag: 'f', .. }
+                | Tok::Long {
+                    name: "--follow",
+                    ..
+                }
+        )
+    };
+    match rewrite_args(inv, &[&JOURNALCTL], is_follow, &added, None) {
+        Some(rewrite) => Verdict::unbounded_with_rewrite(rewrite, reason),
+        None => Verdict::interactive(InteractiveCategory::UnboundedStream, reason),
+    }
 }
 
 const SERVICE_READS: &[&str] = &["status"];

@@ -1,7 +1,8 @@
 //! Users, groups, passwords, logins, and scheduled jobs (cron, at).
 
-use super::opts::{Spec, Tok, bad, first_bad, help_only, variable_guard, walk};
+use crate::commands::common::{bad, first_bad, help_only, variable_guard};
 use crate::invocation::Invocation;
+use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
 
 const M: Risk = Risk::MediumWrite;
@@ -49,19 +50,25 @@ pub(super) fn visudo(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// `passwd -S [USER]` / `passwd -Sa` show status; anything else changes.
 pub(super) fn passwd(inv: &Invocation<'_, '_>) -> Verdict {
-    const PASSWD: Spec = Spec {
-        flags: "Saq",
-        values: "R",
-        optional: "",
+    const PASSWD: Options = Options {
+        short_flags: "Saq",
+        short_values: "R",
+        short_optional: "",
         long_flags: &["--status", "--all", "--quiet"],
         long_values: &["--root", "--prefix"],
         long_optional: &[],
+        style: Style::Gnu,
     };
     let mut status = false;
-    for tok in walk(&PASSWD, inv.args) {
+    for tok in PASSWD.walk(inv.args) {
         match tok {
-            Tok::Short('S', _) | Tok::Long("--status", _) => status = true,
-            Tok::Bad(_) => return Verdict::write(M, "changes a password or account state"),
+            Tok::Short { flag: 'S', .. }
+            | Tok::Long {
+                name: "--status", ..
+            } => status = true,
+            Tok::Unknown { text: _, .. } => {
+                return Verdict::write(M, "changes a password or account state");
+            }
             _ => {}
         }
     }
@@ -73,18 +80,25 @@ pub(super) fn passwd(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// `chage -l USER` lists; other options change password ageing.
 pub(super) fn chage(inv: &Invocation<'_, '_>) -> Verdict {
-    const CHAGE: Spec = Spec {
-        flags: "lih",
-        values: "RP",
-        optional: "",
+    const CHAGE: Options = Options {
+        short_flags: "lih",
+        short_values: "RP",
+        short_optional: "",
         long_flags: &["--list", "--iso8601", "--help"],
         long_values: &["--root", "--prefix"],
         long_optional: &[],
+        style: Style::Gnu,
     };
-    let listing = walk(&CHAGE, inv.args).any(|t| {
+    let listing = CHAGE.walk(inv.args).any(|t| {
         matches!(
             t,
-            Tok::Short('l' | 'h', _) | Tok::Long("--list" | "--help", _)
+            Tok::Short {
+                flag: 'l' | 'h',
+                ..
+            } | Tok::Long {
+                name: "--list" | "--help",
+                ..
+            }
         )
     });
     if listing && first_bad(&CHAGE, inv.args).is_none() {
@@ -105,20 +119,27 @@ pub(super) fn chsh(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// `lastlog` shows; `-C`/`--clear` and `-S`/`--set` change the records.
 pub(super) fn lastlog(inv: &Invocation<'_, '_>) -> Verdict {
-    const LASTLOG: Spec = Spec {
-        flags: "CSh",
-        values: "bRtu",
-        optional: "",
+    const LASTLOG: Options = Options {
+        short_flags: "CSh",
+        short_values: "bRtu",
+        short_optional: "",
         long_flags: &["--clear", "--set", "--help"],
         long_values: &["--before", "--root", "--time", "--user"],
         long_optional: &[],
+        style: Style::Gnu,
     };
-    for tok in walk(&LASTLOG, inv.args) {
+    for tok in LASTLOG.walk(inv.args) {
         match tok {
-            Tok::Short('C' | 'S', _) | Tok::Long("--clear" | "--set", _) => {
+            Tok::Short {
+                flag: 'C' | 'S', ..
+            }
+            | Tok::Long {
+                name: "--clear" | "--set",
+                ..
+            } => {
                 return Verdict::write(M, "changes the lastlog records");
             }
-            Tok::Bad(word) => return bad(word),
+            Tok::Unknown { text: word, .. } => return bad(word),
             _ => {}
         }
     }
@@ -127,21 +148,28 @@ pub(super) fn lastlog(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// `faillog` shows; `-r`, `-l`, `-m` reset or set limits.
 pub(super) fn faillog(inv: &Invocation<'_, '_>) -> Verdict {
-    const FAILLOG: Spec = Spec {
-        flags: "arh",
-        values: "lmRtu",
-        optional: "",
+    const FAILLOG: Options = Options {
+        short_flags: "arh",
+        short_values: "lmRtu",
+        short_optional: "",
         long_flags: &["--all", "--reset", "--help"],
         long_values: &["--lock-secs", "--maximum", "--root", "--time", "--user"],
         long_optional: &[],
+        style: Style::Gnu,
     };
-    for tok in walk(&FAILLOG, inv.args) {
+    for tok in FAILLOG.walk(inv.args) {
         match tok {
-            Tok::Short('r' | 'l' | 'm', _)
-            | Tok::Long("--reset" | "--lock-secs" | "--maximum", _) => {
+            Tok::Short {
+                flag: 'r' | 'l' | 'm',
+                ..
+            }
+            | Tok::Long {
+                name: "--reset" | "--lock-secs" | "--maximum",
+                ..
+            } => {
                 return Verdict::write(M, "resets failure counts or sets limits");
             }
-            Tok::Bad(word) => return bad(word),
+            Tok::Unknown { text: word, .. } => return bad(word),
             _ => {}
         }
     }
@@ -167,26 +195,33 @@ pub(super) fn check_db(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(M, "may fix account database entries")
 }
 
-const CRONTAB: Spec = Spec {
-    flags: "lerixcVTh",
-    values: "usn",
-    optional: "",
+const CRONTAB: Options = Options {
+    short_flags: "lerixcVTh",
+    short_values: "usn",
+    short_optional: "",
     long_flags: &[],
     long_values: &[],
     long_optional: &[],
+    style: Style::Gnu,
 };
 
 /// `crontab -l` lists, `-e` edits, `-r` removes, a file (or `-`) installs.
 pub(super) fn crontab(inv: &Invocation<'_, '_>) -> Verdict {
     let (mut list, mut edit, mut remove, mut other) = (false, false, false, false);
-    for tok in walk(&CRONTAB, inv.args) {
+    for tok in CRONTAB.walk(inv.args) {
         match tok {
-            Tok::Short('l', _) => list = true,
-            Tok::Short('e', _) => edit = true,
-            Tok::Short('r', _) => remove = true,
-            Tok::Short('u' | 'i' | 'x' | 's', _) => {}
-            Tok::Short('c' | 'V' | 'h', _) => list = true,
-            Tok::Short('T', _) => list = true,
+            Tok::Short { flag: 'l', .. } => list = true,
+            Tok::Short { flag: 'e', .. } => edit = true,
+            Tok::Short { flag: 'r', .. } => remove = true,
+            Tok::Short {
+                flag: 'u' | 'i' | 'x' | 's',
+                ..
+            } => {}
+            Tok::Short {
+                flag: 'c' | 'V' | 'h',
+                ..
+            } => list = true,
+            Tok::Short { flag: 'T', .. } => list = true,
             _ => other = true,
         }
     }

@@ -1,13 +1,14 @@
 //! docker's subcommand and option tables.
 
 use super::super::Flags;
+use crate::options::Options;
 use crate::verdict::Risk;
 
 /// Options of the listing and inspecting subcommands (none writes).
 pub(super) const READ_FLAGS: Flags = Flags {
-    short_value: "fnci",
-    short_bool: "aqlsvHp",
-    long_value: &[
+    short_values: "fnci",
+    short_flags: "aqlsvHp",
+    long_values: &[
         "--filter",
         "--format",
         "--last",
@@ -21,7 +22,7 @@ pub(super) const READ_FLAGS: Flags = Flags {
         "--interval",
         "--compose-file",
     ],
-    long_bool: &[
+    long_flags: &[
         "--all",
         "--quiet",
         "--no-trunc",
@@ -52,13 +53,14 @@ pub(super) const READ_FLAGS: Flags = Flags {
         "--namespace",
         "--ns",
     ],
+    ..Options::GO
 };
 
 pub(super) const LOGS_FLAGS: Flags = Flags {
-    short_value: "n",
-    short_bool: "ftl",
-    long_value: &["--since", "--tail", "--until"],
-    long_bool: &[
+    short_values: "n",
+    short_flags: "ftl",
+    long_values: &["--since", "--tail", "--until"],
+    long_flags: &[
         "--follow",
         "--details",
         "--timestamps",
@@ -71,6 +73,7 @@ pub(super) const LOGS_FLAGS: Flags = Flags {
         "--color",
         "--help",
     ],
+    ..Options::GO
 };
 
 /// Top-level aliases of management commands: (word, group, action).

@@ -248,7 +248,7 @@ fn interactive() {
 
 fn rewrite(line: &'static str) -> Option<String> {
     match rule_verdict(line) {
-        Verdict::Interactive(iv) => iv.rewrite,
+        Verdict::Interactive(_) => crate::commands::testing::full_rewrite(line),
         other => panic!("{line}: {other:?}"),
     }
 }
@@ -273,7 +273,8 @@ fn rewrites() {
             "docker container logs -f web",
             Some("docker container logs --tail=200 web"),
         ),
-        ("docker logs -ft web", None),
+        // The follow flag is taken out of its cluster.
+        ("docker logs -ft web", Some("docker logs --tail=200 -t web")),
         ("docker stats", Some("docker stats --no-stream")),
         ("docker stats web", Some("docker stats --no-stream web")),
     ] {

@@ -25,8 +25,8 @@ fn reads() {
         "kubectl -n kube-system get pods",
         "kubectl --context=prod --namespace=app get pods",
         "kubectl --context prod --namespace app get pods",
-        "kubectl --kubeconfig=/path/config get pods",
-        "kubectl --kubeconfig /path/config get pods",
+        "kubectl --kubeconfig=/etc/kubernetes/admin.conf get pods",
+        "kubectl --kubeconfig ~/.kube/config get pods",
         "kubectl --token=abc get pods",
         "kubectl -v=6 get pods",
         "kubectl -v 6 get pods",
@@ -62,7 +62,7 @@ fn reads() {
         "kubectl config get-clusters",
         "kubectl config get-users",
         "kubectl config current-context",
-        "kubectl --kubeconfig x config view --raw",
+        "kubectl --kubeconfig /root/.kube/config config view --raw",
         "kubectl auth can-i create pods",
         "kubectl auth can-i --list -n default",
         "kubectl auth whoami",
@@ -241,7 +241,7 @@ fn interactive() {
 
 fn rewrite(line: &'static str) -> Option<String> {
     match rule_verdict(line) {
-        Verdict::Interactive(iv) => iv.rewrite,
+        Verdict::Interactive(_) => crate::commands::testing::full_rewrite(line),
         other => panic!("{line}: {other:?}"),
     }
 }
@@ -269,7 +269,10 @@ fn rewrites() {
             "kubectl -n app logs -f x -c web",
             Some("kubectl -n app logs --tail=200 --since=10m x -c web"),
         ),
-        ("kubectl logs -fp x", None),
+        (
+            "kubectl logs -fp x",
+            Some("kubectl logs --tail=200 --since=10m -p x"),
+        ),
     ] {
         assert_eq!(rewrite(line).as_deref(), expected, "{line}");
     }

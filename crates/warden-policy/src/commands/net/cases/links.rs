@@ -31,7 +31,7 @@ fn reads() {
         "iw phy",
         "iw dev wlan0 info",
         "iw dev wlan0 link",
-        "iw dev wlan0 scan",
+        "iw dev wlan0 scan dump",
         "iw dev wlan0 station dump",
         "iw reg get",
         "iw phy phy0 info",

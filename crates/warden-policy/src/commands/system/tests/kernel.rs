@@ -7,7 +7,6 @@ fn reads() {
         "hostname",
         "hostname -f",
         "hostname -I",
-        "hostname --all-ip-address",
         "hostname -s",
         "domainname",
         "dmesg",

@@ -1,0 +1,337 @@
+//! "Snapshot first": before an approved change to a Proxmox guest (its
+//! power, a command or a file edit inside it, a container running in it),
+//! a snapshot `warden-<time>-<approval>` is taken and waited for, so the
+//! change can be rolled back; when the snapshot fails the change does not
+//! run. Whether it is taken comes from a small policy: a default mode and
+//! modes per guest tag. The decision is pure; taking it is the executor's.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use warden_protocol::{Resource, ResourceKind, SnapshotOffer};
+
+use crate::tools::ToolCall;
+use crate::tools::args::{ControlArgs, DockerArgs, FileEditArgs, SnapshotArgs};
+
+/// When a snapshot is taken before a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotMode {
+    /// Never (guests on storage without snapshots, scratch guests).
+    Never,
+    /// Before changes to files and configuration: file edits, commands,
+    /// container image updates (the default).
+    ConfigChanges,
+    /// Before every change, power and service control included.
+    Always,
+}
+
+impl SnapshotMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SnapshotMode::Never => "never",
+            SnapshotMode::ConfigChanges => "config_changes",
+            SnapshotMode::Always => "always",
+        }
+    }
+}
+
+/// `[proxmox_snapshots]`: `default = "config_changes"`, `per_tag = { prod = "always" }`.
+/// A guest with tags named in `per_tag` gets the strongest of their modes
+/// (`always` > `config_changes` > `never`) instead of the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotPolicy {
+    pub default: SnapshotMode,
+    #[serde(default)]
+    pub per_tag: BTreeMap<String, SnapshotMode>,
+}
+
+impl Default for SnapshotPolicy {
+    fn default() -> Self {
+        SnapshotPolicy {
+            default: SnapshotMode::ConfigChanges,
+            per_tag: BTreeMap::new(),
+        }
+    }
+}
+
+impl SnapshotPolicy {
+    /// The same policy with nothing ever snapshotted.
+    pub fn never() -> Self {
+        SnapshotPolicy {
+            default: SnapshotMode::Never,
+            per_tag: BTreeMap::new(),
+        }
+    }
+
+    /// The mode for a guest with these tags.
+    pub fn mode_for(&self, tags: &[&str]) -> SnapshotMode {
+        tags.iter()
+            .filter_map(|tag| self.per_tag.get(*tag).copied())
+            .max()
+            .unwrap_or(self.default)
+    }
+}
+
+/// What a write changes, as far as snapshots care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Files or configuration (file edits, commands, image updates).
+    Config,
+    /// Running state (power, services, containers).
+    State,
+    /// A rollback (a snapshot first makes the rollback itself undoable).
+    Rollback,
+}
+
+/// The change a call makes, or `None` when it changes no guest (reads,
+/// notes, taking a snapshot itself).
+pub fn change_kind(call: &ToolCall) -> Option<ChangeKind> {
+    match call {
+        ToolCall::FileEdit(
+            FileEditArgs::Write { .. } | FileEditArgs::Append { .. } | FileEditArgs::Replace { .. },
+        )
+        | ToolCall::Control(ControlArgs::Command { .. })
+        | ToolCall::Docker(DockerArgs::Update { .. }) => Some(ChangeKind::Config),
+        ToolCall::Control(ControlArgs::Guest { .. } | ControlArgs::Service { .. })
+        | ToolCall::Docker(DockerArgs::Control { .. }) => Some(ChangeKind::State),
+        ToolCall::Snapshot(SnapshotArgs::Rollback { .. }) => Some(ChangeKind::Rollback),
+        ToolCall::Snapshot(SnapshotArgs::List { .. } | SnapshotArgs::Create { .. })
+        | ToolCall::FileEdit(FileEditArgs::Read { .. })
+        | ToolCall::Docker(
+            DockerArgs::List { .. }
+            | DockerArgs::Logs { .. }
+            | DockerArgs::Inspect { .. }
+            | DockerArgs::Stats { .. },
+        )
+        | ToolCall::Query(_)
+        | ToolCall::Discovery(_)
+        | ToolCall::Read(_)
+        | ToolCall::Metrics(_)
+        | ToolCall::Storage(_)
+        | ToolCall::Kubernetes(_)
+        | ToolCall::Alerts(_)
+        | ToolCall::Knowledge(_) => None,
+    }
+}
+
+/// The guest a change lands in: the first VM or LXC on the target's
+/// routing chain (target first) that `snapshottable` accepts.
+pub fn guest_of<'r>(
+    chain: &[&'r Resource],
+    snapshottable: &dyn Fn(&Resource) -> bool,
+) -> Option<&'r Resource> {
+    chain
+        .iter()
+        .copied()
+        .find(|r| matches!(r.id.kind, ResourceKind::Vm | ResourceKind::Lxc) && snapshottable(r))
+}
+
+/// A guest's tags, from its inventory attributes.
+pub fn tags_of(guest: &Resource) -> Vec<&str> {
+    guest
+        .attributes
+        .get("tags")
+        .and_then(|t| t.as_array())
+        .map(|tags| tags.iter().filter_map(|t| t.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// What the approval offers for `call`, whose target's routing chain is
+/// `chain`: `None` when the call changes no snapshottable guest. Pure.
+pub fn snapshot_offer(
+    policy: &SnapshotPolicy,
+    call: &ToolCall,
+    chain: &[&Resource],
+    snapshottable: &dyn Fn(&Resource) -> bool,
+) -> Option<SnapshotOffer> {
+    let change = change_kind(call)?;
+    let guest = guest_of(chain, snapshottable)?;
+    let mode = policy.mode_for(&tags_of(guest));
+    let take = match (mode, change) {
+        (SnapshotMode::Never, _) => false,
+        (SnapshotMode::ConfigChanges, ChangeKind::Config) => true,
+        (SnapshotMode::ConfigChanges, ChangeKind::State | ChangeKind::Rollback) => false,
+        (SnapshotMode::Always, _) => true,
+    };
+    let named = format!("{} ({})", guest.name, guest.id);
+    let undoable = if take {
+        format!(
+            "undoable: a snapshot of {named} named warden-<time>-<approval> is taken first and waited for \
+             (disk and configuration, not memory); the change does not run if it fails; undo with \
+             `snapshot rollback` to that name"
+        )
+    } else {
+        format!(
+            "not undoable by Warden: no snapshot of {named} is taken first \
+             ([proxmox_snapshots] {} for {})",
+            mode.as_str(),
+            match change {
+                ChangeKind::Config => "configuration changes",
+                ChangeKind::State => "power and service changes",
+                ChangeKind::Rollback => "rollbacks",
+            }
+        )
+    };
+    Some(SnapshotOffer {
+        guest: guest.id.to_string(),
+        take,
+        undoable,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn resource(id: &str, parent: Option<&str>, tags: &[&str]) -> Resource {
+        let mut r = Resource::new(id.parse().unwrap(), id.rsplit(':').next().unwrap());
+        r.parent = parent.map(|p| p.parse().unwrap());
+        if !tags.is_empty() {
+            r.attributes.insert("tags".into(), json!(tags));
+        }
+        r
+    }
+
+    fn call(tool: &str, arguments: serde_json::Value) -> ToolCall {
+        ToolCall::parse(tool, &arguments).unwrap()
+    }
+
+    #[test]
+    fn offers_follow_the_mode_the_change_and_the_tags() {
+        let node = resource("node:pve1", None, &[]);
+        let plain = resource("lxc:pve1:141", Some("node:pve1"), &[]);
+        let prod = resource("vm:pve1:101", Some("node:pve1"), &["prod", "web"]);
+        let scratch = resource("vm:pve1:102", Some("node:pve1"), &["scratch"]);
+        let container = resource("docker_container:ct:abc", Some("lxc:pve1:141"), &[]);
+        let policy = SnapshotPolicy {
+            default: SnapshotMode::ConfigChanges,
+            per_tag: [
+                ("prod".to_string(), SnapshotMode::Always),
+                ("scratch".to_string(), SnapshotMode::Never),
+            ]
+            .into(),
+        };
+        let edit = |t: &str| {
+            call(
+                "file_edit",
+                json!({"action": "append", "target": t, "path": "/etc/x", "content": "y"}),
+            )
+        };
+        let stop = |t: &str| {
+            call(
+                "control",
+                json!({"action": "guest", "target": t, "operation": "stop"}),
+            )
+        };
+        let all = |_: &Resource| true;
+        /// The call, the target's routing chain, the offered guest and whether it is taken.
+        type Case<'r> = (ToolCall, Vec<&'r Resource>, Option<(&'r str, bool)>);
+        let cases: Vec<Case> = vec![
+            (edit("x"), vec![&plain, &node], Some(("lxc:pve1:141", true))),
+            (
+                stop("x"),
+                vec![&plain, &node],
+                Some(("lxc:pve1:141", false)),
+            ),
+            (stop("x"), vec![&prod, &node], Some(("vm:pve1:101", true))),
+            (
+                edit("x"),
+                vec![&scratch, &node],
+                Some(("vm:pve1:102", false)),
+            ),
+            // A container in an LXC: the LXC is what gets snapshotted.
+            (
+                call("docker", json!({"action": "update", "target": "c"})),
+                vec![&container, &plain, &node],
+                Some(("lxc:pve1:141", true)),
+            ),
+            // A node is no guest; reads and snapshot creation change nothing to protect.
+            (edit("x"), vec![&node], None),
+            (
+                call(
+                    "read",
+                    json!({"action": "exec", "target": "x", "command": "ls"}),
+                ),
+                vec![&plain, &node],
+                None,
+            ),
+            (
+                call(
+                    "snapshot",
+                    json!({"action": "create", "target": "x", "name": "mine"}),
+                ),
+                vec![&plain, &node],
+                None,
+            ),
+            (
+                call(
+                    "snapshot",
+                    json!({"action": "rollback", "target": "x", "name": "mine"}),
+                ),
+                vec![&prod, &node],
+                Some(("vm:pve1:101", true)),
+            ),
+        ];
+        for (call, chain, want) in cases {
+            let got = snapshot_offer(&policy, &call, &chain, &all);
+            let got = got.as_ref().map(|o| (o.guest.as_str(), o.take));
+            assert_eq!(got, want, "{call:?} on {}", chain[0].id);
+        }
+        // An API that does not serve the guest: nothing offered.
+        let none = |_: &Resource| false;
+        assert!(snapshot_offer(&policy, &edit("x"), &[&plain, &node], &none).is_none());
+        // Never means never.
+        assert!(
+            !snapshot_offer(&SnapshotPolicy::never(), &edit("x"), &[&plain], &all)
+                .unwrap()
+                .take
+        );
+    }
+
+    #[test]
+    fn the_card_says_what_is_undoable() {
+        let guest = resource("lxc:pve1:141", Some("node:pve1"), &[]);
+        let edit = call(
+            "file_edit",
+            json!({"action": "write", "target": "x", "path": "/etc/x", "content": "y"}),
+        );
+        let offer =
+            snapshot_offer(&SnapshotPolicy::default(), &edit, &[&guest], &|_| true).unwrap();
+        assert!(
+            offer.undoable.starts_with("undoable:"),
+            "{}",
+            offer.undoable
+        );
+        assert!(offer.undoable.contains("snapshot rollback"));
+        let stop = call(
+            "control",
+            json!({"action": "guest", "target": "x", "operation": "stop"}),
+        );
+        let offer =
+            snapshot_offer(&SnapshotPolicy::default(), &stop, &[&guest], &|_| true).unwrap();
+        assert!(
+            offer.undoable.starts_with("not undoable"),
+            "{}",
+            offer.undoable
+        );
+        assert!(offer.undoable.contains("config_changes"));
+    }
+
+    #[test]
+    fn the_strongest_tag_wins_and_unknown_tags_keep_the_default() {
+        let policy = SnapshotPolicy {
+            default: SnapshotMode::Never,
+            per_tag: [
+                ("a".to_string(), SnapshotMode::ConfigChanges),
+                ("b".to_string(), SnapshotMode::Always),
+            ]
+            .into(),
+        };
+        assert_eq!(policy.mode_for(&[]), SnapshotMode::Never);
+        assert_eq!(policy.mode_for(&["zzz"]), SnapshotMode::Never);
+        assert_eq!(policy.mode_for(&["a"]), SnapshotMode::ConfigChanges);
+        assert_eq!(policy.mode_for(&["a", "b"]), SnapshotMode::Always);
+    }
+}

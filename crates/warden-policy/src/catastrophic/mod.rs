@@ -1,0 +1,460 @@
+//! Catastrophic commands: wiping filesystems or disks, deleting the root or a
+//! system directory, fork bombs, killing every process. The executor refuses
+//! these at every control level, approvals or not.
+//!
+//! [`check`] looks at one simple command; the engine calls it for every
+//! command it walks, the inner commands of wrappers included. [`device_write`]
+//! knows which programs write to disks. [`scan_unparsed`] looks for the same
+//! in text the parser refused.
+
+mod code;
+mod disks;
+mod scan;
+
+pub use disks::device_write;
+pub use scan::{fork_bomb, scan_unparsed};
+
+use crate::devices::glob_matches;
+use crate::invocation::{Arg, ArgShape, Invocation};
+use crate::verdict::Reason;
+
+/// Directories whose loss breaks the machine.
+const SYSTEM_DIRS: &[&str] = &[
+    "/",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/usr/bin",
+    "/usr/lib",
+    "/usr/sbin",
+    "/usr/local",
+    "/var/lib",
+    "/etc/pve",
+    "/var/lib/vz",
+    "/boot/efi",
+];
+
+/// `path` with `//`, `.` and `..` resolved, `/*` and trailing `/` removed:
+/// the directory whose contents it names.
+fn normalize(path: &str) -> String {
+    let mut comps: Vec<&str> = Vec::new();
+    for comp in path.trim().split('/') {
+        match comp {
+            "" | "." | "*" | ".*" => {}
+            ".." => {
+                comps.pop();
+            }
+            _ => comps.push(comp),
+        }
+    }
+    format!("/{}", comps.join("/"))
+}
+
+/// Is `arg` the root, a system directory, or everything in one (`/etc/*`)?
+/// A glob counts when it can match one (`/e*`, `/[u]sr`).
+fn is_system_path(arg: &Arg<'_>) -> bool {
+    let text: &str = &arg.text;
+    let trimmed = text.trim();
+    if matches!(
+        trimmed,
+        "*" | ".*" | "./*" | "../*" | "../" | ".." | "~" | "~/" | "~/*" | "$HOME" | "${HOME}"
+    ) {
+        return true;
+    }
+    if trimmed.starts_with("~root") || trimmed == "/.." {
+        return true;
+    }
+    if !trimmed.starts_with('/') {
+        return false;
+    }
+    let normalized = normalize(trimmed);
+    if arg.shape == ArgShape::Glob {
+        return SYSTEM_DIRS.iter().any(|dir| glob_names(&normalized, dir));
+    }
+    SYSTEM_DIRS.contains(&normalized.as_str())
+}
+
+/// Could the normalized glob `pattern` name `dir` (component by component)?
+fn glob_names(pattern: &str, dir: &str) -> bool {
+    let p: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
+    let d: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
+    p.len() == d.len() && p.iter().zip(&d).all(|(p, d)| glob_matches(p, d))
+}
+
+/// A variable at the start of a path that may be empty: `"$DIR"/*` is `/*`.
+fn may_expand_to_root(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('$') else {
+        return false;
+    };
+    let rest = rest.strip_prefix('{').unwrap_or(rest);
+    let name_len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let after = rest[name_len..].trim_start_matches('}');
+    name_len > 0 && (after == "/" || after == "/*" || after == "/.")
+}
+
+/// A catastrophic output redirect target (`> /dev/sda`, `> /proc/sysrq-trigger`).
+pub fn redirect_target(target: &str) -> Option<Reason> {
+    if disks::is_disk(target) {
+        return Some(format!("writing to `{target}` destroys the disk").into());
+    }
+    if normalize(target) == "/proc/sysrq-trigger" {
+        return Some("writing to /proc/sysrq-trigger can crash or reboot the machine".into());
+    }
+    None
+}
+
+/// Is a short or long flag present (in a cluster, or spelled out)?
+fn flag(inv: &Invocation<'_, '_>, short: char, long: &str) -> bool {
+    inv.has_short(short) || inv.has_long_abbrev(long)
+}
+
+/// The operands: arguments not starting with `-`, and everything after `--`.
+fn operands<'i, 'a>(inv: &Invocation<'i, 'a>) -> impl Iterator<Item = &'i Arg<'a>> {
+    let mut ended = false;
+    inv.args.iter().filter(move |a| {
+        if ended {
+            return true;
+        }
+        if a.text == "--" {
+            ended = true;
+            return false;
+        }
+        !a.text.starts_with('-')
+    })
+}
+
+/// find tests that select some files, not all of them.
+const FIND_FILTERS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-newermt",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-nouser",
+    "-nogroup",
+    "-empty",
+    "-inum",
+    "-samefile",
+    "-links",
+    "-perm",
+    "-used",
+];
+
+/// The catastrophic reason for one simple command, if any.
+pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
+    match inv.name {
+        "rm" => {
+            let recursive = flag(inv, 'r', "--recursive") || inv.has_short('R');
+            let no_preserve = inv.has_long_abbrev("--no-preserve-root");
+            let hit = operands(inv).find(|a| {
+                is_system_path(a) || (a.shape == ArgShape::Dynamic && may_expand_to_root(&a.text))
+            });
+            match hit {
+                Some(a) if recursive || no_preserve || normalize(&a.text) == "/" => {
+                    Some(format!("`rm` of `{}` deletes the system", a.raw).into())
+                }
+                _ => None,
+            }
+        }
+        "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" | "chcon" => {
+            let recursive = flag(inv, 'R', "--recursive");
+            let hit = operands(inv)
+                .skip(usize::from(!matches!(inv.name, "setfacl" | "chattr")))
+                .find(|a| is_system_path(a));
+            match hit {
+                Some(a) if recursive => Some(
+                    format!("recursive `{}` of `{}` breaks the system", inv.name, a.raw).into(),
+                ),
+                _ => None,
+            }
+        }
+        "find" => find(inv),
+        "rsync" => {
+            let deletes = inv
+                .args
+                .iter()
+                .any(|a| a.text.starts_with("--del") || a.text == "--remove-source-files");
+            let target = operands(inv).last();
+            match target {
+                Some(t) if deletes && is_system_path(t) => {
+                    Some(format!("`rsync --delete` into `{}` wipes it", t.raw).into())
+                }
+                _ => None,
+            }
+        }
+        "dd" => inv
+            .args
+            .iter()
+            .find_map(|a| a.text.strip_prefix("of="))
+            .filter(|target| disks::is_disk(target))
+            .map(|target| format!("`dd of={target}` overwrites a disk").into()),
+        "shred" | "blkdiscard" | "wipefs" | "mkswap" | "wipe" | "nwipe" | "scrub" => {
+            let wipes = inv.name != "wipefs"
+                || flag(inv, 'a', "--all")
+                || inv.has_short('o')
+                || inv.has_long_abbrev("--offset");
+            operands(inv)
+                .find(|a| disks::is_disk(&a.text) || a.shape == ArgShape::Dynamic)
+                .filter(|_| wipes)
+                .map(|a| format!("`{}` wipes `{}`", inv.name, a.raw).into())
+        }
+        name if name == "mkfs" || name.starts_with("mkfs.") || name.starts_with("mke2fs") => {
+            let target = operands(inv).last();
+            match target {
+                Some(t) if t.shape == ArgShape::Literal && !t.text.starts_with("/dev/") => None,
+                _ => Some(format!("`{name}` formats a filesystem, erasing it").into()),
+            }
+        }
+        "sgdisk"
+            if flag(inv, 'Z', "--zap-all")
+                || flag(inv, 'z', "--zap")
+                || inv.has_short('o')
+                || inv.has_long_abbrev("--clear") =>
+        {
+            Some("`sgdisk` destroys the partition table".into())
+        }
+        "sfdisk" if inv.has_long_abbrev("--delete") => {
+            Some("`sfdisk --delete` removes partitions".into())
+        }
+        "parted" if inv.has_word(&["mklabel", "mktable", "rm"]) => {
+            Some("`parted` destroys partitions".into())
+        }
+        "zpool"
+            if matches!(
+                inv.arg(0),
+                Some("destroy" | "labelclear" | "create" | "initialize")
+            ) =>
+        {
+            Some(format!("`zpool {}` destroys data", inv.arg(0).unwrap_or_default()).into())
+        }
+        "zfs"
+            if inv.arg(0) == Some("destroy")
+                && (flag(inv, 'r', "--recursive") || inv.has_short('R'))
+                && operands(inv)
+                    .nth(1)
+                    .is_some_and(|ds| !ds.text.contains('/') && !ds.text.contains('@')) =>
+        {
+            Some("`zfs destroy -r` of a whole pool".into())
+        }
+        "cryptsetup" if inv.has_word(&["luksErase", "erase", "luksFormat", "reencrypt"]) => {
+            Some("`cryptsetup` destroys the volume's keys or data".into())
+        }
+        "mdadm"
+            if inv.has_long_abbrev("--zero-superblock")
+                || inv.has_long_abbrev("--create")
+                || inv.has_short('C') =>
+        {
+            Some("`mdadm` overwrites RAID members".into())
+        }
+        "nvme"
+            if matches!(
+                inv.arg(0),
+                Some("format" | "sanitize" | "write-zeroes" | "write" | "ns-delete" | "delete-ns")
+            ) =>
+        {
+            Some(format!("`nvme {}` erases the drive", inv.arg(0).unwrap_or_default()).into())
+        }
+        "hdparm"
+            if inv.args.iter().any(|a| {
+                a.text.starts_with("--security-erase")
+                    || a.text.starts_with("--trim-sector-ranges")
+                    || a.text == "--write-sector"
+                    || a.text == "--make-bad-sector"
+                    || a.text == "--dco-restore"
+            }) =>
+        {
+            Some("`hdparm` erases the drive".into())
+        }
+        "ceph-volume" if inv.has_word(&["zap"]) => Some("`ceph-volume zap` wipes a disk".into()),
+        "ceph"
+            if inv.has_word(&["--yes-i-really-really-mean-it"])
+                && inv.has_word(&["delete", "rm"]) =>
+        {
+            Some("`ceph … delete --yes-i-really-really-mean-it` destroys a pool".into())
+        }
+        "coreutils" => {
+            let prog = inv.arg(0)?.strip_prefix("--coreutils-prog=")?;
+            check(&Invocation::new(prog, &inv.args[1..]))
+        }
+        "flashrom"
+            if inv.args.iter().any(|a| {
+                matches!(&*a.text, "--write" | "--erase")
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains(['w', 'E']))
+            }) =>
+        {
+            Some("`flashrom` rewrites the firmware".into())
+        }
+        "sh" | "bash" | "dash" | "ash" | "zsh" | "ksh" | "mksh" | "source" | "." => {
+            code::substituted_script(inv)
+        }
+        name if code::is_interpreter(name) => code::interpreter(inv),
+        "kill" => kill_all(inv),
+        "pkill" | "killall" => match_everything(inv),
+        "killall5" => Some("`killall5` kills every process".into()),
+        "mv" => operands(inv)
+            .find(|a| is_system_path(a) && a.text != "*")
+            .map(|a| format!("`mv {}` moves a system directory away", a.raw).into()),
+        _ => None,
+    }
+}
+
+/// `find` deleting, or running `rm`, on everything under a system directory.
+fn find(inv: &Invocation<'_, '_>) -> Option<Reason> {
+    let start = operands(inv).next()?;
+    if !is_system_path(start) {
+        return None;
+    }
+    if inv.args.iter().any(|a| FIND_FILTERS.contains(&&*a.text)) {
+        return None;
+    }
+    if inv.has_word(&["-delete"]) {
+        return Some(format!("`find {} -delete` deletes the system", start.raw).into());
+    }
+    // `-exec rm {} ;` deletes every file, `-r` or not.
+    let deletes_each = inv.args.windows(2).any(|pair| {
+        matches!(&*pair[0].text, "-exec" | "-execdir" | "-ok" | "-okdir")
+            && matches!(
+                pair[1].text.rsplit('/').next(),
+                Some("rm" | "unlink" | "shred" | "truncate" | "wipe")
+            )
+    });
+    if deletes_each {
+        return Some(format!("`find {} -exec rm` deletes the system", start.raw).into());
+    }
+    // `-exec CMD {} ;`: the command runs on the start directory too.
+    let exec = inv
+        .args
+        .iter()
+        .position(|a| matches!(&*a.text, "-exec" | "-execdir" | "-ok" | "-okdir"))?;
+    let inner: Vec<Arg<'_>> = inv.args[exec + 1..]
+        .iter()
+        .take_while(|a| !matches!(&*a.text, ";" | "+"))
+        .map(|a| {
+            if a.text.contains("{}") {
+                Arg {
+                    text: std::borrow::Cow::Owned(a.text.replace("{}", &start.text)),
+                    raw: a.raw,
+                    shape: start.shape,
+                }
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let (name, args) = inner.split_first()?;
+    let name = name.text.rsplit('/').next().unwrap_or_default();
+    check(&Invocation::new(name, args)).map(|r| format!("`find {} -exec`: {r}", start.raw).into())
+}
+
+/// `kill -9 -1`, `kill -- -1`, `kill -s KILL -1`: every process.
+fn kill_all(inv: &Invocation<'_, '_>) -> Option<Reason> {
+    // `kill -1 PID` sends signal 1: `-1` is the target only after the first
+    // word (a signal or `--`).
+    inv.args
+        .iter()
+        .skip(1)
+        .any(|a| a.text == "-1")
+        .then(|| "`kill … -1` signals every process".into())
+}
+
+/// `pkill .`, `killall -r .`: a pattern that matches every process.
+fn match_everything(inv: &Invocation<'_, '_>) -> Option<Reason> {
+    let all = operands(inv).any(|a| {
+        a.is_literal()
+            && matches!(
+                &*a.text,
+                "." | ".*" | "^" | "$" | "" | ".+" | "^.*$" | "[a-z]*"
+            )
+    });
+    all.then(|| format!("`{}` with a pattern that matches every process", inv.name).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system(p: &str) -> bool {
+        is_system_path(&Arg::literal(p))
+    }
+
+    #[test]
+    fn system_paths() {
+        for p in [
+            "/",
+            "//",
+            "/*",
+            "/.",
+            "/etc",
+            "/etc/",
+            "/etc/*",
+            "~",
+            "$HOME",
+            "/usr//bin/",
+            "/etc/..",
+            "/var/lib/..",
+            "/./",
+            "/..",
+            "~root",
+        ] {
+            assert!(system(p), "{p}");
+        }
+        for p in ["/tmp/x", "/etc/nginx", "./build", "/var/log/app"] {
+            assert!(!system(p), "{p}");
+        }
+        let glob = Arg {
+            text: "/e*".into(),
+            raw: "/e*",
+            shape: ArgShape::Glob,
+        };
+        assert!(is_system_path(&glob));
+        let glob = Arg {
+            text: "/tmp/*".into(),
+            raw: "/tmp/*",
+            shape: ArgShape::Glob,
+        };
+        assert!(!is_system_path(&glob));
+        assert!(may_expand_to_root("$DIR/"));
+        assert!(may_expand_to_root("${DIR}/*"));
+        assert!(!may_expand_to_root("$DIR/build"));
+    }
+}

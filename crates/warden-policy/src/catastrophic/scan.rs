@@ -1,0 +1,207 @@
+//! Catastrophic commands in text the parser refused (`sh -c 'rm -rf / ; (('`)
+//! and fork bombs, which define functions the parser never accepts.
+
+use std::borrow::Cow;
+
+use crate::commands;
+use crate::invocation::{Arg, Invocation};
+use crate::verdict::{Reason, Verdict};
+
+/// Programs that run the command in their operands, and how many operands
+/// of their own come first (`chroot DIR cmd`, `timeout 5 cmd`).
+const RUNNERS: &[(&str, usize)] = &[
+    ("sudo", 0),
+    ("doas", 0),
+    ("pkexec", 0),
+    ("env", 0),
+    ("nice", 0),
+    ("ionice", 0),
+    ("nohup", 0),
+    ("setsid", 0),
+    ("stdbuf", 0),
+    ("command", 0),
+    ("builtin", 0),
+    ("exec", 0),
+    ("eval", 0),
+    ("xargs", 0),
+    ("busybox", 0),
+    ("toybox", 0),
+    ("time", 0),
+    ("nsenter", 0),
+    ("unshare", 0),
+    ("systemd-run", 0),
+    ("setpriv", 0),
+    ("runuser", 0),
+    ("su", 0),
+    ("strace", 0),
+    ("ltrace", 0),
+    ("taskset", 1),
+    ("chrt", 1),
+    ("timeout", 1),
+    ("chroot", 1),
+    ("flock", 1),
+    ("watch", 0),
+    ("sh", 0),
+    ("bash", 0),
+    ("dash", 0),
+    ("zsh", 0),
+    ("ash", 0),
+    ("ksh", 0),
+];
+
+/// A catastrophic command somewhere in `text`, read loosely: quotes dropped,
+/// split at every shell operator, wrappers skipped.
+pub fn scan_unparsed(text: &str) -> Option<Reason> {
+    if let Some(reason) = fork_bomb(text) {
+        return Some(reason);
+    }
+    let cleaned: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    cleaned
+        .split(|c: char| {
+            matches!(
+                c,
+                ';' | '&' | '|' | '(' | ')' | '{' | '}' | '\n' | '`' | '<' | '>'
+            )
+        })
+        .find_map(|segment| {
+            let words: Vec<&str> = segment
+                .split_whitespace()
+                .filter(|w| *w != "$" && *w != "!")
+                .collect();
+            scan_words(&words)
+        })
+}
+
+fn scan_words(words: &[&str]) -> Option<Reason> {
+    let mut i = 0;
+    // Assignments before the command.
+    while words
+        .get(i)
+        .is_some_and(|w| w.contains('=') && !w.starts_with('-'))
+    {
+        i += 1;
+    }
+    loop {
+        let word = words.get(i)?;
+        let name = word.rsplit('/').next().unwrap_or(word);
+        let name = name.trim_start_matches('$');
+        if let Some(&(_, own)) = RUNNERS.iter().find(|(n, _)| *n == name) {
+            i += 1;
+            // The runner's options, then its own operands.
+            while words
+                .get(i)
+                .is_some_and(|w| w.starts_with('-') || w.contains('='))
+            {
+                i += 1;
+            }
+            i += own;
+            continue;
+        }
+        if name == "coreutils" {
+            // `coreutils --coreutils-prog=rm -rf /`
+            let prog = words.get(i + 1)?.strip_prefix("--coreutils-prog=")?;
+            return check_words(prog, &words[i + 2..]);
+        }
+        return check_words(name, &words[i + 1..]);
+    }
+}
+
+fn check_words(name: &str, words: &[&str]) -> Option<Reason> {
+    let args: Vec<Arg<'_>> = words.iter().map(|w| Arg::literal(w)).collect();
+    let inv = Invocation::new(name, &args);
+    if let Some(reason) = super::check(&inv) {
+        return Some(reason);
+    }
+    let verdict =
+        commands::lookup(name).map_or_else(|| Verdict::unknown("not known"), |rule| rule(&inv));
+    super::device_write(&inv, &verdict, commands::lookup(name).is_some())
+}
+
+/// `:(){ :|:& };:` and its renamings: a function that calls itself twice,
+/// one in the background or through a pipe.
+pub fn fork_bomb(text: &str) -> Option<Reason> {
+    let text: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    for (open, _) in text.match_indices('{') {
+        let Some(name) = function_name(&text[..open]) else {
+            continue;
+        };
+        let body: String = text[open + 1..]
+            .chars()
+            .take_while(|&c| c != '}')
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let twice = [
+            format!("{name}|{name}"),
+            format!("{name}&{name}"),
+            format!("{name}&;{name}"),
+        ];
+        if twice.iter().any(|t| body.contains(t.as_str())) {
+            return Some(Cow::Borrowed("catastrophic: fork bomb"));
+        }
+    }
+    None
+}
+
+/// The name of the function whose body starts after `before`: `NAME ( )`
+/// or `function NAME [( )]`.
+fn function_name(before: &str) -> Option<&str> {
+    let head = before.trim_end();
+    let (head, parens) = match head.strip_suffix(')') {
+        Some(h) => (h.trim_end().strip_suffix('(')?.trim_end(), true),
+        None => (head, false),
+    };
+    let start = head
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
+        .map_or(0, |(p, c)| p + c.len_utf8());
+    let name = &head[start..];
+    if name.is_empty() {
+        return None;
+    }
+    let keyword = head[..start].trim_end().ends_with("function");
+    (parens || keyword).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fork_bombs() {
+        for bomb in [
+            ":(){ :|:& };:",
+            "bomb() { bomb | bomb & }; bomb",
+            "f(){ f & f; }; f",
+            "function f { f|f& }; f",
+            "function g() { g | g & } ; g",
+            "bash -c ':(){ :|:& };:'",
+        ] {
+            assert!(fork_bomb(bomb).is_some(), "{bomb}");
+        }
+        for ok in ["f() { echo hi; }; f", "ls | grep x & wait"] {
+            assert!(fork_bomb(ok).is_none(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn unparsed_scripts() {
+        for text in [
+            "rm -rf / ; ((",
+            "sudo rm -rf / )",
+            "sh -c 'rm -rf /' )",
+            "echo x; dd if=/dev/zero of=/dev/sda (",
+            "timeout 5 rm -rf /etc ((",
+            "coreutils --coreutils-prog=rm -rf / )",
+            "cp /dev/zero /dev/sda ((",
+        ] {
+            assert!(scan_unparsed(text).is_some(), "{text}");
+        }
+        assert!(scan_unparsed("ls -la ((").is_none());
+    }
+}

@@ -1,0 +1,94 @@
+//! The accumulated verdict of a whole line: the highest intent and risk of
+//! its parts, the first interactive finding, the first catastrophic one.
+
+use crate::verdict::{Classification, Intent, Interactive, Risk};
+
+#[derive(Default)]
+pub(super) struct Acc {
+    intent: Option<Intent>,
+    risk: Option<Risk>,
+    interactive: Option<(Interactive, String)>,
+    catastrophic: Option<String>,
+    write_reason: Option<String>,
+    conditional_reason: Option<String>,
+    read_names: Vec<String>,
+}
+
+impl Acc {
+    fn raise(&mut self, intent: Intent, risk: Risk) {
+        self.intent = Some(self.intent.map_or(intent, |i| i.max(intent)));
+        self.risk = Some(self.risk.map_or(risk, |r| r.max(risk)));
+    }
+
+    pub(super) fn write(&mut self, risk: Risk, reason: impl FnOnce() -> String) {
+        self.raise(Intent::WriteOrUnknown, risk);
+        if self.write_reason.is_none() {
+            self.write_reason = Some(reason());
+        }
+    }
+
+    pub(super) fn read(&mut self, name: &str) {
+        self.raise(Intent::ReadOnlyCertain, Risk::ReadOnly);
+        if self.read_names.len() < 4 && !self.read_names.iter().any(|n| n == name) {
+            self.read_names.push(name.to_string());
+        }
+    }
+
+    pub(super) fn conditional(&mut self, reason: impl FnOnce() -> String) {
+        self.raise(Intent::ReadOnlyConditional, Risk::ReadOnly);
+        if self.conditional_reason.is_none() {
+            self.conditional_reason = Some(reason());
+        }
+    }
+
+    pub(super) fn interactive(
+        &mut self,
+        interactive: Interactive,
+        reason: impl FnOnce() -> String,
+    ) {
+        if self.interactive.is_none() {
+            self.interactive = Some((interactive, reason()));
+        }
+    }
+
+    pub(super) fn catastrophic(&mut self, reason: impl FnOnce() -> String) {
+        if self.catastrophic.is_none() {
+            self.catastrophic = Some(reason());
+        }
+    }
+
+    pub(super) fn finish(self) -> Classification {
+        let intent = self.intent.unwrap_or(Intent::ReadOnlyCertain);
+        let risk = self.risk.unwrap_or(Risk::ReadOnly);
+        let catastrophic = self.catastrophic.is_some();
+        let (interactive, interactive_reason) = match self.interactive {
+            Some((i, r)) => (Some(i), Some(r)),
+            None => (None, None),
+        };
+        let reason = if let Some(reason) = self.catastrophic {
+            format!("catastrophic: {reason}")
+        } else if intent == Intent::WriteOrUnknown {
+            self.write_reason
+                .unwrap_or_else(|| "not provably read-only".to_string())
+        } else if let Some(reason) = interactive_reason {
+            reason
+        } else if let Some(reason) = self.conditional_reason {
+            reason
+        } else if self.read_names.is_empty() {
+            "nothing runs".to_string()
+        } else {
+            format!("read-only: {}", self.read_names.join(", "))
+        };
+        Classification {
+            intent: if catastrophic {
+                Intent::WriteOrUnknown
+            } else {
+                intent
+            },
+            risk: if catastrophic { Risk::HighWrite } else { risk },
+            interactive,
+            catastrophic,
+            reason,
+        }
+    }
+}

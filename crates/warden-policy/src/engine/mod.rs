@@ -1,0 +1,112 @@
+//! The classifier: parses a line the way bash and `/bin/sh` would, walks the
+//! syntax trees and combines the verdicts of every part. A compound command
+//! is read-only iff every part is, under both shells; the whole line takes
+//! the highest risk of its parts and the first interactive finding.
+
+mod acc;
+mod args;
+mod fed;
+mod pipes;
+mod text;
+mod vars;
+mod walk;
+
+use crate::catastrophic;
+use crate::shell::ast::Dialect;
+use crate::shell::parse_as;
+use crate::verdict::{Classification, Intent, Risk};
+
+use acc::Acc;
+use walk::Walker;
+
+/// Classify one command line.
+pub fn classify(command: &str) -> Classification {
+    if command.trim().is_empty() {
+        return Classification {
+            intent: Intent::WriteOrUnknown,
+            risk: Risk::LowWrite,
+            interactive: None,
+            catastrophic: false,
+            reason: "empty command".to_string(),
+        };
+    }
+    let mut classification = classify_line(command, RewriteCheck::Verify);
+    // Fork bombs define functions, which the parser refuses; catch them by text.
+    if let Some(reason) = catastrophic::fork_bomb(command) {
+        classification.intent = Intent::WriteOrUnknown;
+        classification.risk = Risk::HighWrite;
+        classification.catastrophic = true;
+        classification.reason = reason.into_owned();
+    }
+    classification
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RewriteCheck {
+    /// Keep a suggested rewrite only if it is itself bounded (and read-only
+    /// when the line is).
+    Verify,
+    /// Classifying a rewrite: do not recurse again.
+    Skip,
+}
+
+fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
+    let mut acc = Acc::default();
+    let bash = match parse_as(command, Dialect::Bash) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            acc.write(Risk::MediumWrite, || {
+                format!("cannot be parsed safely: {error}")
+            });
+            // Scan it anyway: what cannot be parsed may still wipe a disk.
+            if let Some(reason) = catastrophic::scan_unparsed(command) {
+                acc.catastrophic(|| reason.into_owned());
+            }
+            return acc.finish();
+        }
+    };
+    let mut walker = Walker::new(command, acc);
+    walker.line(&bash);
+    let mut acc = walker.into_acc();
+    if sh_may_differ(command) {
+        match parse_as(command, Dialect::Posix) {
+            Ok(posix) => {
+                let mut walker = Walker::new(command, acc);
+                walker.line(&posix);
+                acc = walker.into_acc();
+            }
+            // sh refuses a line it cannot parse before running any of it;
+            // a later line would run after the earlier ones, though.
+            Err(error) if command.contains('\n') => acc.write(Risk::MediumWrite, || {
+                format!("`/bin/sh` reads it differently: {error}")
+            }),
+            Err(_) => {}
+        }
+    }
+    let mut classification = acc.finish();
+    if rewrite_check == RewriteCheck::Verify
+        && let Some(interactive) = &mut classification.interactive
+    {
+        let read_only = classification.intent.is_read_only();
+        let keep = interactive.rewrite.as_deref().is_some_and(|r| {
+            let c = classify_line(r, RewriteCheck::Skip);
+            c.interactive.is_none() && !c.catastrophic && (c.intent.is_read_only() || !read_only)
+        });
+        if !keep {
+            interactive.rewrite = None;
+        }
+    }
+    classification
+}
+
+/// Could bash and `/bin/sh` read this line differently? Only then is it
+/// parsed a second time, the POSIX way.
+fn sh_may_differ(command: &str) -> bool {
+    let bytes = command.as_bytes();
+    bytes.windows(2).any(|w| {
+        matches!(
+            w,
+            b"[[" | b"((" | b"$'" | b"$\"" | b"&>" | b"|&" | b"<(" | b">("
+        )
+    }) || (command.contains('{') && (command.contains(',') || command.contains("..")))
+}

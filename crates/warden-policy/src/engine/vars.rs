@@ -1,0 +1,209 @@
+//! Variables the line itself sets. A word that expands a variable the line
+//! assigned could be anything the line put there (`f=../../dev/watchdog;
+//! cat "/var/log/$f"`), so it is taken as unknown text. A `for` loop over
+//! file names under literal directories sets a plain path, and so do a few
+//! variables the shell itself provides (`$HOME`).
+
+use std::borrow::Cow;
+
+use crate::devices;
+use crate::invocation::{Arg, ArgShape};
+use crate::shell::ast::*;
+use crate::shell::is_name;
+
+/// Builtins whose operands (or `NAME=` operands) are variable names they set.
+const ASSIGNERS: &[&str] = &[
+    "read",
+    "mapfile",
+    "readarray",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "getopts",
+    "let",
+    "printf",
+    "wait",
+];
+
+/// Variables the shell provides that hold plain values (never options and
+/// never device paths). `HOME` cannot be set on the line: it is dangerous.
+const SHELL_PATHS: &[&str] = &["HOME", "USER", "LOGNAME", "PWD", "HOSTNAME", "UID", "EUID"];
+
+#[derive(Default)]
+pub(super) struct Vars {
+    /// Set by `for NAME in` file names under literal directories.
+    paths: Vec<String>,
+    /// Set any other way.
+    other: Vec<String>,
+}
+
+impl Vars {
+    /// Add the variables `script` sets, anywhere (a loop can set one after
+    /// it is used).
+    pub(super) fn add(&mut self, script: &Script<'_>) {
+        self.script(script);
+        let other = &self.other;
+        self.paths.retain(|p| !other.contains(p));
+    }
+
+    fn script(&mut self, script: &Script<'_>) {
+        for item in &script.items {
+            for pipeline in &item.pipelines {
+                for command in &pipeline.commands {
+                    match command {
+                        Command::Simple(simple) => self.simple(simple),
+                        Command::Compound(compound) => self.compound(compound),
+                    }
+                }
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &Compound<'_>) {
+        if let Some(var) = compound.var {
+            let plain = !compound.words.is_empty()
+                && compound.words.iter().all(|w| {
+                    matches!(w.shape, ArgShape::Literal | ArgShape::Glob)
+                        && !w.braces
+                        && w.text.starts_with(['/', '.'])
+                        && devices::literal_kind(&w.text).is_none()
+                        && !devices::glob_may_name_device(&w.text)
+                });
+            if plain && compound.kind == CompoundKind::For {
+                self.paths.push(var.to_string());
+            } else {
+                self.other.push(var.to_string());
+            }
+        }
+        for body in &compound.bodies {
+            self.script(body);
+        }
+        for word in &compound.words {
+            self.word(word);
+        }
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand<'_>) {
+        for assignment in &simple.assignments {
+            self.other.push(assignment.name.to_string());
+            self.word(&assignment.value);
+        }
+        for word in &simple.words {
+            self.word(word);
+        }
+        let Some((name, args)) = simple.words.split_first() else {
+            return;
+        };
+        if ASSIGNERS.contains(&&*name.text) {
+            for arg in args {
+                let head = arg.text.split_once('=').map_or(&*arg.text, |(n, _)| n);
+                let head = head.split('[').next().unwrap_or(head);
+                if is_name(head) {
+                    self.other.push(head.to_string());
+                }
+            }
+        }
+    }
+
+    /// `${x:=v}` and `${x=v}` assign; substitutions set variables too.
+    fn word(&mut self, word: &Word<'_>) {
+        let raw = word.raw;
+        let mut rest = raw;
+        while let Some(at) = rest.find("${") {
+            let after = &rest[at + 2..];
+            let name_len = after
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let op = &after[name_len..];
+            if name_len > 0 && (op.starts_with(":=") || op.starts_with('=')) {
+                self.other.push(after[..name_len].to_string());
+            }
+            rest = &after[name_len..];
+        }
+        for sub in &word.substitutions {
+            if let Substitution::Parsed(script) = sub {
+                self.script(script);
+            }
+        }
+    }
+
+    /// The argument as the walk should see it: unknown text when it expands
+    /// a variable the line set (or a command's output); a plain path when
+    /// it is one quoted path variable.
+    pub(super) fn resolve<'w>(&self, arg: Arg<'w>) -> Arg<'w> {
+        if arg.shape != ArgShape::Dynamic {
+            return arg;
+        }
+        let raw = arg.raw;
+        let names = expanded_names(raw);
+        let substitutes = raw.contains("$(") || raw.contains('`');
+        let assigned = names.iter().any(|n| self.other.iter().any(|o| o == n));
+        if substitutes || assigned {
+            return Arg {
+                text: Cow::Borrowed("$…"),
+                raw,
+                shape: ArgShape::Dynamic,
+            };
+        }
+        // `"$f"`, `"${f}"`, `"$HOME/x"`: one word that starts with a path.
+        let inner = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
+        let plain_start =
+            |name: &str| self.paths.iter().any(|p| p == name) || SHELL_PATHS.contains(&name);
+        let quoted_one_var = inner.is_some_and(|i| !i.contains('"'))
+            && names.first().is_some_and(|n| plain_start(n))
+            && names
+                .iter()
+                .all(|n| plain_start(n) || !self.other.iter().any(|o| o == n))
+            && inner.is_some_and(|i| i.starts_with('$'));
+        // `$HOME/x` unquoted: the shell's own values hold no spaces.
+        let shell_value = raw.starts_with('$')
+            && !names.is_empty()
+            && names
+                .iter()
+                .all(|n| SHELL_PATHS.contains(n) && !self.other.iter().any(|o| o == n))
+            && !raw.contains(['"', '\'', '*', '?', '[']);
+        if quoted_one_var || shell_value {
+            return Arg {
+                shape: ArgShape::Inert,
+                ..arg
+            };
+        }
+        arg
+    }
+}
+
+/// The variable names a word expands (`$x`, `${x}`, `${x:-…}`).
+fn expanded_names(raw: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\'' {
+            // Single quotes hide expansions.
+            i += 1;
+            while bytes.get(i).is_some_and(|&c| c != b'\'') {
+                i += 1;
+            }
+        } else if b == b'$' {
+            let start = if bytes.get(i + 1) == Some(&b'{') {
+                i + 2
+            } else {
+                i + 1
+            };
+            let len = bytes[start.min(bytes.len())..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            if len > 0 {
+                names.push(&raw[start..start + len]);
+            }
+            i = start + len;
+            continue;
+        }
+        i += 1;
+    }
+    names
+}

@@ -1,0 +1,235 @@
+//! Catastrophic in every spelling and through every wrapper: the check sees
+//! through programs that run their arguments, nested shells, scripts that
+//! fail to parse, text fed to shells, and knows the programs that write
+//! disks. Writes that are not catastrophic stay approvable.
+
+use super::all;
+
+fn catastrophic(commands: &[&str]) {
+    all(commands, "catastrophic", |c| c.catastrophic);
+}
+
+fn not_catastrophic(commands: &[&str]) {
+    all(commands, "approvable (not catastrophic)", |c| {
+        !c.catastrophic
+    });
+}
+
+#[test]
+fn root_deletion_in_every_spelling() {
+    catastrophic(&[
+        "rm -rf /",
+        "rm -r -f /",
+        "rm --recursive --force /",
+        "rm -fr /",
+        "rm -Rf /usr",
+        "rm -rf --no-preserve-root /",
+        "rm --no-preserve-root -r /",
+        "rm -rf '/'",
+        "rm -rf \"/\"",
+        "rm -rf \\/",
+        "rm -rf //",
+        "rm -rf /./",
+        "rm -rf /usr/../",
+        "rm -rf /usr/lib/..",
+        "rm -rf /*",
+        "rm -rf /e{t,}c",
+        "rm -rf /{etc,usr}",
+        "rm -rf /e*",
+        "rm -rf /[e]tc",
+        "rm -rf ~",
+        "rm -rf ~/",
+        "rm -rf \"$HOME\"",
+        "rm -rf $DIR/*",
+        "rm -rf \"${DIR}\"/",
+        "cd / && rm -rf *",
+        "rm -rf ./*",
+        "rm -rf ../*",
+        "rm -rf /etc/*",
+        "rm -rf /var/lib/vz",
+        "rm -rf /etc/pve",
+        "r\\m -rf /",
+        "'rm' -rf /",
+        "\\rm -rf /",
+        "/bin/rm -rf /",
+        "/usr/bin/rm -rf /",
+        "rm -rf -- /",
+        "find / -delete",
+        "find / -depth -delete",
+        "find /etc -exec rm {} \\;",
+        "find /etc -exec rm -f {} +",
+        "find / -type f -exec shred {} \\;",
+        "find /usr -execdir /bin/rm -rf {} +",
+        "rsync -a --delete /empty/ /",
+        "rsync -a --del /empty/ /etc/",
+        "mv /etc /etc.bak",
+        "mv /usr /tmp/",
+        "chmod -R 000 /",
+        "chown -R nobody /",
+        "chmod --recursive 777 /etc",
+        "coreutils --coreutils-prog=rm -rf /",
+    ]);
+}
+
+#[test]
+fn through_every_wrapper() {
+    catastrophic(&[
+        "sudo rm -rf /",
+        "sudo -u root rm -rf /",
+        "sudo -- rm -rf /",
+        "sudo -E -H rm -rf /",
+        "doas rm -rf /",
+        "pkexec rm -rf /",
+        "su -c 'rm -rf /'",
+        "su root -c 'rm -rf /'",
+        "runuser -u root -- rm -rf /",
+        "runuser -l root -c 'rm -rf /'",
+        "sudo sh -c 'rm -rf /'",
+        "sudo bash -c \"rm -rf /*\"",
+        "bash -c 'bash -c \"rm -rf /\"'",
+        "sh -c 'rm -rf / ; (('",
+        "bash -c 'rm -rf / ; if'",
+        "eval 'rm -rf /'",
+        "eval \"rm -rf /\"",
+        "exec rm -rf /",
+        "command rm -rf /",
+        "builtin command rm -rf /",
+        "env rm -rf /",
+        "env -i rm -rf /",
+        "env -S 'rm -rf /'",
+        "env -S'rm -rf /'",
+        "env --split-string='rm -rf /'",
+        "env A=1 rm -rf /",
+        "timeout 5 rm -rf /",
+        "timeout -s KILL 5 rm -rf /",
+        "nice -n 19 rm -rf /",
+        "ionice -c3 rm -rf /",
+        "nohup rm -rf / &",
+        "setsid rm -rf /",
+        "stdbuf -o0 rm -rf /",
+        "watch rm -rf /",
+        "time rm -rf /",
+        "xargs rm -rf / < /dev/null",
+        "echo / | xargs rm -rf",
+        "printf '/\\n' | xargs rm -rf",
+        "parallel rm -rf ::: /",
+        "busybox rm -rf /",
+        "toybox rm -rf /",
+        "chroot /mnt rm -rf /",
+        "unshare -r rm -rf /",
+        "nsenter -t 1 -m -- rm -rf /",
+        "systemd-run rm -rf /",
+        "systemd-run --scope -p MemoryMax=1G rm -rf /",
+        "setpriv --reuid=0 rm -rf /",
+        "flock /tmp/l rm -rf /",
+        "pct exec 101 -- rm -rf /",
+        "lxc-attach -n c1 -- rm -rf /",
+        "qm guest exec 100 -- rm -rf /",
+        "docker exec c rm -rf /",
+        "kubectl exec p -- rm -rf /",
+        "ssh host 'rm -rf /'",
+        "ssh host rm -rf /",
+        "( ( rm -rf / ) )",
+        "{ rm -rf /; }",
+        "echo $( rm -rf / )",
+        "echo `rm -rf /`",
+        "ls <(rm -rf /)",
+        "if true; then rm -rf /; fi",
+        "while true; do rm -rf /; done",
+        "for d in /; do rm -rf /; done",
+        "true && rm -rf /",
+        "false || rm -rf /",
+    ]);
+}
+
+#[test]
+fn text_fed_to_a_shell_or_interpreter() {
+    catastrophic(&[
+        "echo 'rm -rf /' | sh",
+        "echo rm -rf / | bash",
+        "printf 'rm -rf /\\n' | bash",
+        "echo rm -rf / | sh -s",
+        "echo 'rm -rf /' | sudo sh",
+        "sh <<< 'rm -rf /'",
+        "bash <<EOF\nrm -rf /\nEOF",
+        "cat <<EOF | sh\nrm -rf /\nEOF",
+        "bash <(echo rm -rf /)",
+        "source <(echo rm -rf /)",
+        "python3 -c 'import os; os.system(\"rm -rf /\")'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
+        "perl -e 'system(\"rm -rf /\")'",
+        "ruby -e '`rm -rf /`'",
+        "awk 'BEGIN { system(\"rm -rf /\") }'",
+        "echo ':(){ :|:& };:' | bash",
+    ]);
+}
+
+#[test]
+fn disks_firmware_and_processes() {
+    catastrophic(&[
+        "dd if=img of=/dev/nvme0n1",
+        "dd of=/dev/sda",
+        "dd if=/dev/zero of=/dev/disk/by-id/ata-X",
+        "cat /dev/zero > /dev/sda",
+        "cat img > /dev/mapper/vg-root",
+        "pv img > /dev/sda",
+        "cp img /dev/sda",
+        "tee /dev/sda < img",
+        "ddrescue img /dev/sda",
+        "mkfs.ext4 /dev/sda1",
+        "mkfs -t xfs /dev/sdb",
+        "mke2fs /dev/sdc1",
+        "mkswap /dev/sda2",
+        "wipefs -a /dev/sda",
+        "sgdisk -Z /dev/sda",
+        "sgdisk --zap-all /dev/sda",
+        "blkdiscard /dev/sda",
+        "shred /dev/sda",
+        "badblocks -w /dev/sda",
+        "zpool destroy tank",
+        "zpool labelclear /dev/sda",
+        "zfs destroy -r tank",
+        "cryptsetup luksFormat /dev/sda",
+        "nvme format /dev/nvme0n1",
+        "hdparm --security-erase p /dev/sda",
+        "ceph osd pool delete p p --yes-i-really-really-mean-it",
+        "ceph-volume lvm zap /dev/sdb",
+        "flashrom -w bios.bin",
+        "flashrom -p internal -E",
+        "flashrom --erase -p internal",
+        "echo c > /proc/sysrq-trigger",
+        ":(){ :|:& };:",
+        "bomb(){ bomb|bomb& }; bomb",
+        "kill -9 -1",
+        "kill -KILL -1",
+        "kill -- -1",
+        "pkill -9 .",
+        "killall5 -9",
+    ]);
+}
+
+#[test]
+fn ordinary_writes_stay_approvable() {
+    not_catastrophic(&[
+        "rm -rf /tmp/build",
+        "rm -f /etc/nginx/sites-enabled/default",
+        "rm -rf ./build",
+        "find /etc -name '*.bak' -exec rm {} \\;",
+        "find /var/log -mtime +30 -delete",
+        "find /tmp/x -exec rm {} +",
+        "echo / | xargs ls",
+        "echo hello | sh",
+        "mv /etc/nginx/a /etc/nginx/b",
+        "chmod -R 755 /srv/www/site",
+        "rsync -a --delete src/ /srv/backup/",
+        "dd if=/dev/sda of=/tmp/mbr bs=512 count=1",
+        "mkfs.ext4 /tmp/disk.img",
+        "qm destroy 100",
+        "pct destroy 101",
+        "zfs destroy tank/old@snap",
+        "kill -1 1234",
+        "cat <<EOF > notes.md\nrm -rf /\nEOF",
+        "python3 script.py",
+        "systemctl restart nginx",
+    ]);
+}

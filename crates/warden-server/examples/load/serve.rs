@@ -1,0 +1,52 @@
+//! The real server in this process, with the paced fake model, a static
+//! inventory and simulated hosts; prints `READY <base> <token> <pid>`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use warden_core::ports::{MemoryApprovals, MemoryAudit, MemoryNotes};
+use warden_core::simulated::{SimulatedHosts, StaticInventory};
+use warden_protocol::Resource;
+use warden_server::auth::{Role, TokenExpiry, create_token};
+use warden_server::{ServerConfig, ServerPorts};
+use warden_store::Store;
+
+use crate::Flags;
+use crate::paced::PacedModel;
+
+pub async fn run(flags: &Flags) {
+    let port = flags.number("port", 7900);
+    let pace = Duration::from_millis(flags.number("pace-ms", 20));
+    let tokens = flags.number("tokens", 50);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ServerConfig::new(dir.path().to_path_buf());
+    config.listen = format!("127.0.0.1:{port}").parse().unwrap();
+    let store = Arc::new(Store::open(&config.database_path()).unwrap());
+    let ports = ServerPorts {
+        inventory: Arc::new(StaticInventory::new(vec![Resource::new(
+            "host:web1".parse().unwrap(),
+            "web1",
+        )])),
+        hosts: Arc::new(SimulatedHosts::default()),
+        guest_api: Arc::new(warden_core::ports::NoGuestApi),
+        approvals: Arc::new(MemoryApprovals::default()),
+        audit: Arc::new(MemoryAudit::default()),
+        notes: Arc::new(MemoryNotes::default()),
+        model: Arc::new(move || Ok(Some(Box::new(PacedModel { pace, tokens }) as _))),
+        prices: Vec::new(),
+    };
+    let started = warden_server::start(config, Arc::clone(&store), ports)
+        .await
+        .unwrap();
+    let token = create_token(&store, "load", Role::Operator, TokenExpiry::Never, None, 0)
+        .unwrap()
+        .secret;
+    println!(
+        "READY http://{} {token} {}",
+        started.local_addr,
+        std::process::id()
+    );
+    tokio::signal::ctrl_c().await.unwrap();
+    started.shutdown_handle().shutdown();
+    started.wait().await.unwrap();
+}

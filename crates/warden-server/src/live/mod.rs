@@ -1,0 +1,15 @@
+//! Live sessions (DESIGN invariant 7: session truth is in memory): each
+//! holds its executor, router, FSM/ResolvedContext, conversation and event
+//! stream. Messages go to the store after every turn; a stored session
+//! whose process is gone comes back with its history and a fresh state.
+
+mod approvals;
+pub mod events;
+mod off_worker;
+mod session;
+mod sink;
+mod turn;
+
+pub use approvals::ApprovalWaiters;
+pub use session::{LiveSession, Sessions};
+pub use turn::start_turn;

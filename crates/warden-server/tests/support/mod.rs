@@ -1,0 +1,308 @@
+//! A real server on a loopback socket for the API tests: a static
+//! inventory, simulated hosts, a SQLite store in a temporary directory,
+//! and a model that plays a script chosen by the user's message.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test support: a panic is a failed test
+
+pub mod model;
+pub mod sse;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::{Client, Method, Response, StatusCode};
+use serde_json::{Value, json};
+use warden_core::ports::{
+    Approval, ApprovalError, ApprovalState, ApprovalStore, AuditError, AuditRecord, AuditSink,
+    ExecOutput, MemoryNotes, check_consumable, check_decidable,
+};
+use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
+use warden_protocol::{Resource, ResourceId};
+use warden_server::auth::{Role, TokenExpiry, add_user, create_token};
+use warden_server::{FourEyes, ServerConfig, ServerPorts, ShutdownHandle, Started};
+use warden_store::Store;
+
+#[allow(unused_imports)] // not every test binary uses both
+pub use model::{Script, ScriptBook};
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// Approvals in the store, as the binary wires them.
+pub struct StoreApprovals(pub Arc<Store>);
+
+impl ApprovalStore for StoreApprovals {
+    fn create(&self, approval: Approval) -> Result<(), ApprovalError> {
+        self.0
+            .insert_approval(&approval)
+            .map_err(|e| ApprovalError::Store(e.to_string()))
+    }
+
+    fn get(&self, id: &str) -> Result<Approval, ApprovalError> {
+        self.0
+            .approval(id)
+            .map_err(|e| ApprovalError::Store(e.to_string()))?
+            .ok_or_else(|| ApprovalError::NotFound(id.to_string()))
+    }
+
+    fn decide_as(
+        &self,
+        id: &str,
+        state: ApprovalState,
+        decided_by: &str,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> Result<Approval, ApprovalError> {
+        match self
+            .0
+            .decide_if_pending(id, state, decided_by, reason.as_deref(), now_ms)
+        {
+            Ok(Some(approval)) => Ok(approval),
+            Ok(None) => {
+                check_decidable(&self.get(id)?, now_ms)?;
+                Err(ApprovalError::Store("changed concurrently".into()))
+            }
+            Err(e) => Err(ApprovalError::Store(e.to_string())),
+        }
+    }
+
+    fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError> {
+        match self.0.consume_if_approved(id, now_ms) {
+            Ok(Some(approval)) => Ok(approval),
+            Ok(None) => {
+                check_consumable(&self.get(id)?, now_ms)?;
+                Err(ApprovalError::Store("changed concurrently".into()))
+            }
+            Err(e) => Err(ApprovalError::Store(e.to_string())),
+        }
+    }
+}
+
+pub struct StoreAudit(pub Arc<Store>);
+
+impl AuditSink for StoreAudit {
+    fn append(&self, record: AuditRecord) -> Result<(), AuditError> {
+        self.0
+            .append_audit(&record, now_ms())
+            .map(|_| ())
+            .map_err(|e| AuditError(e.to_string()))
+    }
+}
+
+/// pve1 with web1 (a VM) and cache (an LXC).
+pub fn inventory() -> Vec<Resource> {
+    let node: ResourceId = "node:pve1".parse().unwrap();
+    let mut web1 = Resource::new("vm:pve1:101".parse().unwrap(), "web1");
+    web1.parent = Some(node.clone());
+    web1.status = Some("running".into());
+    let mut cache = Resource::new("lxc:pve1:120".parse().unwrap(), "cache");
+    cache.parent = Some(node.clone());
+    cache.aliases = vec!["memcache".into()];
+    vec![Resource::new(node, "pve1"), web1, cache]
+}
+
+pub struct Options {
+    pub config: Box<dyn FnOnce(&mut ServerConfig)>,
+    pub book: ScriptBook,
+    pub data_dir: Option<Arc<tempfile::TempDir>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            config: Box::new(|_| {}),
+            book: ScriptBook::default(),
+            data_dir: None,
+        }
+    }
+}
+
+pub struct TestServer {
+    pub base: String,
+    pub client: Client,
+    pub store: Arc<Store>,
+    pub hosts: Arc<SimulatedHosts>,
+    pub dir: Arc<tempfile::TempDir>,
+    pub book: ScriptBook,
+    pub started: Option<Started>,
+    pub shutdown: ShutdownHandle,
+    /// Tokens per role.
+    pub viewer: String,
+    pub operator: String,
+    pub approver: String,
+    pub admin: String,
+}
+
+/// A reqwest client (rustls on ring; no certificate checks are needed
+/// over plain HTTP).
+pub fn client() -> Client {
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(rustls::RootCertStore::empty())
+    .with_no_client_auth();
+    Client::builder()
+        .use_preconfigured_tls(tls)
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+pub async fn start(options: Options) -> TestServer {
+    let dir = options
+        .data_dir
+        .unwrap_or_else(|| Arc::new(tempfile::tempdir().unwrap()));
+    let mut config = ServerConfig::new(dir.path().to_path_buf());
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.shutdown_grace = Duration::from_millis(300);
+    (options.config)(&mut config);
+    let store = Arc::new(Store::open(&config.database_path()).unwrap());
+    let hosts = Arc::new(SimulatedHosts::new(vec![Answer {
+        target: None,
+        matches: Box::new(|_| true),
+        output: ExecOutput {
+            stdout: "active\n".into(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]));
+    let book = options.book;
+    let factory_book = book.clone();
+    let ports = ServerPorts {
+        inventory: Arc::new(StaticInventory::new(inventory())),
+        hosts: hosts.clone(),
+        guest_api: Arc::new(warden_core::ports::NoGuestApi),
+        approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
+        audit: Arc::new(StoreAudit(Arc::clone(&store))),
+        notes: Arc::new(MemoryNotes::default()),
+        model: Arc::new(move || Ok(Some(Box::new(factory_book.provider()) as _))),
+        prices: Vec::new(),
+    };
+    let started = warden_server::start(config, Arc::clone(&store), ports)
+        .await
+        .unwrap();
+    let base = format!("http://{}", started.local_addr);
+    let token = |name: &str, role: Role| {
+        create_token(&store, name, role, TokenExpiry::Never, None, now_ms())
+            .unwrap()
+            .secret
+    };
+    TestServer {
+        viewer: token("viewer", Role::Viewer),
+        operator: token("operator", Role::Operator),
+        approver: token("approver", Role::Approver),
+        admin: token("admin", Role::Admin),
+        base,
+        client: client(),
+        hosts,
+        dir,
+        book,
+        shutdown: started.shutdown_handle(),
+        started: Some(started),
+        store,
+    }
+}
+
+impl TestServer {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// A request with a bearer token and an optional JSON body.
+    pub async fn call(
+        &self,
+        token: &str,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Response {
+        let mut request = self
+            .client
+            .request(method, self.url(path))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        request.send().await.unwrap()
+    }
+
+    pub async fn json(
+        &self,
+        token: &str,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let response = self.call(token, method, path, body).await;
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, value)
+    }
+
+    pub async fn create_session(&self, token: &str) -> String {
+        let (status, body) = self
+            .json(
+                token,
+                Method::POST,
+                "/api/sessions",
+                Some(json!({"title": "test"})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn post(&self, token: &str, session: &str, text: &str) -> (StatusCode, Value) {
+        self.json(
+            token,
+            Method::POST,
+            &format!("/api/sessions/{session}/messages"),
+            Some(json!({"text": text})),
+        )
+        .await
+    }
+
+    pub async fn events(
+        &self,
+        token: &str,
+        session: &str,
+        last_event_id: Option<u64>,
+    ) -> sse::EventReader {
+        let mut request = self
+            .client
+            .get(self.url(&format!("/api/sessions/{session}/events")))
+            .bearer_auth(token);
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        sse::EventReader::new(response)
+    }
+
+    /// A user with a password, for browser logins.
+    pub fn add_user(&self, name: &str, role: Role, password: &str) {
+        add_user(&self.store, name, role, password, now_ms()).unwrap();
+    }
+
+    pub async fn stop(&mut self) -> warden_server::ShutdownReport {
+        self.shutdown.shutdown();
+        self.started.take().unwrap().wait().await.unwrap()
+    }
+}
+
+/// The config change that turns on the four-eyes rule.
+pub fn four_eyes(config: &mut ServerConfig) {
+    config.four_eyes = FourEyes::On;
+}

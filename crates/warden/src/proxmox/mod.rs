@@ -1,0 +1,282 @@
+//! The configured Proxmox VE clusters as part of Warden: each cluster an
+//! inventory source (converted once per refresh into the core's indexed
+//! snapshot; migrated guests followed by id) and one guest API over all of
+//! them, with the background refresh. [`connect`] builds it all; `warden
+//! chat/ask/approvals/explain` get it through `World`, and `warden serve`
+//! calls the same function. A cluster that cannot be used is reported once,
+//! with its specific error, and Warden goes on without it.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use warden_core::ports::{Inventory, InventorySnapshot};
+use warden_infra::proxmox::{
+    BackupJob, BackupReport, GuestBackup, ProxmoxCluster, ProxmoxConfig, RefreshReport, RefreshTask,
+};
+use warden_protocol::{Resource, ResourceId, ResourceKind};
+
+mod api;
+mod errors;
+#[cfg(test)]
+mod fake_tests;
+#[cfg(test)]
+#[path = "../../../warden-infra/tests/fakepve/mod.rs"]
+mod fakepve;
+
+pub use api::ProxmoxApi;
+
+/// How long the first inventory of a cluster may take before Warden goes on
+/// without it (the background refresh keeps trying).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// One cluster as an inventory source.
+pub struct ClusterInventory {
+    cluster: Arc<ProxmoxCluster>,
+    /// The connector's last snapshot and its conversion.
+    converted: Mutex<Option<Converted>>,
+}
+
+struct Converted {
+    from: Arc<warden_infra::proxmox::InventorySnapshot>,
+    to: Arc<InventorySnapshot>,
+}
+
+impl ClusterInventory {
+    pub fn new(cluster: Arc<ProxmoxCluster>) -> Self {
+        ClusterInventory {
+            cluster,
+            converted: Mutex::new(None),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn cluster(&self) -> &Arc<ProxmoxCluster> {
+        &self.cluster
+    }
+}
+
+impl Inventory for ClusterInventory {
+    fn snapshot(&self) -> Arc<InventorySnapshot> {
+        let current = self.cluster.inventory();
+        let mut converted = self
+            .converted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(last) = converted.as_ref() {
+            if Arc::ptr_eq(&last.from, &current) {
+                return Arc::clone(&last.to);
+            }
+        }
+        // Once per refresh, not per call.
+        let to = Arc::new(InventorySnapshot::new(current.resources().to_vec()));
+        *converted = Some(Converted {
+            from: current,
+            to: Arc::clone(&to),
+        });
+        to
+    }
+
+    fn moved_to(&self, id: &ResourceId) -> Option<ResourceId> {
+        let now = self.cluster.current_id(id);
+        (now != *id).then_some(now)
+    }
+}
+
+/// What connecting to one cluster found.
+#[derive(Debug)]
+pub struct Connected {
+    pub cluster: String,
+    pub result: Result<RefreshReport, String>,
+    pub elapsed: Duration,
+}
+
+/// The clusters, their inventories, the API over them and their refresh.
+pub struct ProxmoxWorld {
+    pub inventories: Vec<Arc<ClusterInventory>>,
+    pub api: ProxmoxApi,
+    /// How each cluster's first inventory went (or why it is not used).
+    pub connected: Vec<Connected>,
+    /// Stop when dropped.
+    _refresh: Vec<RefreshTask>,
+}
+
+impl ProxmoxWorld {
+    /// No clusters.
+    pub fn none() -> Self {
+        ProxmoxWorld {
+            inventories: Vec::new(),
+            api: ProxmoxApi::new(Vec::new()),
+            connected: Vec::new(),
+            _refresh: Vec::new(),
+        }
+    }
+
+    /// One line per cluster that is not usable, for the operator (once).
+    pub fn problems(&self) -> Vec<String> {
+        self.connected
+            .iter()
+            .filter_map(|c| {
+                c.result.as_ref().err().map(|error| {
+                    format!("proxmox `{}`: {error} (continuing without it)", c.cluster)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Validate every `[[proxmox]]` entry, read each cluster's inventory once
+/// (concurrently, at most [`CONNECT_TIMEOUT`] each) and start the
+/// background refresh (every `refresh_interval_secs`, default 30 s). Must
+/// be called within `runtime`'s context or with it given. A cluster whose
+/// entry is invalid is left out; one that does not answer is kept (its
+/// refresh keeps trying) and reported.
+pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
+    let mut connected = Vec::new();
+    let mut clusters = Vec::new();
+    for config in configs {
+        match ProxmoxCluster::from_config(config) {
+            Ok(cluster) => clusters.push(Arc::new(cluster)),
+            Err(error) => connected.push(Connected {
+                cluster: config.name.clone(),
+                result: Err(error.to_string()),
+                elapsed: Duration::ZERO,
+            }),
+        }
+    }
+    let first = clusters.iter().map(|cluster| async move {
+        let started = Instant::now();
+        let result = match tokio::time::timeout(CONNECT_TIMEOUT, cluster.refresh()).await {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!(
+                "no inventory within {} s (it keeps trying in the background)",
+                CONNECT_TIMEOUT.as_secs()
+            )),
+        };
+        Connected {
+            cluster: cluster.name().to_string(),
+            result,
+            elapsed: started.elapsed(),
+        }
+    });
+    connected.extend(futures_util::future::join_all(first).await);
+    let refresh = clusters
+        .iter()
+        .map(|c| c.spawn_later_refresh_task(c.settings().refresh_interval))
+        .collect();
+    ProxmoxWorld {
+        inventories: clusters
+            .iter()
+            .map(|c| Arc::new(ClusterInventory::new(Arc::clone(c))))
+            .collect(),
+        api: ProxmoxApi::new(clusters),
+        connected,
+        _refresh: refresh,
+    }
+}
+
+/// The node a resource lives on (`pve1` for `lxc:pve1:141`, `node:pve1`,
+/// `storage:pve1:local`).
+fn node_name(resource: &Resource) -> String {
+    warden_core::ports::node_of(resource).uid
+}
+
+/// The backups that concern `target`: one guest, the guests of one node,
+/// or all of them for a storage.
+fn backups_of(target: &Resource, report: &BackupReport) -> Value {
+    let guests: Vec<GuestBackup> = report
+        .guests
+        .iter()
+        .filter(|g| match target.id.kind {
+            ResourceKind::Vm | ResourceKind::Lxc => g.target.uid == target.id.uid,
+            ResourceKind::Node => g.target.host() == Some(target.id.uid.as_str()),
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    backups_summary(&guests, &report.jobs)
+}
+
+/// Each guest's newest backup with its age in words, guests without one
+/// counted, and the jobs.
+fn backups_summary(guests: &[GuestBackup], jobs: &[BackupJob]) -> Value {
+    let rows: Vec<Value> = guests
+        .iter()
+        .map(|g| {
+            json!({
+                "target": g.target.to_string(),
+                "name": g.name,
+                "last_backup": g.last.as_ref().map(|last| json!({
+                    "volid": last.archive.volid,
+                    "storage": last.archive.storage,
+                    "created_at": last.archive.created_at,
+                    "age_secs": last.age_secs,
+                    "age": last.age_secs.map(age_in_words),
+                    "size_bytes": last.archive.size_bytes,
+                    "archives": last.archives,
+                })),
+            })
+        })
+        .collect();
+    let without: Vec<String> = guests
+        .iter()
+        .filter(|g| g.last.is_none())
+        .map(|g| g.target.to_string())
+        .collect();
+    json!({"guests": rows, "without_backup": without, "jobs": jobs})
+}
+
+/// `45 min`, `3 h`, `2 d`.
+fn age_in_words(secs: u64) -> String {
+    match secs {
+        s if s < 3600 => format!("{} min", s / 60),
+        s if s < 2 * 86400 => format!("{} h", s / 3600),
+        s => format!("{} d", s / 86400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_as_words() {
+        for (secs, words) in [
+            (0, "0 min"),
+            (2700, "45 min"),
+            (3 * 3600, "3 h"),
+            (47 * 3600, "47 h"),
+            (3 * 86400, "3 d"),
+        ] {
+            assert_eq!(age_in_words(secs), words);
+        }
+    }
+
+    #[test]
+    fn backups_are_filtered_to_the_target() {
+        let guest = |id: &str, name: &str| GuestBackup {
+            target: id.parse().unwrap(),
+            name: name.into(),
+            last: None,
+        };
+        let report = BackupReport {
+            guests: vec![guest("vm:pve1:101", "web"), guest("lxc:pve2:141", "dns")],
+            jobs: Vec::new(),
+        };
+        let of = |id: &str| {
+            let value = backups_of(&Resource::new(id.parse().unwrap(), "x"), &report);
+            value["guests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g["target"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of("vm:pve1:101"), vec!["vm:pve1:101"]);
+        assert_eq!(of("node:pve2"), vec!["lxc:pve2:141"]);
+        assert_eq!(of("storage:pve1:local").len(), 2);
+        let all = backups_summary(&report.guests, &report.jobs);
+        assert_eq!(all["without_backup"].as_array().unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,273 @@
+//! `warden serve`: the control plane on this machine. Builds the server's
+//! ports from the local machine (as the CLI does), or from a scenario file
+//! with the hidden `--simulate`, runs the server on a multi-threaded
+//! runtime, and shuts it down gracefully on SIGTERM or SIGINT.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use warden_core::ports::{GuestApi, HostBackend, Inventory};
+use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
+use warden_protocol::ControlLevel;
+use warden_server::{
+    FourEyes, MetricsAccess, ModelFactory, ModelPrice, ServerConfig, ServerPorts, TlsMode,
+};
+
+use crate::config::{Config, Overrides, parse_level_arg};
+use crate::local::{LocalHosts, LocalResources};
+use crate::storage::{SqliteApprovals, SqliteAudit, SqliteNotes};
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    listen: SocketAddr,
+    /// Where the database, TLS material and the first admin's password live
+    /// (default: $WARDEN_DATA_DIR, else ~/.local/share/warden).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Serve TLS with this certificate chain (PEM); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Serve TLS with a self-signed certificate kept in the data directory;
+    /// its SHA-256 fingerprint is printed at start.
+    #[arg(long, conflicts_with = "tls_cert")]
+    tls_self_signed: bool,
+    /// No session may exceed this control level: read_only, controlled or autonomous.
+    #[arg(long, value_parser = parse_level_arg, default_value = "controlled")]
+    max_control_level: ControlLevel,
+    /// Serve /metrics without credentials.
+    #[arg(long)]
+    metrics_public: bool,
+    /// An approver may not approve a request their own message caused.
+    #[arg(long)]
+    four_eyes: bool,
+    /// How long an approval request waits for a human, in seconds.
+    #[arg(long, default_value_t = 300)]
+    approval_ttl_secs: u64,
+    /// On SIGTERM, how long running turns may still take, in seconds.
+    #[arg(long, default_value_t = 10)]
+    shutdown_grace_secs: u64,
+    /// Config file for the model, pricing and command limits
+    /// (default: $WARDEN_CONFIG, else ~/.config/warden/config.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Use a replay scenario's inventory and host answers instead of this machine.
+    #[arg(long, hide = true)]
+    simulate: Option<PathBuf>,
+}
+
+fn model_factory(config: &Config) -> ModelFactory {
+    match config.provider_config() {
+        None => Arc::new(|| Ok(None)),
+        Some(provider) => Arc::new(move || {
+            warden_llm::connect(&provider)
+                .map(Some)
+                .map_err(|e| format!("{} at {}: {e}", provider.kind, provider.base_url()))
+        }),
+    }
+}
+
+fn prices(config: &Config) -> Vec<ModelPrice> {
+    let mut prices = Vec::new();
+    for (model, price) in &config.pricing {
+        for provider in ["openai", "anthropic", "gemini"] {
+            prices.push(ModelPrice {
+                provider: provider.to_string(),
+                model: model.clone(),
+                input_per_million: price.input,
+                output_per_million: price.output,
+            });
+        }
+    }
+    prices
+}
+
+/// This machine as inventory and host.
+fn local_world(config: &Config) -> (LocalResources, Arc<dyn HostBackend>) {
+    let local = LocalInventory::with_options(InventoryOptions::default());
+    let options = ExecOptions::default()
+        .with_timeout(config.exec_timeout.value)
+        .with_output_limit(config.exec_max_output.value)
+        .pass_env("DOCKER_HOST");
+    let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local);
+    (LocalResources::new(local), Arc::new(hosts))
+}
+
+fn server_config(args: &ServeArgs, data_dir: PathBuf, config: &Config) -> ServerConfig {
+    let mut server = ServerConfig::new(data_dir);
+    server.listen = args.listen;
+    server.tls = match (&args.tls_cert, &args.tls_key, args.tls_self_signed) {
+        (Some(cert), Some(key), _) => TlsMode::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        },
+        (_, _, true) => TlsMode::SelfSigned,
+        _ => TlsMode::Off,
+    };
+    server.max_control_level = args.max_control_level;
+    server.metrics = if args.metrics_public {
+        MetricsAccess::Public
+    } else {
+        MetricsAccess::Viewer
+    };
+    server.four_eyes = if args.four_eyes {
+        FourEyes::On
+    } else {
+        FourEyes::Off
+    };
+    server.approval_ttl = Duration::from_secs(args.approval_ttl_secs.max(1));
+    server.shutdown_grace = Duration::from_secs(args.shutdown_grace_secs);
+    server.budget_tokens = config.budget_tokens.value;
+    server
+}
+
+pub fn run(args: &ServeArgs) -> Result<ExitCode> {
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .try_init();
+    let config = Config::load(&Overrides {
+        config: args.config.clone(),
+        db: None,
+        level: None,
+    })?;
+    let data_dir = crate::data_dir::resolve(args.data_dir.clone())?;
+    let store = crate::data_dir::open(&data_dir)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Commands and model set-up run on the blocking pool; waiting
+        // sessions hold no thread, so the pool stays small.
+        .max_blocking_threads(64)
+        .build()
+        .context("starting the async runtime")?;
+    // Kept for the whole process: the clusters' refresh stops when dropped.
+    let mut proxmox = crate::proxmox::ProxmoxWorld::none();
+    let (inventory, hosts, guest_api): (
+        Arc<dyn Inventory>,
+        Arc<dyn HostBackend>,
+        Arc<dyn GuestApi>,
+    ) = match &args.simulate {
+        Some(file) => {
+            let (inventory, hosts) = crate::serve_world::load(file)?;
+            (inventory, hosts, Arc::new(warden_core::ports::NoGuestApi))
+        }
+        None => {
+            proxmox = crate::world::connect_proxmox(&config, &runtime);
+            let (local, hosts) = local_world(&config);
+            let inventory = crate::world::world_inventory(local, &proxmox);
+            (Arc::new(inventory), hosts, Arc::new(proxmox.api.clone()))
+        }
+    };
+    let ports = ServerPorts {
+        inventory: Arc::clone(&inventory),
+        hosts,
+        guest_api,
+        approvals: Arc::new(SqliteApprovals::with_operator(Arc::clone(&store), "system")),
+        audit: Arc::new(SqliteAudit(Arc::clone(&store))),
+        notes: Arc::new(SqliteNotes(Arc::clone(&store))),
+        model: model_factory(&config),
+        prices: prices(&config),
+    };
+    let server = server_config(args, data_dir.clone(), &config);
+    raise_open_files_limit();
+    let served = runtime.block_on(async move {
+        let started = warden_server::start(server, store, ports).await?;
+        // Discover this machine in the background: neither start-up nor
+        // the first request waits for it.
+        tokio::task::spawn_blocking(move || inventory.snapshot());
+        announce(&started, &data_dir)?;
+        let handle = started.shutdown_handle();
+        wait_for_signal().await?;
+        eprintln!("warden serve: shutting down (running turns get their grace period)");
+        tokio::spawn(async {
+            // A second signal ends at once.
+            if wait_for_signal().await.is_ok() {
+                std::process::exit(130);
+            }
+        });
+        handle.shutdown();
+        let report = started.wait().await?;
+        if report.cancelled_turns > 0 {
+            eprintln!(
+                "warden serve: {} running turn(s) cancelled and audited",
+                report.cancelled_turns
+            );
+        }
+        Ok::<_, anyhow::Error>(())
+    });
+    // Whatever still runs on the blocking pool (a command past its turn)
+    // does not hold the exit up.
+    drop(proxmox);
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One connection is one file descriptor: allow as many as the hard limit.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        limit.current = limit.maximum;
+        if let Err(error) = setrlimit(Resource::Nofile, limit) {
+            eprintln!("warden serve: cannot raise the open files limit: {error}");
+        }
+    }
+}
+
+fn announce(started: &warden_server::Started, data_dir: &std::path::Path) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let scheme = if started.tls_fingerprint.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    writeln!(
+        out,
+        "warden serve: listening on {scheme}://{} (data in {})",
+        started.local_addr,
+        data_dir.display()
+    )?;
+    if let Some(fingerprint) = &started.tls_fingerprint {
+        writeln!(out, "TLS certificate SHA-256 fingerprint: {fingerprint}")?;
+    }
+    if let Some(admin) = &started.bootstrap_admin {
+        writeln!(
+            out,
+            "First start: created user `{}` with password: {}",
+            admin.username, admin.password
+        )?;
+        writeln!(
+            out,
+            "  (shown once; also in {} until changed with `warden user passwd {}`)",
+            admin.password_file.display(),
+            admin.username
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+async fn wait_for_signal() -> Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    Ok(())
+}

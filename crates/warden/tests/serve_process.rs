@@ -1,0 +1,547 @@
+//! The real `warden serve` process: first start (the admin's password,
+//! printed once), users and tokens managed offline, TLS with a printed
+//! fingerprint that matches the served certificate, and SIGTERM during a
+//! turn (cancelled and audited, the process exits, the pending approval
+//! survives the restart and can then be run).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+
+const WORLD: &str = "name: serve-world
+inventory:
+  - {id: node:pve1, name: pve1}
+  - {id: vm:pve1:101, name: web1, parent: node:pve1, status: running}
+exec:
+  - match: \".*\"
+    stdout: \"ok\"
+turns: []
+";
+
+fn warden() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
+    command
+        .env_remove("WARDEN_PROVIDER")
+        .env_remove("WARDEN_CONFIG")
+        .env_remove("WARDEN_DATA_DIR")
+        .env("XDG_CONFIG_HOME", "/nonexistent-warden-test");
+    command
+}
+
+/// A running `warden serve` and what it printed at start.
+struct Serve {
+    child: Child,
+    base: String,
+    lines: Vec<String>,
+    _stdout: Receiver<String>,
+}
+
+impl Serve {
+    fn start(dir: &Path, extra: &[&str]) -> Serve {
+        let mut child = warden()
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut lines = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let base = loop {
+            let line = rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("warden serve printed where it listens");
+            lines.push(line.clone());
+            if let Some(rest) = line.split("listening on ").nth(1) {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        // The lines that follow at once (fingerprint, first admin).
+        while let Ok(line) = rx.recv_timeout(Duration::from_millis(300)) {
+            lines.push(line);
+        }
+        Serve {
+            child,
+            base,
+            lines,
+            _stdout: rx,
+        }
+    }
+
+    fn line_after(&self, marker: &str) -> Option<String> {
+        self.lines
+            .iter()
+            .find_map(|l| l.split(marker).nth(1).map(|s| s.trim().to_string()))
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "warden serve did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client(tls: Option<rustls::ClientConfig>) -> Client {
+    let tls = tls.unwrap_or_else(|| {
+        rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth()
+    });
+    Client::builder()
+        .use_preconfigured_tls(tls)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+fn token(dir: &Path, name: &str, role: &str) -> String {
+    let out = warden()
+        .args([
+            "token",
+            "create",
+            "--name",
+            name,
+            "--role",
+            role,
+            "--expires",
+            "1d",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "the token alone on stdout: {stdout:?}");
+    assert!(lines[0].starts_with("wdn_"));
+    lines[0].to_string()
+}
+
+async fn call(
+    client: &Client,
+    serve: &Serve,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = client
+        .request(method.parse().unwrap(), serve.url(path))
+        .bearer_auth(token);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(dir.path(), &[]);
+    let password = serve
+        .line_after("with password: ")
+        .expect("the first start prints the admin's password");
+    let file = dir.path().join("admin-password");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), password);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let http = client(None);
+    let health: Value = http
+        .get(serve.url("/api/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["status"], "ok");
+    let login = |user: &'static str, password: String| {
+        http.post(serve.url("/api/auth/login"))
+            .json(&json!({"username": user, "password": password}))
+            .send()
+    };
+    let response = login("admin", password.clone()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let me: Value = response.json().await.unwrap();
+    assert_eq!(me["role"], "admin");
+
+    // Offline, while the server runs: a new user, a new admin password.
+    let mut add = warden()
+        .args(["user", "add", "olga", "--role", "operator", "--data-dir"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(b"olga's password\n")
+        .unwrap();
+    assert!(add.wait_with_output().unwrap().status.success());
+    assert_eq!(
+        login("olga", "olga's password".into())
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    let mut passwd = warden()
+        .args(["user", "passwd", "admin", "--data-dir"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    passwd
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a brand new password\n")
+        .unwrap();
+    assert!(passwd.wait_with_output().unwrap().status.success());
+    assert!(
+        !file.exists(),
+        "the password file goes once the password changed"
+    );
+    assert_eq!(
+        login("admin", password).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login("admin", "a brand new password".into())
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    let list = warden()
+        .args(["user", "list", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(list.stdout).unwrap(),
+        "admin\tadmin\nolga\toperator\n"
+    );
+    drop(serve);
+    // A second start creates nobody and prints no password.
+    let again = Serve::start(dir.path(), &[]);
+    assert_eq!(again.line_after("with password: "), None);
+}
+
+#[tokio::test]
+async fn tokens_created_offline_work_until_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let viewer = token(dir.path(), "dash", "viewer");
+    let serve = Serve::start(dir.path(), &[]);
+    let http = client(None);
+    let (status, _) = call(&http, &serve, &viewer, "GET", "/api/sessions", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = call(
+        &http,
+        &serve,
+        &viewer,
+        "POST",
+        "/api/sessions",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "a viewer cannot create sessions"
+    );
+    let list = warden()
+        .args(["token", "list", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(!list.contains(&viewer), "never the secret: {list}");
+    let id = list.split('\t').next().unwrap().to_string();
+    let revoke = warden()
+        .args(["token", "revoke", &id, "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(revoke.status.success());
+    let (status, body) = call(&http, &serve, &viewer, "GET", "/api/sessions", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+}
+
+mod pinned {
+    use rustls::DigitallySignedStruct;
+    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+    use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+    use std::sync::Arc;
+
+    /// Accepts only a certificate whose SHA-256 is `pin` (`AB:CD:…`).
+    #[derive(Debug)]
+    pub struct Pinned {
+        pub pin: String,
+        pub provider: Arc<rustls::crypto::CryptoProvider>,
+    }
+
+    impl ServerCertVerifier for Pinned {
+        fn verify_server_cert(
+            &self,
+            end_entity: &CertificateDer<'_>,
+            _: &[CertificateDer<'_>],
+            _: &ServerName<'_>,
+            _: &[u8],
+            _: UnixTime,
+        ) -> Result<ServerCertVerified, rustls::Error> {
+            if warden_server::tls::fingerprint(end_entity.as_ref()) == self.pin {
+                Ok(ServerCertVerified::assertion())
+            } else {
+                Err(rustls::Error::General("fingerprint mismatch".into()))
+            }
+        }
+
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls12_signature(
+                message,
+                cert,
+                dss,
+                &self.provider.signature_verification_algorithms,
+            )
+        }
+
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls13_signature(
+                message,
+                cert,
+                dss,
+                &self.provider.signature_verification_algorithms,
+            )
+        }
+
+        fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+            self.provider
+                .signature_verification_algorithms
+                .supported_schemes()
+        }
+    }
+
+    pub fn config(pin: &str) -> rustls::ClientConfig {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Pinned {
+                pin: pin.to_string(),
+                provider,
+            }))
+            .with_no_client_auth()
+    }
+}
+
+#[tokio::test]
+async fn the_printed_tls_fingerprint_is_the_served_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(dir.path(), &["--tls-self-signed"]);
+    assert!(serve.base.starts_with("https://"), "{}", serve.base);
+    let printed = serve
+        .line_after("TLS certificate SHA-256 fingerprint: ")
+        .expect("the fingerprint is printed");
+    let pinned = client(Some(pinned::config(&printed)));
+    let health = pinned.get(serve.url("/api/health")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let other = client(Some(pinned::config("AA:BB")));
+    assert!(other.get(serve.url("/api/health")).send().await.is_err());
+    drop(serve);
+    // Generated once, kept in the data directory.
+    let again = Serve::start(dir.path(), &["--tls-self-signed"]);
+    assert_eq!(
+        again
+            .line_after("TLS certificate SHA-256 fingerprint: ")
+            .as_deref(),
+        Some(printed.as_str())
+    );
+}
+
+#[tokio::test]
+async fn sigterm_cancels_the_waiting_turn_and_the_approval_survives_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world.yaml");
+    std::fs::write(&world, WORLD).unwrap();
+    let world = world.to_str().unwrap().to_string();
+    let args = ["--simulate", world.as_str(), "--shutdown-grace-secs", "1"];
+    let admin = token(dir.path(), "ops", "admin");
+    let mut serve = Serve::start(dir.path(), &args);
+    let http = client(None);
+    let (status, session) = call(
+        &http,
+        &serve,
+        &admin,
+        "POST",
+        "/api/sessions",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let session = session["id"].as_str().unwrap().to_string();
+    let (status, _) = call(
+        &http,
+        &serve,
+        &admin,
+        "POST",
+        &format!("/api/sessions/{session}/messages"),
+        Some(json!({"text": "stop web1"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let approval = loop {
+        let (_, pending) = call(
+            &http,
+            &serve,
+            &admin,
+            "GET",
+            "/api/approvals?state=pending",
+            None,
+        )
+        .await;
+        if let Some(first) = pending.as_array().and_then(|a| a.first()) {
+            break first.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let (_, detail) = call(
+        &http,
+        &serve,
+        &admin,
+        "GET",
+        &format!("/api/sessions/{session}"),
+        None,
+    )
+    .await;
+    assert_eq!(detail["state"], "waiting_approval");
+
+    let status = serve.terminate();
+    assert!(status.success(), "{status:?}");
+    drop(serve);
+    let store = warden_store::Store::open(&dir.path().join("warden.db")).unwrap();
+    let cancelled: Vec<_> = store
+        .audit_page(0, 1000)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.record.decision == "cancelled" && e.record.session_id == session)
+        .collect();
+    assert_eq!(cancelled.len(), 1, "the cancelled turn is audited");
+    drop(store);
+
+    let serve = Serve::start(dir.path(), &args);
+    let id = approval["id"].as_str().unwrap();
+    let (_, still) = call(
+        &http,
+        &serve,
+        &admin,
+        "GET",
+        &format!("/api/approvals/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(still["state"], "pending");
+    let (status, _) = call(
+        &http,
+        &serve,
+        &admin,
+        "POST",
+        &format!("/api/approvals/{id}/approve"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, ran) = call(
+        &http,
+        &serve,
+        &admin,
+        "POST",
+        &format!("/api/approvals/{id}/run"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{ran}");
+    assert_eq!(ran["outcome"]["ok"], true, "{ran}");
+    let (_, messages) = call(
+        &http,
+        &serve,
+        &admin,
+        "GET",
+        &format!("/api/sessions/{session}"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        messages["messages"][0]["text"], "stop web1",
+        "the turn was stored"
+    );
+}
