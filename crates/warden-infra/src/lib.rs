@@ -2,6 +2,7 @@
 //!
 //! - [`local_exec`]: [`LocalExecutor`] runs one shell command on this machine,
 //!   bounded in time and output, in a clean environment, killable as a group;
+//!   [`terminate_all`] stops every command still running (shutdown);
 //! - [`docker`]: [`DockerClient`], a minimal Docker Engine API client over the
 //!   engine's unix socket;
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
@@ -17,7 +18,10 @@ pub mod proxmox;
 pub mod routing;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
-pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
+pub use local_exec::{
+    CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput, start_watchdog,
+    terminate_all,
+};
 pub use local_inventory::{DockerDiscovery, InventoryOptions, LocalInventory};
 pub use routing::{Route, RoutedCommand, RoutingError, command_for};
 

@@ -4,6 +4,9 @@
 //! else needs an agent on (or above) the resource, which is not this
 //! module's business: it says so with [`RoutingError::Unreachable`].
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
 /// The hop a routed command takes.
@@ -15,12 +18,18 @@ pub enum Route {
     DockerExec { container: String },
 }
 
-/// A command ready for [`crate::LocalExecutor`]: what to run on this machine
-/// so that `original` runs on the resource.
+/// A command ready for [`crate::LocalExecutor::execute_routed`]: what to
+/// run on this machine so that `original` runs on the resource.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoutedCommand {
     pub command: String,
     pub route: Route,
+    /// For a command inside a container: the value of
+    /// [`crate::local_exec::EXEC_TAG_VAR`] its processes there carry, unique
+    /// per run, by which the executor finds and stops them (they are not
+    /// Warden's children: stopping the local `docker` client leaves them
+    /// running).
+    pub exec_tag: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,15 +46,11 @@ pub enum RoutingError {
 /// (`local_host`, e.g. `host:web1`).
 ///
 /// - this machine: `command` itself;
-/// - a Docker container on this machine: `docker exec <id> /bin/sh -c '<command>'`,
+/// - a Docker container on this machine:
+///   `docker exec -e WARDEN_EXEC_TAG=<tag> <id> /bin/sh -c '<command>'`,
 ///   with no `-t` (no terminal) and no `-i` (no stdin), `/bin/sh` because a
-///   container may have no bash;
+///   container may have no bash, and a fresh tag ([`RoutedCommand::exec_tag`]);
 /// - anything else: [`RoutingError::Unreachable`], naming the resource.
-///
-/// Known limit: when the executor stops a routed command (timeout,
-/// cancellation) it kills the local `docker` client, but the engine does not
-/// stop the process that client started inside the container; that process
-/// runs on until it ends by itself.
 pub fn command_for(
     resource: &Resource,
     local_host: &ResourceId,
@@ -60,6 +65,7 @@ pub fn command_for(
         ResourceKind::Host if resource.id == *local_host => Ok(RoutedCommand {
             command: command.to_string(),
             route: Route::LocalHost,
+            exec_tag: None,
         }),
         ResourceKind::Host => Err(unreachable(format!(
             "only this machine ({local_host}) is reachable without an agent"
@@ -76,13 +82,16 @@ pub fn command_for(
                 Some(host) if host == *local_host => {
                     // The uid is the short id, which `docker exec` accepts.
                     let container = resource.id.uid.clone();
+                    let tag = new_exec_tag();
                     Ok(RoutedCommand {
                         command: format!(
-                            "docker exec {} /bin/sh -c {}",
+                            "docker exec -e {}={tag} {} /bin/sh -c {}",
+                            crate::local_exec::EXEC_TAG_VAR,
                             quote_word(&container),
                             single_quote(command)
                         ),
                         route: Route::DockerExec { container },
+                        exec_tag: Some(tag),
                     })
                 }
                 Some(host) => Err(unreachable(format!(
@@ -105,6 +114,22 @@ pub fn command_for(
             resource.id.kind.label()
         ))),
     }
+}
+
+/// A tag no other run on this machine carries: this process's id, a
+/// counter, and the time (which tells apart processes that reused a pid).
+/// Only letters, digits and `-`, so it needs no quoting.
+fn new_exec_tag() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!(
+        "w{}-{}-{nanos:x}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// `text` as one POSIX shell word, always single-quoted: inside single
@@ -196,7 +221,8 @@ mod tests {
             routed,
             RoutedCommand {
                 command: "df -h".into(),
-                route: Route::LocalHost
+                route: Route::LocalHost,
+                exec_tag: None,
             }
         );
     }
@@ -205,10 +231,17 @@ mod tests {
     fn a_local_container_runs_through_docker_exec() {
         let c = container("web1", "3f4e1c2b9a8d", Some("web1"));
         let routed = command_for(&c, &local(), "cat /etc/os-release | head -1").unwrap();
+        let tag = routed.exec_tag.clone().unwrap();
         assert_eq!(
             routed.command,
-            "docker exec 3f4e1c2b9a8d /bin/sh -c 'cat /etc/os-release | head -1'"
+            format!(
+                "docker exec -e WARDEN_EXEC_TAG={tag} 3f4e1c2b9a8d /bin/sh -c 'cat /etc/os-release | head -1'"
+            )
         );
+        // Every run gets its own tag, a plain shell word.
+        let again = command_for(&c, &local(), "true").unwrap();
+        assert_ne!(again.exec_tag, routed.exec_tag);
+        assert_eq!(quote_word(&tag), tag);
         assert_eq!(
             routed.route,
             Route::DockerExec {
@@ -222,6 +255,8 @@ mod tests {
             [
                 "docker",
                 "exec",
+                "-e",
+                &format!("WARDEN_EXEC_TAG={tag}"),
                 "3f4e1c2b9a8d",
                 "/bin/sh",
                 "-c",
@@ -231,7 +266,7 @@ mod tests {
         let nasty = "echo 'a' \"$(hostname)\"\necho done";
         let words = words_after_shell_parsing(&command_for(&c, &local(), nasty).unwrap().command);
         assert_eq!(words.last().map(String::as_str), Some(nasty));
-        assert_eq!(words.len(), 6);
+        assert_eq!(words.len(), 8);
         // No parent: the host in its id decides.
         let orphan = container("web1", "3f4e1c2b9a8d", None);
         assert!(command_for(&orphan, &local(), "true").is_ok());

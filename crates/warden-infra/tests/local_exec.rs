@@ -166,7 +166,8 @@ fn an_already_cancelled_flag_starts_nothing() {
     let err = executor()
         .run_cancellable(&format!("touch {}", marker.display()), &cancel)
         .unwrap_err();
-    assert!(matches!(err, ExecError::Cancelled { .. }), "{err:?}");
+    assert!(matches!(err, ExecError::CancelledBeforeStart), "{err:?}");
+    assert!(!err.started(), "nothing ran, and the error says so");
     assert!(!marker.exists());
 }
 
@@ -287,4 +288,115 @@ fn quick_commands_are_quick() {
         "{:?}",
         started.elapsed()
     );
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Waits (bounded) until `path` holds a line: the command has started.
+async fn wait_for_file(path: &std::path::Path) -> String {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if text.ends_with('\n') {
+                return text;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{} never appeared", path.display());
+}
+
+#[test]
+fn cancellation_kills_a_background_tree_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pgid");
+    let cancel = CancelFlag::new();
+    let exec = executor();
+    let command = format!(
+        "sleep 300 & sleep 300 & echo $$ > {}; wait",
+        pid_file.display()
+    );
+    let (err, pgid) = runtime().block_on(async {
+        let run = exec.execute(&command, exec.options(), Some(&cancel));
+        let cancel_when_started = async {
+            let pgid: i32 = wait_for_file(&pid_file).await.trim().parse().unwrap();
+            // Both sleeps are in the group before the flag is set.
+            assert!(live_members_of_group(pgid).len() >= 3);
+            cancel.cancel();
+            pgid
+        };
+        let (result, pgid) = tokio::join!(run, cancel_when_started);
+        (result.unwrap_err(), pgid)
+    });
+    assert!(matches!(err, ExecError::Cancelled { .. }), "{err:?}");
+    assert!(err.started(), "a cancelled command had started");
+    assert_eq!(live_members_of_group(pgid), Vec::<String>::new());
+}
+
+#[test]
+fn commands_run_concurrently_on_one_thread() {
+    // A current-thread runtime: if waiting on one command blocked the
+    // thread, the quick one could only finish after the slow one.
+    let exec = executor();
+    let options = exec.options().clone();
+    let (slow, quick) = runtime().block_on(async {
+        tokio::join!(
+            exec.execute("sleep 0.4; echo slow", &options, None),
+            exec.execute("echo quick", &options, None)
+        )
+    });
+    let (slow, quick) = (slow.unwrap(), quick.unwrap());
+    assert_eq!(
+        (slow.stdout.as_str(), quick.stdout.as_str()),
+        ("slow\n", "quick\n")
+    );
+    assert!(quick.duration < slow.duration, "{quick:?} vs {slow:?}");
+}
+
+#[test]
+fn the_synchronous_entry_point_works_inside_a_runtime() {
+    // The local inventory calls `run` from code that may already be on a
+    // runtime, which refuses a nested one.
+    let out = runtime().block_on(async { executor().run("echo inside").unwrap() });
+    assert_eq!(out.stdout, "inside\n");
+    let out = runtime().block_on(async {
+        tokio::task::spawn_blocking(|| executor().run("echo blocking").unwrap())
+            .await
+            .unwrap()
+    });
+    assert_eq!(out.stdout, "blocking\n");
+}
+
+#[test]
+fn a_timed_out_command_had_started() {
+    let exec = LocalExecutor::with_options(
+        ExecOptions::default().with_timeout(Duration::from_millis(200)),
+    );
+    let err = exec.run("sleep 30").unwrap_err();
+    assert!(matches!(err, ExecError::TimedOut { .. }), "{err:?}");
+    assert!(err.started());
+    let err = exec.run("echo a\0b").unwrap_err();
+    assert!(!err.started(), "a command that could not start did nothing");
+}
+
+#[test]
+fn a_dropped_run_kills_its_command() {
+    // A caller that gives up on the future (a select! elsewhere) must not
+    // leave the command running unobserved.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pgid");
+    let exec = executor();
+    let command = format!("sleep 300 & echo $$ > {}; wait", pid_file.display());
+    let pgid = runtime().block_on(async {
+        let run = exec.execute(&command, exec.options(), None);
+        tokio::select! {
+            _ = run => panic!("the command cannot finish by itself"),
+            text = wait_for_file(&pid_file) => text.trim().parse::<i32>().unwrap(),
+        }
+    });
+    assert_eq!(live_members_of_group(pgid), Vec::<String>::new());
 }

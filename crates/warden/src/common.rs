@@ -1,6 +1,8 @@
 //! Flags shared by the commands that talk to hosts, and the Ctrl-C wiring.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -43,28 +45,73 @@ impl CommonArgs {
     }
 }
 
-/// Ctrl-C cancels the running turn (the flag); a second Ctrl-C while the
-/// first is still being handled ends the program.
+/// How long commands get between SIGTERM and SIGKILL when Warden exits.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+
+/// Signals for the commands that run turns (`ask`, `chat`, `approvals
+/// approve`): Ctrl-C cancels the running turn (the flag: its command is
+/// stopped and the turn ends honestly); a second Ctrl-C while the first is
+/// still being handled, SIGTERM or SIGHUP end Warden, after every command it
+/// started has been stopped (SIGTERM, a grace, SIGKILL).
 pub fn cancel_on_ctrl_c(flag: &CancelFlag) -> Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
-        .context("installing the Ctrl-C handler")?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("installing the signal handlers")?;
     let flag = flag.clone();
     std::thread::Builder::new()
-        .name("ctrl-c".into())
+        .name("signals".into())
         .spawn(move || {
-            for _ in signals.forever() {
-                if flag.is_cancelled() {
-                    std::process::exit(130);
+            for signal in signals.forever() {
+                if signal == SIGINT && !flag.is_cancelled() {
+                    flag.cancel();
+                    continue;
                 }
+                // Nothing new starts now, and the turn stops issuing calls.
                 flag.cancel();
+                stop_commands();
+                std::process::exit(128 + signal);
             }
         })
-        .context("starting the Ctrl-C handler")?;
+        .context("starting the signal handler")?;
     Ok(())
 }
 
+/// Stops every command this process still runs, saying so when there were
+/// any. Called on the way out, normal or not (a normal exit finds none).
+pub fn stop_commands() {
+    let shutdown = warden_infra::terminate_all(SHUTDOWN_GRACE);
+    if shutdown.commands > 0 {
+        let killed = match shutdown.killed {
+            0 => String::new(),
+            n => format!(" ({n} needed SIGKILL)"),
+        };
+        eprintln!(
+            "warden: stopped {} running command(s){killed}",
+            shutdown.commands
+        );
+    }
+}
+
+/// When this process was started as the commands' watchdog (the executor
+/// re-executes this binary so that commands die with Warden, even a Warden
+/// killed with SIGKILL), be that watchdog, then exit; otherwise return at
+/// once.
+pub fn run_as_watchdog_if_asked() {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() != Some(OsStr::new(warden_infra::local_exec::WATCHDOG_ARG)) {
+        return;
+    }
+    match warden_infra::local_exec::run_watchdog(args) {
+        Ok(()) => std::process::exit(0),
+        Err(error) => {
+            eprintln!("warden: {error}");
+            std::process::exit(2)
+        }
+    }
+}
+
 /// The runtime a CLI command drives its async work on: one thread (the
-/// terminal is the only client), plus the blocking pool for local commands.
+/// terminal is the only client); local commands are awaited on it.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use warden_core::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
 };
-use warden_infra::{ExecError, LocalExecutor, LocalInventory, command_for};
+use warden_infra::{ExecError, LocalExecutor, LocalInventory, command_for, start_watchdog};
 
 /// How long an indexed snapshot of this machine is reused.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(15);
@@ -49,7 +49,16 @@ pub struct LocalHosts {
 }
 
 impl LocalHosts {
+    /// Starts the commands' watchdog (this binary again: `main` runs it
+    /// first thing when asked to), so that no command outlives Warden, even
+    /// a Warden killed with SIGKILL.
     pub fn new(executor: LocalExecutor, inventory: &LocalInventory) -> Self {
+        let grace = executor.options().kill_grace;
+        if let Err(error) = start_watchdog("/proc/self/exe", grace) {
+            // Commands still run and are still stopped on Ctrl-C, SIGTERM
+            // and exit; only the net under `kill -9` is missing: say so.
+            eprintln!("warden: {error}; commands would outlive a Warden killed outright");
+        }
         LocalHosts {
             executor,
             host: inventory.host_id().clone(),
@@ -62,19 +71,16 @@ impl HostBackend for LocalHosts {
         &'a self,
         request: ExecRequest<'a>,
     ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
-        let target = request.target.id.to_string();
-        let routed = command_for(request.target, &self.host, request.command);
-        let executor = self.executor.clone();
-        let cancel = request.cancel.clone();
         Box::pin(async move {
-            let routed = routed.map_err(|e| HostError::Unreachable(target, e.to_string()))?;
-            // The local executor waits on the child process: it runs on the
-            // blocking pool, and the turn's flag stops it.
-            let ran = tokio::task::spawn_blocking(move || {
-                executor.run_cancellable(&routed.command, &cancel)
-            })
-            .await
-            .map_err(|e| HostError::Failed(format!("the command's worker failed: {e}")))?;
+            let target = request.target.id.to_string();
+            let routed = command_for(request.target, &self.host, request.command)
+                .map_err(|e| HostError::Unreachable(target.clone(), e.to_string()))?;
+            // Awaited on the runtime itself: the executor waits on the
+            // process's exit, its timeout and the turn's flag at once.
+            let ran = self
+                .executor
+                .execute_routed(&routed, Some(request.cancel))
+                .await;
             match ran {
                 Ok(output) => Ok(ExecOutput {
                     stdout: output.stdout,
@@ -82,10 +88,72 @@ impl HostBackend for LocalHosts {
                     exit_code: output.exit_code,
                     truncated: output.truncated,
                 }),
-                Err(ExecError::TimedOut { limit, .. }) => Err(HostError::Timeout(limit)),
-                Err(ExecError::Cancelled { .. }) => Err(HostError::Cancelled),
-                Err(error) => Err(HostError::Failed(error.to_string())),
+                Err(error) => Err(host_error(target, error)),
             }
         })
+    }
+}
+
+/// The core's reading of an executor error: `Cancelled`/`Timeout`/`Failed`
+/// say the command started (a write may have happened); only a command
+/// that never started is `Unreachable` ("nothing ran").
+fn host_error(target: String, error: ExecError) -> HostError {
+    match error {
+        ExecError::TimedOut { limit, .. } => HostError::Timeout(limit),
+        ExecError::Cancelled { .. } => HostError::Cancelled,
+        error if !error.started() => HostError::Unreachable(target, error.to_string()),
+        error => HostError::Failed(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_commands_that_never_started_are_unreachable() {
+        let target = || "host:web1".to_string();
+        let partial = warden_infra::PartialOutput::default();
+        assert_eq!(
+            host_error(
+                target(),
+                ExecError::Cancelled {
+                    elapsed: Duration::from_millis(5),
+                    partial: partial.clone()
+                }
+            ),
+            HostError::Cancelled
+        );
+        assert_eq!(
+            host_error(
+                target(),
+                ExecError::TimedOut {
+                    limit: Duration::from_secs(3),
+                    partial
+                }
+            ),
+            HostError::Timeout(Duration::from_secs(3))
+        );
+        for never_started in [
+            ExecError::CancelledBeforeStart,
+            ExecError::ShuttingDown,
+            ExecError::Spawn {
+                program: "/bin/bash".into(),
+                source: std::io::Error::other("no such file"),
+            },
+        ] {
+            let error = host_error(target(), never_started);
+            assert!(
+                matches!(&error, HostError::Unreachable(t, _) if t == "host:web1"),
+                "{error:?}"
+            );
+        }
+        let lost = host_error(
+            target(),
+            ExecError::Wait {
+                source: std::io::Error::other("gone"),
+            },
+        );
+        assert!(matches!(lost, HostError::Failed(_)), "{lost:?}");
     }
 }

@@ -109,6 +109,8 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
+    // First: the commands' watchdog must not parse Warden's arguments.
+    common::run_as_watchdog_if_asked();
     quiet_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -128,6 +130,8 @@ fn main() -> ExitCode {
         Command::User(args) => accounts_cmd::user(args),
         Command::Token(args) => accounts_cmd::token(args),
     };
+    // No command outlives Warden (normally none is left by now).
+    common::stop_commands();
     match result {
         Ok(code) => code,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,

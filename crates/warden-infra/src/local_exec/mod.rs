@@ -5,38 +5,41 @@
 //! A non-zero exit status is data ([`CommandOutput::exit_code`]), not an
 //! error: `grep` finding nothing, `systemctl is-active` on a stopped unit and
 //! `test -f` are all answers. [`ExecError`] is for runs that produced no
-//! answer: the command could not start, ran out of time, or was cancelled.
+//! answer: the command could not start, ran out of time, or was cancelled;
+//! [`ExecError::started`] says whether it may have done something.
+//!
+//! No command outlives Warden: each one is registered while it runs
+//! ([`terminate_all`] stops them all, for signal handlers and server
+//! shutdown), and once [`start_watchdog`] has run, a watchdog process stops
+//! them when Warden is killed outright. Commands routed into a container
+//! are tagged ([`EXEC_TAG_VAR`]) so that their processes there are stopped
+//! too.
+//!
+//! The executor is async ([`LocalExecutor::execute`]); the `run*` methods
+//! are synchronous wrappers for callers without a runtime.
 
 mod capture;
 mod environment;
 mod process_group;
+mod procfs;
+mod registry;
+mod run;
+mod stopping;
+mod watchdog;
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use warden_protocol::CancelFlag;
 
-use capture::CappedStream;
+use crate::routing::RoutedCommand;
 pub use environment::FIXED_PATH;
-use process_group::ProcessGroup;
 pub use process_group::signal_name;
-
-/// How long the output pipes may stay open after the shell has exited. Past
-/// it, something the command left in its process group still holds them
-/// (`sleep 60 &` without a redirect): the group is then terminated, because
-/// Warden's commands are bounded and nobody would read that output anyway.
-/// Background jobs that redirected their output (`nohup x >log 2>&1 &`) close
-/// the pipes at once and are left alone, as over `ssh`.
-const OUTPUT_DRAIN: Duration = Duration::from_millis(500);
-
-/// The longest sleep between two looks at the child and the cancel flag
-/// (the flag is honoured within this time).
-const MAX_POLL_INTERVAL: Duration = Duration::from_millis(50);
+pub use procfs::EXEC_TAG_VAR;
+pub use registry::{running_commands, terminate_all};
+use run::Job;
+pub use stopping::Shutdown;
+pub use watchdog::{WATCHDOG_ARG, WatchdogError, run_watchdog, start_watchdog, watchdog_running};
 
 /// How a command runs. The defaults suit a read tool; a caller may raise the
 /// timeout for a long write (an upgrade), or pass variables through.
@@ -159,6 +162,14 @@ pub enum ExecError {
     },
     #[error("lost track of the command's process: {source}")]
     Wait { source: std::io::Error },
+    /// The turn was cancelled before the command was started: nothing ran.
+    #[error("cancelled before the command started; nothing ran")]
+    CancelledBeforeStart,
+    /// Warden is shutting down ([`terminate_all`]): nothing ran.
+    #[error("Warden is shutting down; the command was not started")]
+    ShuttingDown,
+    #[error("could not set up the command's runtime: {source}")]
+    Runtime { source: std::io::Error },
 }
 
 impl ExecError {
@@ -170,7 +181,26 @@ impl ExecError {
             }
             ExecError::WorkingDirectory { .. }
             | ExecError::Spawn { .. }
-            | ExecError::Wait { .. } => None,
+            | ExecError::Wait { .. }
+            | ExecError::CancelledBeforeStart
+            | ExecError::ShuttingDown
+            | ExecError::Runtime { .. } => None,
+        }
+    }
+
+    /// Whether the command was started, and so may have done something
+    /// (a write interrupted after it was sent may have happened). `false`
+    /// means nothing ran.
+    pub fn started(&self) -> bool {
+        match self {
+            ExecError::TimedOut { .. } | ExecError::Cancelled { .. } | ExecError::Wait { .. } => {
+                true
+            }
+            ExecError::WorkingDirectory { .. }
+            | ExecError::Spawn { .. }
+            | ExecError::CancelledBeforeStart
+            | ExecError::ShuttingDown
+            | ExecError::Runtime { .. } => false,
         }
     }
 }
@@ -220,6 +250,33 @@ impl LocalExecutor {
         &self.options
     }
 
+    /// Runs `command` with `options`, stopping it when `cancel` is set;
+    /// completes the moment the command ends.
+    pub async fn execute(
+        &self,
+        command: &str,
+        options: &ExecOptions,
+        cancel: Option<&CancelFlag>,
+    ) -> Result<CommandOutput, ExecError> {
+        self.run_job(Job { command, tag: None }, options, cancel)
+            .await
+    }
+
+    /// Runs a command that [`crate::command_for`] routed, with this
+    /// executor's options: when it is stopped, its processes inside a
+    /// container are stopped too.
+    pub async fn execute_routed(
+        &self,
+        routed: &RoutedCommand,
+        cancel: Option<&CancelFlag>,
+    ) -> Result<CommandOutput, ExecError> {
+        let job = Job {
+            command: &routed.command,
+            tag: routed.exec_tag.as_deref(),
+        };
+        self.run_job(job, &self.options, cancel).await
+    }
+
     /// Runs `command` with this executor's options.
     pub fn run(&self, command: &str) -> Result<CommandOutput, ExecError> {
         self.run_with(command, &self.options, None)
@@ -234,259 +291,38 @@ impl LocalExecutor {
         self.run_with(command, &self.options, Some(cancel))
     }
 
-    /// Runs `command` with `options` for this run only.
+    /// Runs `command` with `options` for this run only; blocks until it
+    /// ends. Usable inside an async runtime too (it then waits on a
+    /// thread of its own), but async callers should use [`Self::execute`].
     pub fn run_with(
         &self,
         command: &str,
         options: &ExecOptions,
         cancel: Option<&CancelFlag>,
     ) -> Result<CommandOutput, ExecError> {
-        let started = Instant::now();
-        if cancel.is_some_and(CancelFlag::is_cancelled) {
-            return Err(ExecError::Cancelled {
-                elapsed: Duration::ZERO,
-                partial: PartialOutput::default(),
-            });
-        }
-        check_working_dir(&options.working_dir)?;
-        let mut child = Command::new(&self.shell)
-            .arg("-c")
-            .arg(command)
-            .current_dir(&options.working_dir)
-            .env_clear()
-            .envs(environment::command_environment(
-                &self.home,
-                &options.pass_env,
-                &options.set_env,
-            ))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|source| ExecError::Spawn {
-                program: self.shell.clone(),
-                source,
-            })?;
-        let mut run = RunningCommand::start(&mut child, options.output_limit);
-        let deadline = started + options.timeout;
-        let ending = run.wait_for_exit(deadline, cancel);
-        match ending {
-            Ok(Ending::Exited(status)) => {
-                if !run.wait_for_output(OUTPUT_DRAIN) {
-                    run.stop(options.kill_grace);
-                }
-                let (stdout, stderr) = run.output();
-                Ok(CommandOutput {
-                    truncated: stdout.truncated || stderr.truncated,
-                    stdout: stdout.text,
-                    stderr: stderr.text,
-                    exit_code: exit_code(status),
-                    signal: std::os::unix::process::ExitStatusExt::signal(&status),
-                    duration: started.elapsed(),
-                })
-            }
-            Ok(Ending::TimedOut) => {
-                run.stop(options.kill_grace);
-                Err(ExecError::TimedOut {
-                    limit: options.timeout,
-                    partial: run.partial_output(),
-                })
-            }
-            Ok(Ending::Cancelled) => {
-                run.stop(options.kill_grace);
-                Err(ExecError::Cancelled {
-                    elapsed: started.elapsed(),
-                    partial: run.partial_output(),
-                })
-            }
-            Err(source) => {
-                run.stop(options.kill_grace);
-                Err(ExecError::Wait { source })
-            }
-        }
+        block_on(self.execute(command, options, cancel))
     }
 }
 
-fn check_working_dir(dir: &Path) -> Result<(), ExecError> {
-    // Checked up front: a missing directory would otherwise surface as a
-    // spawn error that reads like a missing shell.
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(ExecError::WorkingDirectory {
-            path: dir.to_path_buf(),
-            reason: "not a directory".into(),
-        }),
-        Err(err) => Err(ExecError::WorkingDirectory {
-            path: dir.to_path_buf(),
-            reason: err.to_string(),
-        }),
+/// Drives `future` on a runtime of its own: on this thread, or on a helper
+/// thread when this thread already runs a runtime (which would refuse a
+/// nested one).
+fn block_on<F>(future: F) -> Result<CommandOutput, ExecError>
+where
+    F: std::future::Future<Output = Result<CommandOutput, ExecError>> + Send,
+{
+    let drive = |future: F| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|source| ExecError::Runtime { source })?
+            .block_on(future)
+    };
+    if tokio::runtime::Handle::try_current().is_err() {
+        return drive(future);
     }
-}
-
-fn exit_code(status: ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => code,
-        (None, Some(signal)) => 128 + signal,
-        // Neither exited nor signalled cannot happen for a reaped child.
-        (None, None) => -1,
-    }
-}
-
-/// How the wait for the shell ended.
-enum Ending {
-    Exited(ExitStatus),
-    TimedOut,
-    Cancelled,
-}
-
-type SharedStream = Arc<Mutex<CappedStream>>;
-
-/// A spawned command and the threads draining its output.
-struct RunningCommand<'a> {
-    child: &'a mut Child,
-    group: Option<ProcessGroup>,
-    exited: bool,
-    stdout: SharedStream,
-    stderr: SharedStream,
-    readers: Vec<JoinHandle<()>>,
-}
-
-impl<'a> RunningCommand<'a> {
-    fn start(child: &'a mut Child, output_limit: usize) -> Self {
-        let stdout = Arc::new(Mutex::new(CappedStream::new(output_limit)));
-        let stderr = Arc::new(Mutex::new(CappedStream::new(output_limit)));
-        // Both streams are read at once, each on its own thread, so a command
-        // that fills one pipe while we wait on the other never blocks.
-        let mut readers = Vec::new();
-        if let Some(pipe) = child.stdout.take() {
-            readers.push(spawn_reader(pipe, Arc::clone(&stdout)));
-        }
-        if let Some(pipe) = child.stderr.take() {
-            readers.push(spawn_reader(pipe, Arc::clone(&stderr)));
-        }
-        RunningCommand {
-            group: ProcessGroup::of_leader(child),
-            child,
-            exited: false,
-            stdout,
-            stderr,
-            readers,
-        }
-    }
-
-    fn wait_for_exit(
-        &mut self,
-        deadline: Instant,
-        cancel: Option<&CancelFlag>,
-    ) -> std::io::Result<Ending> {
-        let mut interval = Duration::from_millis(1);
-        loop {
-            if let Some(status) = self.child.try_wait()? {
-                self.exited = true;
-                return Ok(Ending::Exited(status));
-            }
-            if cancel.is_some_and(CancelFlag::is_cancelled) {
-                return Ok(Ending::Cancelled);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Ok(Ending::TimedOut);
-            }
-            // Short first sleeps keep quick commands quick; the cap bounds
-            // how late a cancellation is noticed.
-            std::thread::sleep(interval.min(deadline - now));
-            interval = (interval * 2).min(MAX_POLL_INTERVAL);
-        }
-    }
-
-    /// Waits up to `limit` for both output pipes to close; whether they did.
-    fn wait_for_output(&self, limit: Duration) -> bool {
-        let until = Instant::now() + limit;
-        loop {
-            if self.readers.iter().all(JoinHandle::is_finished) {
-                return true;
-            }
-            if Instant::now() >= until {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// Stops the whole group: SIGTERM, up to `grace` for the shell to exit and
-    /// the pipes to close, then SIGKILL for whatever is left, then reaps.
-    fn stop(&mut self, grace: Duration) {
-        let Some(group) = self.group else {
-            // No group to signal (cannot happen for a real child): the shell
-            // alone is all that can be stopped.
-            self.child.kill().ok();
-            self.child.wait().ok();
-            return;
-        };
-        group.terminate();
-        let until = Instant::now() + grace;
-        loop {
-            if !self.exited {
-                self.exited = matches!(self.child.try_wait(), Ok(Some(_)));
-            }
-            let pipes_closed = self.readers.iter().all(JoinHandle::is_finished);
-            if self.exited && pipes_closed {
-                return;
-            }
-            if Instant::now() >= until {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // The group keeps its id while any member lives, so this reaches
-        // only the command's own leftovers.
-        group.kill();
-        if !self.exited {
-            self.child.wait().ok();
-            self.exited = true;
-        }
-        // Members are dead now; the pipes close unless a process that left
-        // the group (a daemon that called setsid) still holds them. Then the
-        // reader threads end when it does, and we return what we have.
-        self.wait_for_output(OUTPUT_DRAIN);
-    }
-
-    fn output(&self) -> (capture::RenderedStream, capture::RenderedStream) {
-        let render = |stream: &SharedStream| {
-            stream
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .render()
-        };
-        (render(&self.stdout), render(&self.stderr))
-    }
-
-    fn partial_output(&self) -> PartialOutput {
-        let (stdout, stderr) = self.output();
-        PartialOutput {
-            truncated: stdout.truncated || stderr.truncated,
-            stdout: stdout.text,
-            stderr: stderr.text,
-        }
-    }
-}
-
-fn spawn_reader(mut pipe: impl Read + Send + 'static, sink: SharedStream) -> JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut buffer = vec![0u8; 32 * 1024];
-        loop {
-            match pipe.read(&mut buffer) {
-                Ok(0) => break,
-                Ok(n) => sink
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(&buffer[..n]),
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-                // A read error on a pipe means it is gone: same as EOF.
-                Err(_) => break,
-            }
-        }
+    std::thread::scope(|scope| match scope.spawn(|| drive(future)).join() {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
     })
 }

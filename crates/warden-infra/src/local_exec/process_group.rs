@@ -7,16 +7,22 @@
 use rustix::process::{Pid, Signal, kill_process_group};
 
 /// The process group of one spawned command (its leader's pid).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ProcessGroup(Pid);
 
 impl ProcessGroup {
-    /// The group led by `child`, which was spawned with `process_group(0)`.
-    /// `None` for pid 1 or below: `kill(-1)` would signal every process we
-    /// may signal, so such a group is never constructed.
-    pub fn of_leader(child: &std::process::Child) -> Option<Self> {
-        let pid = Pid::from_child(child);
-        (pid.as_raw_pid() > 1).then_some(ProcessGroup(pid))
+    /// The group led by the process `leader`, which was spawned with
+    /// `process_group(0)`. `None` for pid 1 or below: `kill(-1)` would
+    /// signal every process we may signal, so such a group is never
+    /// constructed; and never Warden's own group.
+    pub fn of_leader(leader: u32) -> Option<Self> {
+        let raw = i32::try_from(leader).ok()?;
+        let pid = Pid::from_raw(raw).filter(|pid| pid.as_raw_pid() > 1)?;
+        (pid != rustix::process::getpgrp()).then_some(ProcessGroup(pid))
+    }
+
+    pub fn id(self) -> i32 {
+        self.0.as_raw_pid()
     }
 
     /// Asks every member to stop: SIGTERM, then SIGCONT so that members
@@ -32,11 +38,29 @@ impl ProcessGroup {
         self.signal(Signal::KILL);
     }
 
-    fn signal(self, signal: Signal) {
+    pub fn signal(self, signal: Signal) {
         // Errors are ignored on purpose: ESRCH means no member is left, which
         // is the goal; EPERM means a member changed its credentials (setuid)
         // and nothing more can be done from here.
         kill_process_group(self.0, signal).ok();
+    }
+}
+
+/// Sends `signal` to each process and to each process group of `procs`
+/// (a process that made itself a group leader took its own group along).
+/// Errors are ignored as in [`ProcessGroup::signal`].
+pub(crate) fn signal_processes(procs: &[super::procfs::ProcEntry], signal: Signal) {
+    let mut groups = std::collections::BTreeSet::new();
+    for proc in procs {
+        if let Some(pid) = Pid::from_raw(proc.pid).filter(|p| p.as_raw_pid() > 1) {
+            rustix::process::kill_process(pid, signal).ok();
+        }
+        groups.insert(proc.pgid);
+    }
+    for group in groups {
+        if let Some(group) = u32::try_from(group).ok().and_then(ProcessGroup::of_leader) {
+            group.signal(signal);
+        }
     }
 }
 
