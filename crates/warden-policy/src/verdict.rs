@@ -101,6 +101,12 @@ pub struct Classification {
     pub interactive: Option<Interactive>,
     /// Catastrophic commands are refused at every control level.
     pub catastrophic: bool,
+    /// The line parsed the same under bash and sh, every program it runs is
+    /// named literally and known to the tables, and nothing evaluates text
+    /// the classifier cannot see (eval, scripts on stdin, arithmetic on
+    /// variables, names from expansions). At the autonomous level only
+    /// understood writes run without a human.
+    pub understood: bool,
     /// Human-readable, naming the part of the command that decided.
     pub reason: String,
 }

@@ -131,6 +131,27 @@ pub(super) fn check_command_policy(
     Ok(())
 }
 
+/// At the autonomous level no human looks at a write: a command the policy
+/// cannot fully parse or does not know is not run on its own.
+pub(super) fn check_understood(plan: &Plan) -> Result<(), ToolError> {
+    for command in planned_commands(plan) {
+        let verdict = warden_policy::classify(&command);
+        if !verdict.understood {
+            return Err(ToolError::new(
+                ErrorCode::PolicyBlocked,
+                format!(
+                    "`{command}` cannot be verified ({}); at the autonomous level it needs a human",
+                    verdict.reason
+                ),
+            )
+            .with_hint(
+                "ask the operator to run it at the controlled level, where it is approved first",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The last check before a command leaves for a host, whatever built it.
 pub(super) fn check_dispatch(command: &str) -> Result<(), ToolError> {
     let verdict = warden_policy::classify(command);

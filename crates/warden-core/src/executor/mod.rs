@@ -620,7 +620,11 @@ impl<'a> Executor<'a> {
                         ));
                     }
                 }
-                (ControlLevel::Autonomous, _) => {}
+                // No human looks: only what the policy fully understands runs.
+                (ControlLevel::Autonomous, Authorization::None) => {
+                    gates::check_understood(&plan)?;
+                }
+                (ControlLevel::Autonomous, Authorization::Approved(_)) => {}
             }
         }
         Ok(Gate::Admitted(Admitted { call, target, plan }))

@@ -10,6 +10,9 @@ pub(super) struct Acc {
     interactive: Option<(Interactive, String)>,
     catastrophic: Option<String>,
     write_reason: Option<String>,
+    /// Some part is not known to the tables, could not be parsed, or
+    /// evaluates text the classifier cannot see.
+    unknown: bool,
     conditional_reason: Option<String>,
     read_names: Vec<String>,
 }
@@ -25,6 +28,13 @@ impl Acc {
         if self.write_reason.is_none() {
             self.write_reason = Some(reason());
         }
+    }
+
+    /// A part the policy does not understand: not provably read-only, and
+    /// not a write Warden can name either.
+    pub(super) fn unknown(&mut self, reason: impl FnOnce() -> String) {
+        self.unknown = true;
+        self.write(Risk::MediumWrite, reason);
     }
 
     pub(super) fn read(&mut self, name: &str) {
@@ -88,6 +98,7 @@ impl Acc {
             risk: if catastrophic { Risk::HighWrite } else { risk },
             interactive,
             catastrophic,
+            understood: !self.unknown,
             reason,
         }
     }

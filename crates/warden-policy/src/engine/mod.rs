@@ -27,6 +27,7 @@ pub fn classify(command: &str) -> Classification {
             risk: Risk::LowWrite,
             interactive: None,
             catastrophic: false,
+            understood: false,
             reason: "empty command".to_string(),
         };
     }
@@ -55,9 +56,7 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
     let bash = match parse_as(command, Dialect::Bash) {
         Ok(parsed) => parsed,
         Err(error) => {
-            acc.write(Risk::MediumWrite, || {
-                format!("cannot be parsed safely: {error}")
-            });
+            acc.unknown(|| format!("cannot be parsed safely: {error}"));
             // Scan it anyway: what cannot be parsed may still wipe a disk.
             if let Some(reason) = catastrophic::scan_unparsed(command) {
                 acc.catastrophic(|| reason.into_owned());
@@ -77,9 +76,9 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
             }
             // sh refuses a line it cannot parse before running any of it;
             // a later line would run after the earlier ones, though.
-            Err(error) if command.contains('\n') => acc.write(Risk::MediumWrite, || {
-                format!("`/bin/sh` reads it differently: {error}")
-            }),
+            Err(error) if command.contains('\n') => {
+                acc.unknown(|| format!("`/bin/sh` reads it differently: {error}"))
+            }
             Err(_) => {}
         }
     }

@@ -129,7 +129,7 @@ impl<'s> Walker<'s> {
 
     fn compound(&mut self, compound: &Compound<'_>, io: Io, scope: Scope<'_, '_>) {
         if compound.kind == CompoundKind::Arithmetic {
-            self.acc.write(Risk::MediumWrite, || {
+            self.acc.unknown(|| {
                 "`(( … ))` is arithmetic in bash and nested subshells in sh".to_string()
             });
         }
@@ -173,8 +173,7 @@ impl<'s> Walker<'s> {
     fn word(&mut self, word: &Word<'_>, scope: Scope<'_, '_>) {
         self.substitutions(&word.substitutions, scope);
         if let Some(reason) = word.evaluates {
-            self.acc
-                .write(Risk::MediumWrite, || format!("`{}`: {reason}", word.raw));
+            self.acc.unknown(|| format!("`{}`: {reason}", word.raw));
         }
     }
 
@@ -190,8 +189,7 @@ impl<'s> Walker<'s> {
     /// Parse and classify a script given as text (`sh -c`, backquotes, `ssh host …`).
     fn script_text(&mut self, text: &str, scope: Scope<'_, '_>, via: &str) {
         if scope.nesting >= MAX_NESTING {
-            self.acc
-                .write(Risk::MediumWrite, || format!("{via}: nested too deeply"));
+            self.acc.unknown(|| format!("{via}: nested too deeply"));
             return;
         }
         match parse(text) {
@@ -215,9 +213,8 @@ impl<'s> Walker<'s> {
                 }
             }
             Err(error) => {
-                self.acc.write(Risk::MediumWrite, || {
-                    format!("{via}: script cannot be parsed safely: {error}")
-                });
+                self.acc
+                    .unknown(|| format!("{via}: script cannot be parsed safely: {error}"));
                 if let Some(reason) = catastrophic::scan_unparsed(text) {
                     self.acc.catastrophic(|| reason.into_owned());
                 }
@@ -231,8 +228,7 @@ impl<'s> Walker<'s> {
             if let Some(heredoc) = redirect.heredoc.and_then(|i| scope.heredocs.get(i)) {
                 self.substitutions(&heredoc.substitutions, scope);
                 if let Some(reason) = heredoc.evaluates {
-                    self.acc
-                        .write(Risk::MediumWrite, || format!("heredoc: {reason}"));
+                    self.acc.unknown(|| format!("heredoc: {reason}"));
                 }
             }
             let target = &redirect.target;
@@ -294,9 +290,8 @@ impl<'s> Walker<'s> {
                 &assignment.value.text,
                 assignment.value.shape == ArgShape::Literal,
             ) {
-                self.acc.write(Risk::MediumWrite, || {
-                    format!("setting `{}` changes what programs run", assignment.name)
-                });
+                self.acc
+                    .unknown(|| format!("setting `{}` changes what programs run", assignment.name));
             }
         }
         for word in &simple.words {
@@ -307,7 +302,7 @@ impl<'s> Walker<'s> {
             return;
         };
         if name_word.braces {
-            self.acc.write(Risk::MediumWrite, || {
+            self.acc.unknown(|| {
                 format!(
                     "command name `{}` comes from brace expansion",
                     name_word.raw
@@ -342,13 +337,12 @@ impl<'s> Walker<'s> {
         scope: Scope<'_, '_>,
     ) {
         if name.shape != ArgShape::Literal {
-            self.acc.write(Risk::MediumWrite, || {
-                format!("command name `{}` comes from an expansion", name.raw)
-            });
+            self.acc
+                .unknown(|| format!("command name `{}` comes from an expansion", name.raw));
             return;
         }
         let Some(program) = program_name(&name.text) else {
-            self.acc.write(Risk::MediumWrite, || {
+            self.acc.unknown(|| {
                 format!(
                     "`{}` runs a program by path, not a known command",
                     name.text
@@ -384,9 +378,9 @@ impl<'s> Walker<'s> {
             None => verdict,
         };
         match (&verdict, rule) {
-            (Verdict::Unknown(_), None) => self.acc.write(Risk::MediumWrite, || {
-                format!("`{program}` is not a known read-only command")
-            }),
+            (Verdict::Unknown(_), None) => self
+                .acc
+                .unknown(|| format!("`{program}` is not a known read-only command")),
             _ => self.apply(program, args, verdict, io, span, scope),
         }
     }
@@ -404,6 +398,9 @@ impl<'s> Walker<'s> {
             Verdict::Read => self.acc.read(program),
             Verdict::Conditional(reason) => self.acc.conditional(|| format!("{program}: {reason}")),
             Verdict::Write(risk, reason) => self.acc.write(risk, || format!("{program}: {reason}")),
+            // A known program with a subcommand or flag its table does not
+            // list as a read: not read-only, but the line is still
+            // understood (the program and its arguments are literal).
             Verdict::Unknown(reason) => self
                 .acc
                 .write(Risk::MediumWrite, || format!("{program}: {reason}")),
@@ -433,7 +430,7 @@ impl<'s> Walker<'s> {
         }
         if iv.category == InteractiveCategory::InteractiveRepl && io.stdin.provided() {
             match iv.intent {
-                Intent::WriteOrUnknown => self.acc.write(Risk::MediumWrite, || {
+                Intent::WriteOrUnknown => self.acc.unknown(|| {
                     format!(
                         "{program}: runs commands from standard input, which cannot be inspected"
                     )
@@ -446,9 +443,7 @@ impl<'s> Walker<'s> {
             return;
         }
         match iv.intent {
-            Intent::WriteOrUnknown => self
-                .acc
-                .write(Risk::MediumWrite, || format!("{program}: {}", iv.reason)),
+            Intent::WriteOrUnknown => self.acc.unknown(|| format!("{program}: {}", iv.reason)),
             Intent::ReadOnlyCertain => self.acc.read(program),
             Intent::ReadOnlyConditional => {
                 self.acc.conditional(|| format!("{program}: {}", iv.reason))
@@ -492,8 +487,7 @@ impl<'s> Walker<'s> {
             let bounded =
                 iv.category == InteractiveCategory::UnboundedStream && bound == Bound::TimeLimited;
             if iv.intent == Intent::WriteOrUnknown {
-                self.acc
-                    .write(Risk::MediumWrite, || format!("{}: {}", wrap.via, iv.reason));
+                self.acc.unknown(|| format!("{}: {}", wrap.via, iv.reason));
             }
             if !bounded {
                 self.acc.interactive(
@@ -506,18 +500,17 @@ impl<'s> Walker<'s> {
             }
         }
         if scope.nesting >= MAX_NESTING {
-            self.acc.write(Risk::MediumWrite, || {
-                format!("{}: nested too deeply", wrap.via)
-            });
+            self.acc
+                .unknown(|| format!("{}: nested too deeply", wrap.via));
             return;
         }
         let inner_scope = scope.nested();
         match wrap.inner {
             Inner::Argv { start } => match args.get(start) {
                 Some(name) => self.invocation(name, &args[start + 1..], io, None, inner_scope),
-                None => self.acc.write(Risk::MediumWrite, || {
-                    format!("{}: no command to run", wrap.via)
-                }),
+                None => self
+                    .acc
+                    .unknown(|| format!("{}: no command to run", wrap.via)),
             },
             Inner::ArgvAppendingDynamic { start } => match args.get(start) {
                 Some(name) => {
@@ -565,21 +558,18 @@ impl<'s> Walker<'s> {
                 }
             }
             Inner::Script(text) => self.script_text(&text, scope, wrap.via),
-            Inner::Opaque(reason) => self
-                .acc
-                .write(Risk::MediumWrite, || format!("{}: {reason}", wrap.via)),
+            Inner::Opaque(reason) => self.acc.unknown(|| format!("{}: {reason}", wrap.via)),
             Inner::Shell => match io.stdin {
                 Stdin::Null => self.acc.read(program),
-                Stdin::Data | Stdin::Paths => self.acc.write(Risk::MediumWrite, || {
+                Stdin::Data | Stdin::Paths => self.acc.unknown(|| {
                     format!(
                         "{}: runs commands from standard input, which cannot be inspected",
                         wrap.via
                     )
                 }),
                 Stdin::Terminal => {
-                    self.acc.write(Risk::MediumWrite, || {
-                        format!("{}: starts an interactive shell", wrap.via)
-                    });
+                    self.acc
+                        .unknown(|| format!("{}: starts an interactive shell", wrap.via));
                     self.acc.interactive(
                         Interactive {
                             category: InteractiveCategory::InteractiveRepl,

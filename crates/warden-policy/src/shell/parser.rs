@@ -250,6 +250,16 @@ impl<'a> Parser<'a> {
     }
 
     /// A list of and-or lists up to end of input or one of `closers`.
+    /// The list inside a compound command: bash and sh refuse an empty
+    /// one (`if then fi`, `while do done`, `{ }`).
+    fn compound_list(&mut self, closers: &[&str]) -> ParseResult<Script<'a>> {
+        let list = self.script(closers)?;
+        if list.items.is_empty() {
+            return Err(self.error_here("an empty command list"));
+        }
+        Ok(list)
+    }
+
     pub(super) fn script(&mut self, closers: &[&str]) -> ParseResult<Script<'a>> {
         self.enter()?;
         let mut items = Vec::new();
@@ -329,7 +339,7 @@ impl<'a> Parser<'a> {
                 return self.arithmetic_command();
             }
             self.pos += 1;
-            let body = self.script(&[")"])?;
+            let body = self.compound_list(&[")"])?;
             if self.peek() != Some(b')') {
                 return Err(self.error_here("unterminated `(`"));
             }
@@ -339,7 +349,7 @@ impl<'a> Parser<'a> {
         match self.peek_bare_word() {
             Some("{") => {
                 self.pos += 1;
-                let body = self.script(&["}"])?;
+                let body = self.compound_list(&["}"])?;
                 self.expect_reserved("}", "unterminated `{`")?;
                 self.compound(CompoundKind::Group, vec![body], Vec::new())
             }
@@ -388,9 +398,9 @@ impl<'a> Parser<'a> {
         self.pos += 2;
         let mut bodies = Vec::new();
         loop {
-            bodies.push(self.script(&["then"])?);
+            bodies.push(self.compound_list(&["then"])?);
             self.expect_reserved("then", "`if` without `then`")?;
-            bodies.push(self.script(&["elif", "else", "fi"])?);
+            bodies.push(self.compound_list(&["elif", "else", "fi"])?);
             self.skip_blanks_and_newlines()?;
             if self.at_reserved("elif") {
                 self.pos += 4;
@@ -398,7 +408,7 @@ impl<'a> Parser<'a> {
             }
             if self.at_reserved("else") {
                 self.pos += 4;
-                bodies.push(self.script(&["fi"])?);
+                bodies.push(self.compound_list(&["fi"])?);
             }
             self.expect_reserved("fi", "`if` without `fi`")?;
             return self.compound(CompoundKind::If, bodies, Vec::new());
@@ -407,7 +417,7 @@ impl<'a> Parser<'a> {
 
     fn do_done(&mut self) -> ParseResult<Script<'a>> {
         self.expect_reserved("do", "loop without `do`")?;
-        let body = self.script(&["done"])?;
+        let body = self.compound_list(&["done"])?;
         self.expect_reserved("done", "loop without `done`")?;
         Ok(body)
     }
@@ -468,7 +478,7 @@ impl<'a> Parser<'a> {
 
     fn loop_command(&mut self, kind: CompoundKind, keyword: &str) -> ParseResult<Command<'a>> {
         self.pos += keyword.len();
-        let condition = self.script(&["do"])?;
+        let condition = self.compound_list(&["do"])?;
         let body = self.do_done()?;
         self.compound(kind, vec![condition, body], Vec::new())
     }
