@@ -21,7 +21,7 @@ use warden_protocol::agent::{
 };
 
 use crate::server_url::ServerUrl;
-use crate::tls::PresentedFingerprint;
+use crate::tls::PresentedCertificate;
 
 /// How long each step of opening a connection may take.
 const STEP_TIMEOUT: Duration = Duration::from_secs(15);
@@ -37,7 +37,7 @@ pub type AgentSocket = WebSocketStream<Box<dyn Io>>;
 pub struct ConnectTarget {
     pub server: ServerUrl,
     pub tls: Arc<ClientConfig>,
-    pub presented: PresentedFingerprint,
+    pub presented: PresentedCertificate,
     pub agent_id: String,
     pub version: String,
 }
@@ -124,10 +124,10 @@ async fn open_socket(target: &ConnectTarget) -> Result<AgentSocket, ConnectError
         let tls = tokio::time::timeout(STEP_TIMEOUT, connector.connect(name, tcp))
             .await
             .map_err(|_| ConnectError::Timeout("in the TLS handshake"))?
-            .map_err(|err| match target.presented.get() {
-                Some(presented) if err.to_string().contains("fingerprint mismatch") => {
-                    ConnectError::FingerprintMismatch { presented }
-                }
+            .map_err(|err| match target.presented.mismatch() {
+                Some(mismatch) => ConnectError::FingerprintMismatch {
+                    presented: mismatch.presented.to_string(),
+                },
                 _ => transport(format!("TLS: {err}")),
             })?;
         Box::new(tls)

@@ -96,10 +96,10 @@ pub async fn enroll(options: EnrollOptions) -> Result<Identity, EnrollError> {
         .json(&request)
         .send()
         .await
-        .map_err(|err| match presented.get() {
-            Some(presented) if error_chain(&err).contains("fingerprint mismatch") => {
-                EnrollError::FingerprintMismatch { presented }
-            }
+        .map_err(|err| match presented.mismatch() {
+            Some(mismatch) => EnrollError::FingerprintMismatch {
+                presented: mismatch.presented.to_string(),
+            },
             _ => EnrollError::Transport {
                 server: server.to_string(),
                 message: error_chain(&err),

@@ -8,7 +8,9 @@
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
 //!   Docker containers) as Warden resources;
 //! - [`routing`]: [`command_for`] turns a command for a resource into the
-//!   command that reaches it from this machine (`docker exec …`).
+//!   command that reaches it from this machine (`docker exec …`);
+//! - [`tls`]: the client-side TLS shared by every outbound connection
+//!   (pinned fingerprints, CA files, why a handshake failed).
 #![forbid(unsafe_code)]
 
 pub mod docker;
@@ -16,6 +18,7 @@ pub mod local_exec;
 pub mod local_inventory;
 pub mod proxmox;
 pub mod routing;
+pub mod tls;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use sha2::{Digest, Sha256};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
@@ -35,11 +34,7 @@ pub struct TlsSetup {
 
 /// `AB:CD:…` (uppercase hex pairs) of the SHA-256 of `der`.
 pub fn fingerprint(der: &[u8]) -> String {
-    Sha256::digest(der)
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect::<Vec<_>>()
-        .join(":")
+    warden_infra::tls::CertFingerprint::of_der(der).to_string()
 }
 
 fn read_error(path: &Path) -> impl Fn(std::io::Error) -> TlsError + '_ {

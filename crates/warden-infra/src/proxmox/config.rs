@@ -20,7 +20,7 @@ use std::time::Duration;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-pub use super::fingerprint::CertFingerprint;
+pub use crate::tls::CertFingerprint;
 
 /// How often the inventory is refreshed when the config says nothing.
 pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);

@@ -13,7 +13,6 @@ pub mod config;
 pub mod control;
 pub mod error;
 pub mod failures;
-pub mod fingerprint;
 pub mod guest_agent;
 pub mod history;
 pub mod inventory;

@@ -1,10 +1,12 @@
-//! SHA-256 certificate fingerprints as PVE shows them (`AB:CD:…`).
+//! SHA-256 certificate fingerprints as PVE and `openssl x509 -fingerprint
+//! -sha256` show them (`AB:CD:…`).
 
 use std::fmt;
 use std::str::FromStr;
 
 /// A SHA-256 certificate fingerprint. Parsed from `AB:CD:…` (PVE's GUI
-/// form) or 64 bare hex digits, any case; shown as upper-case with colons.
+/// form) or 64 bare hex digits, any case, with an optional `sha256:`
+/// prefix; shown as upper-case with colons.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CertFingerprint(pub [u8; 32]);
 
@@ -39,6 +41,10 @@ impl FromStr for CertFingerprint {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let text = text.trim();
+        let text = text
+            .strip_prefix("sha256:")
+            .or_else(|| text.strip_prefix("SHA256:"))
+            .unwrap_or(text);
         let digits: String = if text.contains(':') {
             let parts: Vec<&str> = text.split(':').collect();
             if parts.iter().any(|p| p.len() != 2) {
@@ -71,6 +77,19 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn malformed_fingerprints_are_refused_with_a_reason() {
+        let sha1 = "ab".repeat(20);
+        assert!(
+            sha1.parse::<CertFingerprint>()
+                .unwrap_err()
+                .contains("SHA-1")
+        );
+        for bad in ["", "abcd", &"zz".repeat(32), &"ab".repeat(33), "A:BC"] {
+            assert!(bad.parse::<CertFingerprint>().is_err(), "{bad}");
+        }
+    }
+
     proptest! {
         #[test]
         fn fingerprints_round_trip(bytes in proptest::array::uniform32(any::<u8>())) {
@@ -80,6 +99,7 @@ mod tests {
             prop_assert_eq!(shown.parse::<CertFingerprint>(), Ok(fp));
             prop_assert_eq!(shown.to_lowercase().parse::<CertFingerprint>(), Ok(fp));
             prop_assert_eq!(shown.replace(':', "").parse::<CertFingerprint>(), Ok(fp));
+            prop_assert_eq!(format!("sha256:{shown}").parse::<CertFingerprint>(), Ok(fp));
         }
 
         #[test]

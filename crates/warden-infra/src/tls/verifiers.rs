@@ -1,0 +1,168 @@
+//! The two custom certificate verifiers. Both still verify the handshake
+//! signature against the presented certificate, so the peer must hold the
+//! certificate's private key.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+
+use super::CertFingerprint;
+
+/// A presented certificate whose fingerprint is not the pinned one. Carried
+/// inside rustls' error so a client can report both fingerprints.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("certificate fingerprint {presented} does not match the pinned {expected}")]
+pub struct FingerprintMismatch {
+    pub expected: CertFingerprint,
+    pub presented: CertFingerprint,
+}
+
+/// The certificate a server presented to a [`PinnedCertVerifier`] that
+/// did not match its pin, for clients whose transport loses the error
+/// chain (the WebSocket handshake flattens it to text).
+#[derive(Debug, Clone, Default)]
+pub struct PresentedCertificate(Arc<Mutex<Option<FingerprintMismatch>>>);
+
+impl PresentedCertificate {
+    /// The last mismatch seen, if the last handshake failed on the pin.
+    pub fn mismatch(&self) -> Option<FingerprintMismatch> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn record(&self, mismatch: Option<FingerprintMismatch>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = mismatch;
+    }
+}
+
+/// Accepts exactly the certificate with the pinned SHA-256 fingerprint
+/// (self-signed node and server certificates have no name or chain worth
+/// checking; the pin is the trust).
+pub struct PinnedCertVerifier {
+    pinned: CertFingerprint,
+    algorithms: WebPkiSupportedAlgorithms,
+    presented: PresentedCertificate,
+}
+
+impl fmt::Debug for PinnedCertVerifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PinnedCertVerifier({})", self.pinned)
+    }
+}
+
+impl PinnedCertVerifier {
+    pub fn new(
+        pinned: CertFingerprint,
+        provider: &CryptoProvider,
+        presented: PresentedCertificate,
+    ) -> Self {
+        PinnedCertVerifier {
+            pinned,
+            algorithms: provider.signature_verification_algorithms,
+            presented,
+        }
+    }
+}
+
+impl ServerCertVerifier for PinnedCertVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let presented = CertFingerprint::of_der(end_entity.as_ref());
+        if presented == self.pinned {
+            self.presented.record(None);
+            return Ok(ServerCertVerified::assertion());
+        }
+        let mismatch = FingerprintMismatch {
+            expected: self.pinned,
+            presented,
+        };
+        self.presented.record(Some(mismatch.clone()));
+        Err(rustls::Error::InvalidCertificate(
+            rustls::CertificateError::Other(rustls::OtherError(Arc::new(mismatch))),
+        ))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+/// Accepts any certificate. Only where the caller's rules allow it
+/// (`insecure = true` for a cluster; `--insecure` on loopback).
+#[derive(Debug)]
+pub struct AnyCertVerifier {
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl AnyCertVerifier {
+    pub fn new(provider: &CryptoProvider) -> Self {
+        AnyCertVerifier {
+            algorithms: provider.signature_verification_algorithms,
+        }
+    }
+}
+
+impl ServerCertVerifier for AnyCertVerifier {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
