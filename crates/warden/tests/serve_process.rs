@@ -474,16 +474,27 @@ async fn sigterm_cancels_the_waiting_turn_and_the_approval_survives_the_restart(
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    let (_, detail) = call(
-        &http,
-        &serve,
-        &admin,
-        "GET",
-        &format!("/api/sessions/{session}"),
-        None,
-    )
-    .await;
-    assert_eq!(detail["state"], "waiting_approval");
+    // The approval is stored just before the session reports waiting.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, detail) = call(
+            &http,
+            &serve,
+            &admin,
+            "GET",
+            &format!("/api/sessions/{session}"),
+            None,
+        )
+        .await;
+        if detail["state"] == "waiting_approval" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session never reported waiting_approval: {detail}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     let status = serve.terminate();
     assert!(status.success(), "{status:?}");
