@@ -19,10 +19,10 @@ use warden_protocol::agent::{
 };
 
 use crate::container_kill::signal_tagged;
-use crate::environment::command_environment;
 use crate::output_cap::StreamCap;
 use crate::routing::Invocation;
 use crate::sandbox::parse_header_line;
+use warden_infra::local_exec::{command_environment, current_user_home};
 
 /// How long output pipes may stay open after the command's shell exited
 /// (something it left in the background holds them), and after a kill.
@@ -129,7 +129,8 @@ pub async fn run(
     let spawned = tokio::process::Command::new(&program)
         .args(&args)
         .env_clear()
-        .envs(command_environment())
+        // The same clean environment as a command run by `warden` itself.
+        .envs(command_environment(&current_user_home(), &[], &[]))
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -15,7 +15,7 @@
 //!   [`shutdown`];
 //! - commands: [`dispatch`] (admit or refuse, track), [`routing`] (target →
 //!   command line), [`exec`] (run, stream, cancel), [`output_cap`],
-//!   [`environment`], [`container_kill`], [`sandbox`];
+//!   [`container_kill`], [`sandbox`];
 //! - identity and trust: [`identity`], [`enroll`], [`server_url`], [`tls`],
 //!   [`names`], [`private_files`];
 //! - discovery: [`inventory`], [`proxmox`].
@@ -27,7 +27,6 @@ pub mod connection;
 pub mod container_kill;
 pub mod dispatch;
 pub mod enroll;
-pub mod environment;
 pub mod event_log;
 pub mod exec;
 pub mod identity;

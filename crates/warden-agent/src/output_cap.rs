@@ -9,6 +9,8 @@
 
 use std::collections::VecDeque;
 
+use warden_infra::utf8_edges::{complete_prefix_len, continuation_prefix_len};
+
 /// The capped, streaming view of one stream.
 #[derive(Debug)]
 pub struct StreamCap {
@@ -104,35 +106,6 @@ impl StreamCap {
             truncated: true,
         }
     }
-}
-
-/// The length of `bytes` without a UTF-8 sequence cut short at its end.
-fn complete_prefix_len(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(4) {
-        let index = bytes.len() - back;
-        let byte = bytes[index];
-        if byte & 0b1100_0000 == 0b1000_0000 {
-            continue;
-        }
-        let needed = match byte {
-            0x00..=0x7f => 1,
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            0xf0..=0xf7 => 4,
-            _ => return bytes.len(),
-        };
-        return if back < needed { index } else { bytes.len() };
-    }
-    bytes.len()
-}
-
-/// How many continuation bytes begin `bytes` (at most 3).
-fn continuation_prefix_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .take(3)
-        .take_while(|b| **b & 0b1100_0000 == 0b1000_0000)
-        .count()
 }
 
 #[cfg(test)]

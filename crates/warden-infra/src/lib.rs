@@ -19,6 +19,7 @@ pub mod local_inventory;
 pub mod proxmox;
 pub mod routing;
 pub mod tls;
+pub mod utf8_edges;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
 pub use local_exec::{

@@ -4,6 +4,7 @@
 //! keeps the head, the second half is a ring buffer over the tail, and what
 //! fell in between is replaced by a marker line that says how much.
 
+use crate::utf8_edges::{complete_prefix_len, continuation_prefix_len};
 use std::collections::VecDeque;
 
 /// What a stream produced, rendered for people: lossy UTF-8, with a marker
@@ -83,37 +84,6 @@ impl CappedStream {
             truncated: true,
         }
     }
-}
-
-/// The length of `bytes` without a UTF-8 sequence cut short at its end.
-fn complete_prefix_len(bytes: &[u8]) -> usize {
-    // A sequence is at most 4 bytes: look back at most 3 for its lead byte.
-    for back in 1..=bytes.len().min(4) {
-        let index = bytes.len() - back;
-        let byte = bytes[index];
-        if byte & 0b1100_0000 == 0b1000_0000 {
-            continue; // continuation byte: keep looking for the lead
-        }
-        let needed = match byte {
-            0x00..=0x7f => 1,
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            0xf0..=0xf7 => 4,
-            _ => return bytes.len(), // not UTF-8 at all: lossy rendering copes
-        };
-        return if back < needed { index } else { bytes.len() };
-    }
-    bytes.len()
-}
-
-/// How many continuation bytes (the rest of a character cut at its start)
-/// begin `bytes`; at most 3.
-fn continuation_prefix_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .take(3)
-        .take_while(|b| **b & 0b1100_0000 == 0b1000_0000)
-        .count()
 }
 
 #[cfg(test)]

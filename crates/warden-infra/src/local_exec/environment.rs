@@ -31,7 +31,7 @@ const FIXED_VARIABLES: [(&str, &str); 10] = [
 /// variables the caller passes through from Warden's own environment (by
 /// name, only when set), then the caller's explicit values. Later entries
 /// win, so a caller can deliberately override a fixed value.
-pub(crate) fn command_environment(
+pub fn command_environment(
     home: &str,
     pass_through: &[String],
     explicit: &[(String, String)],
@@ -53,7 +53,7 @@ pub(crate) fn command_environment(
 /// The current user's home directory from the password database, else `/root`
 /// (Warden usually runs as root; `$HOME` of the caller is deliberately not
 /// trusted, it belongs to the environment we are cleaning).
-pub(crate) fn current_user_home() -> String {
+pub fn current_user_home() -> String {
     let uid = rustix::process::getuid().as_raw();
     std::fs::read_to_string(Path::new("/etc/passwd"))
         .ok()

@@ -33,7 +33,7 @@ use std::time::Duration;
 use warden_protocol::CancelFlag;
 
 use crate::routing::RoutedCommand;
-pub use environment::FIXED_PATH;
+pub use environment::{FIXED_PATH, command_environment, current_user_home};
 pub use process_group::signal_name;
 pub use procfs::EXEC_TAG_VAR;
 pub use registry::{running_commands, terminate_all};
