@@ -191,6 +191,24 @@ pub fn reads(inv: &Invocation<'_, '_>, spec: &Options, globs: Globs) -> Verdict 
     walk_checked(inv, &[spec], globs, |_| None)
 }
 
+/// `PROGRAM [IN [OUT]]` (`uniq`, `xxd`): read-only when every option is
+/// known and there is at most one operand; a second is an output file.
+pub fn reads_unless_second_operand(inv: &Invocation<'_, '_>, spec: &Options) -> Verdict {
+    let mut operands = 0;
+    walk_checked(inv, &[spec], Globs::Refused, |tok| {
+        if matches!(tok, Tok::Operand { .. }) {
+            operands += 1;
+            if operands > 1 {
+                return Some(Verdict::write(
+                    Risk::MediumWrite,
+                    "a second operand is an output file",
+                ));
+            }
+        }
+        None
+    })
+}
+
 /// A filter: read-only when every option is known, and reading standard
 /// input when given no more than `words` operands (`cat`, `sort`; `tr`
 /// always): with nothing feeding it, it waits on the terminal.

@@ -3,7 +3,9 @@
 //! letters they share). Device files among the names are refused by the
 //! engine (`devices.rs`).
 
-use crate::commands::common::{Globs, filter_rule, read_rule, walk_checked};
+use crate::commands::common::{
+    Globs, filter_rule, read_rule, reads_unless_second_operand, walk_checked,
+};
 use crate::commands::follow::rewrite_args;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
@@ -243,19 +245,7 @@ const XXD: Options = Options {
 
 /// `xxd IN OUT` writes OUT.
 pub(super) fn xxd(inv: &Invocation<'_, '_>) -> Verdict {
-    let mut operands = 0;
-    walk_checked(inv, &[&XXD], Globs::Refused, |tok| {
-        if matches!(tok, Tok::Operand { .. }) {
-            operands += 1;
-            if operands > 1 {
-                return Some(Verdict::write(
-                    Risk::MediumWrite,
-                    "a second operand is an output file",
-                ));
-            }
-        }
-        None
-    })
+    reads_unless_second_operand(inv, &XXD)
 }
 
 const BASE64: Options = Options {

@@ -2,7 +2,9 @@
 //! spellings): only `sort -o`, `uniq IN OUT`, `shuf -o` and `iconv -o`
 //! write, and `sort --compress-program` runs a program.
 
-use crate::commands::common::{Globs, filter_rule, read_rule, stdin_reader, walk_checked};
+use crate::commands::common::{
+    Globs, filter_rule, read_rule, reads_unless_second_operand, stdin_reader, walk_checked,
+};
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;
@@ -373,19 +375,7 @@ const UNIQ: Options = Options {
 
 /// `uniq [IN [OUT]]`: a second operand is an output file.
 pub(super) fn uniq(inv: &Invocation<'_, '_>) -> Verdict {
-    let mut operands = 0;
-    walk_checked(inv, &[&UNIQ], Globs::Refused, |tok| {
-        if matches!(tok, Tok::Operand { .. }) {
-            operands += 1;
-            if operands > 1 {
-                return Some(Verdict::write(
-                    Risk::MediumWrite,
-                    "a second operand is an output file",
-                ));
-            }
-        }
-        None
-    })
+    reads_unless_second_operand(inv, &UNIQ)
 }
 
 const SHUF: Options = Options {
