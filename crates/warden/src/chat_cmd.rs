@@ -61,28 +61,13 @@ pub fn run(args: &ChatArgs) -> Result<ExitCode> {
         let _ = editor.load_history(path);
     }
     let mut approver = TerminalApprover::for_stdin(&world.cancel);
-    // Ctrl-C at the idle prompt clears the line; a second one in a row
-    // quits, as does Ctrl-D.
-    let mut interrupted = false;
+    let mut input = IdlePrompt::default();
     loop {
         let prompt = format!("warden[{}]> ", chat.level());
-        let line = match editor.readline(&prompt) {
-            Ok(line) => line,
-            Err(ReadlineError::Interrupted) if interrupted => break,
-            Err(ReadlineError::Interrupted) => {
-                interrupted = true;
-                eprintln!("(Ctrl-C again or Ctrl-D to quit)");
-                continue;
-            }
-            Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(error).context("reading input"),
+        let Some(line) = input.next_line(&mut editor, &prompt)? else {
+            break;
         };
-        interrupted = false;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let _ = editor.add_history_entry(line);
+        let line = line.as_str();
         if let Some(command) = line.strip_prefix('/') {
             match slash_command(command, &mut chat, &mut verbosity) {
                 Flow::Continue => continue,
@@ -203,25 +188,12 @@ fn run_remote(client: &crate::remote::RemoteClient, args: &ChatArgs) -> Result<E
         "Warden at {} (Ctrl-D to leave)",
         args.remote.server.as_deref().unwrap_or("?")
     );
-    let mut interrupted = false;
+    let mut input = IdlePrompt::default();
     loop {
-        let line = match editor.readline("warden> ") {
-            Ok(line) => line,
-            Err(ReadlineError::Interrupted) if interrupted => break,
-            Err(ReadlineError::Interrupted) => {
-                interrupted = true;
-                eprintln!("(Ctrl-C again or Ctrl-D to quit)");
-                continue;
-            }
-            Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(error).context("reading input"),
+        let Some(line) = input.next_line(&mut editor, "warden> ")? else {
+            break;
         };
-        interrupted = false;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let _ = editor.add_history_entry(line);
+        let line = line.as_str();
         cancel.reset();
         let id = match &session {
             Some(id) => id.clone(),
@@ -240,4 +212,37 @@ fn run_remote(client: &crate::remote::RemoteClient, args: &ChatArgs) -> Result<E
         println!();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The idle prompt: Ctrl-C clears the line, a second one in a row quits, as
+/// does Ctrl-D. Blank lines are skipped; every line read goes to history.
+#[derive(Default)]
+struct IdlePrompt {
+    interrupted: bool,
+}
+
+impl IdlePrompt {
+    /// The next non-blank line, trimmed; `None` when the user leaves.
+    fn next_line(&mut self, editor: &mut DefaultEditor, prompt: &str) -> Result<Option<String>> {
+        loop {
+            match editor.readline(prompt) {
+                Ok(line) => {
+                    self.interrupted = false;
+                    let line = line.trim();
+                    if line.is_empty() {
+                        continue;
+                    }
+                    let _ = editor.add_history_entry(line);
+                    return Ok(Some(line.to_string()));
+                }
+                Err(ReadlineError::Interrupted) if self.interrupted => return Ok(None),
+                Err(ReadlineError::Interrupted) => {
+                    self.interrupted = true;
+                    eprintln!("(Ctrl-C again or Ctrl-D to quit)");
+                }
+                Err(ReadlineError::Eof) => return Ok(None),
+                Err(error) => return Err(error).context("reading input"),
+            }
+        }
+    }
 }

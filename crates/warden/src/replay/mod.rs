@@ -17,15 +17,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use regex::Regex;
 use serde::Serialize;
 use warden_core::agent::provider::ScriptedProvider;
 use warden_core::agent::{
     Conversation, Decision, FixedApprover, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
 use warden_core::executor::{Executor, Moment, Ports, Session, Settings};
-use warden_core::ports::ExecOutput;
-use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticInventory};
+use warden_core::simulated::SimulatedGuestApi;
 use warden_protocol::FsmState;
 use warden_store::Store;
 
@@ -152,24 +150,8 @@ pub fn replay_file(path: &Path, store: &Arc<Store>) -> Result<Transcript> {
 }
 
 pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
-    let inventory =
-        StaticInventory::new(scenario.inventory.iter().map(|e| e.to_resource()).collect());
-    let mut answers = Vec::with_capacity(scenario.exec.len());
-    for (i, entry) in scenario.exec.iter().enumerate() {
-        let regex = Regex::new(&entry.pattern)
-            .with_context(|| format!("exec[{i}].match is not a valid regular expression"))?;
-        answers.push(Answer {
-            target: entry.target.clone(),
-            matches: Box::new(move |command: &str| regex.is_match(command)),
-            output: ExecOutput {
-                stdout: entry.stdout.clone(),
-                stderr: entry.stderr.clone(),
-                exit_code: entry.exit_code,
-                truncated: false,
-            },
-        });
-    }
-    let hosts = SimulatedHosts::new(answers);
+    let inventory = scenario.static_inventory();
+    let hosts = scenario.simulated_hosts()?;
     let guest_api = SimulatedGuestApi::new(&hosts);
     // Scripted decisions are the scenario's, not the local user's.
     let approvals = SqliteApprovals::with_operator(Arc::clone(store), "replay");

@@ -2,10 +2,13 @@
 //! Unknown top-level keys are errors, except `expect` and `description`.
 
 use anyhow::{Context, Result, bail};
+use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 use warden_core::agent::provider::{ModelReply, ProposedToolCall};
 use warden_core::executor::snapshot_first::{SnapshotMode, SnapshotPolicy};
+use warden_core::ports::ExecOutput;
+use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
 use warden_protocol::{ControlLevel, Resource, ResourceId};
 
 #[derive(Debug, Deserialize)]
@@ -148,6 +151,31 @@ fn empty_object() -> Value {
 }
 
 impl Scenario {
+    /// The scenario's resources, as an inventory.
+    pub fn static_inventory(&self) -> StaticInventory {
+        StaticInventory::new(self.inventory.iter().map(|e| e.to_resource()).collect())
+    }
+
+    /// The scenario's `exec` table, as hosts that answer from it.
+    pub fn simulated_hosts(&self) -> Result<SimulatedHosts> {
+        let mut answers = Vec::with_capacity(self.exec.len());
+        for (i, entry) in self.exec.iter().enumerate() {
+            let regex = Regex::new(&entry.pattern)
+                .with_context(|| format!("exec[{i}].match is not a valid regular expression"))?;
+            answers.push(Answer {
+                target: entry.target.clone(),
+                matches: Box::new(move |command: &str| regex.is_match(command)),
+                output: ExecOutput {
+                    stdout: entry.stdout.clone(),
+                    stderr: entry.stderr.clone(),
+                    exit_code: entry.exit_code,
+                    truncated: false,
+                },
+            });
+        }
+        Ok(SimulatedHosts::new(answers))
+    }
+
     pub fn parse(text: &str, origin: &str) -> Result<Scenario> {
         let scenario: Scenario =
             serde_norway::from_str(text).with_context(|| format!("{origin}: invalid scenario"))?;
