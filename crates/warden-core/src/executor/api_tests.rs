@@ -13,6 +13,7 @@ use warden_protocol::{ControlLevel, ErrorCode, FsmState, Resource, ResourceId};
 use super::snapshot_first::{SnapshotMode, SnapshotPolicy};
 use super::tests::block_on;
 use super::*;
+use crate::ports::ApprovalState;
 use crate::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostError, InventorySnapshot, MemoryApprovals, MemoryAudit,
     MemoryNotes,

@@ -16,13 +16,14 @@ use warden_protocol::{
 
 use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
-    Approval, ApprovalState, ApprovalStore, AuditRecord, AuditSink, ExecClass, GuestApi,
-    HostBackend, Inventory, NoGuestApi, NotesStore,
+    Approval, ApprovalStore, AuditSink, ExecClass, GuestApi, HostBackend, Inventory, NoGuestApi,
+    NotesStore,
 };
 use crate::telemetry;
 use crate::tools::{ToolCall, classify_call};
 
 mod api_dispatch;
+mod bookkeeping;
 pub mod commands;
 mod dispatch;
 mod gates;
@@ -36,6 +37,7 @@ mod types;
 pub use stored::{StoredRun, verification_for};
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
+use bookkeeping::{AuditLine, call_command, plan_command};
 use commands::Plan;
 use dispatch::{Dispatch, shape_result};
 pub use gates::arguments_hash;
@@ -55,21 +57,6 @@ pub struct Executor<'a> {
     ports: Ports<'a>,
     /// Answers API-backed plans (Proxmox); none unless one is attached.
     guest_api: &'a dyn GuestApi,
-}
-
-/// Who the executor's own records name as their actor: the proposer of the
-/// call (the model or the router; the executor cannot tell which).
-const PROPOSER: &str = "assistant";
-
-/// One audit record as the executor fills it in.
-struct AuditLine<'x> {
-    tool: &'x str,
-    target: Option<&'x str>,
-    decision: &'x str,
-    code: Option<ErrorCode>,
-    /// The command (or call) the record concerns.
-    command: &'x str,
-    reason: Option<&'x str>,
 }
 
 /// Whether a human already approved this exact call.
@@ -628,142 +615,6 @@ impl<'a> Executor<'a> {
             }
         }
         Ok(Gate::Admitted(Admitted { call, target, plan }))
-    }
-
-    fn request_approval(
-        &self,
-        session: &Session,
-        proposed: &ProposedCall,
-        call: &ToolCall,
-        target: Option<&Resource>,
-        plan: &Plan,
-        at: Moment,
-    ) -> Result<Approval, ToolError> {
-        let command = plan_command(plan, proposed, target);
-        let risk = warden_policy::classify(&command).risk;
-        // What the approver is told about undoing it (Proxmox guests).
-        let snapshot = target.and_then(|t| {
-            let inventory = self.ports.inventory.snapshot();
-            let mut chain = inventory.chain(&t.id);
-            if chain.is_empty() {
-                chain.push(t);
-            }
-            snapshot_first::snapshot_offer(
-                &self.settings.snapshots,
-                call,
-                &chain,
-                &|r: &Resource| self.guest_api.serves(Some(r)),
-            )
-        });
-        let undoable = snapshot
-            .as_ref()
-            .map(|s| format!(" — {}", s.undoable))
-            .unwrap_or_default();
-        let id = crate::ports::new_approval_id()
-            .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
-        let approval = Approval {
-            id,
-            session_id: session.id.clone(),
-            tool: proposed.tool.clone(),
-            target: target.map(|t| t.id.to_string()).unwrap_or_default(),
-            arguments_hash: arguments_hash(&proposed.tool, &proposed.arguments),
-            arguments: proposed.arguments.clone(),
-            command: command.clone(),
-            risk: risk.as_str().to_string(),
-            description: format!(
-                "{} on {}: {command}{undoable}",
-                call.name(),
-                target.map_or("-".to_string(), |t| t.name.clone())
-            ),
-            created_at_ms: at.wall_ms,
-            expires_at_ms: at.wall_ms
-                + u64::try_from(self.settings.approval_ttl.as_millis()).unwrap_or(u64::MAX),
-            state: ApprovalState::Pending,
-            reason: None,
-            decided_by: None,
-            decided_at_ms: None,
-            snapshot,
-        };
-        self.ports
-            .approvals
-            .create(approval.clone())
-            .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string()))?;
-        Ok(approval)
-    }
-
-    fn blocked(
-        &self,
-        session: &Session,
-        tool: &str,
-        target: Option<&str>,
-        command: &str,
-        kind: ToolKind,
-        error: ToolError,
-    ) -> Outcome {
-        let audited = self.audit(
-            session,
-            AuditLine {
-                tool,
-                target,
-                decision: "blocked",
-                code: Some(error.code),
-                command,
-                reason: Some(&error.message),
-            },
-            Instant::now(),
-        );
-        let mut response = ToolResponse::failure(error);
-        if let Err(audit_error) = audited {
-            response
-                .meta
-                .get_or_insert_with(Default::default)
-                .audit_error = Some(audit_error.to_string());
-        }
-        Outcome {
-            kind,
-            response,
-            execs: Vec::new(),
-            approval: None,
-            transition: None,
-        }
-    }
-
-    fn audit(
-        &self,
-        session: &Session,
-        line: AuditLine<'_>,
-        started: Instant,
-    ) -> Result<(), crate::ports::AuditError> {
-        self.ports.audit.append(AuditRecord {
-            session_id: session.id.clone(),
-            actor: PROPOSER.to_string(),
-            tool: line.tool.to_string(),
-            target: line.target.map(str::to_string),
-            decision: line.decision.to_string(),
-            code: line.code.map(|c| c.as_str().to_string()),
-            command: line.command.chars().take(2000).collect(),
-            reason: line.reason.map(|r| r.chars().take(500).collect()),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        })
-    }
-}
-
-/// The command a plan runs, for approvals and the audit log.
-fn plan_command(plan: &Plan, proposed: &ProposedCall, target: Option<&Resource>) -> String {
-    match plan {
-        Plan::Run(planned) => planned.command.clone(),
-        Plan::Api(call) => call.as_command_line(target).1,
-        Plan::Replace { path, old, new } => format!("replace `{old}` with `{new}` in {path}"),
-        Plan::Internal => call_command(&proposed.tool, &proposed.arguments),
-    }
-}
-
-/// The command a refused call concerns: its `command` argument, else the
-/// tool and its arguments.
-fn call_command(tool: &str, arguments: &Value) -> String {
-    match arguments.get("command").and_then(Value::as_str) {
-        Some(command) => command.to_string(),
-        None => format!("{tool} {arguments}"),
     }
 }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::context::Registration;
+use crate::ports::{ApprovalState, AuditRecord};
 use crate::ports::{MemoryApprovals, MemoryAudit};
 use crate::simulated::{SimulatedHosts, StaticInventory};
 
