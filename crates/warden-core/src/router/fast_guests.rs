@@ -123,7 +123,7 @@ pub(super) fn patterns() -> [&'static Pattern; 12] {
     ]
 }
 
-/// Words a history request's subject can never be ("cpu usage today" has none).
+/// Words a subject can never be ("cpu usage today", "list snapshots" have none).
 const NOT_A_SUBJECT: &[&str] = &[
     "cpu",
     "cpus",
@@ -146,6 +146,18 @@ const NOT_A_SUBJECT: &[&str] = &[
     "my",
     "this",
     "all",
+    "list",
+    "show",
+    "get",
+    "check",
+    "display",
+    "print",
+    "give",
+    "tell",
+    "me",
+    "what",
+    "which",
+    "any",
 ];
 
 /// The subject of a match, or `None` when its name is a word of the request.

@@ -112,16 +112,14 @@ pub fn guest_power(
         let status = status_of(verified.first());
         let mut lines = if status == power.expected {
             vec![format!(
-                "Done: {} ({}) was {}; Proxmox reports it {status}.",
+                "Done: {} was {}; Proxmox reports it {status}.",
                 named(guest),
-                guest.id.kind.label(),
                 power.how
             )]
         } else {
             vec![format!(
-                "{} ({}) was {}, but Proxmox still reports it {status}, not {}. Ask for its status again in a moment.",
+                "{} was {}, but Proxmox still reports it {status}, not {}. Ask for its status again in a moment.",
                 named(guest),
-                guest.id.kind.label(),
                 power.how,
                 power.expected
             )]

@@ -92,10 +92,11 @@ pub fn list_resources(kinds: &[ResourceKind], step: usize, last: &[Value]) -> St
         .filter_map(|r| Res(r).data()["resources"].as_array())
         .flatten()
         .collect();
+    let plural = if resources.len() == 1 { "" } else { "s" };
     let what = match kinds {
-        [ResourceKind::Vm, ResourceKind::Lxc] => "guests (VMs and LXC containers)".to_string(),
-        [kind] => format!("{}s", kind.label()),
-        _ => "resources".to_string(),
+        [ResourceKind::Vm, ResourceKind::Lxc] => format!("guest{plural} (VMs and LXC containers)"),
+        [kind] => format!("{}{plural}", kind.label()),
+        _ => format!("resource{plural}"),
     };
     if resources.is_empty() {
         return Step::Answer(format!("The inventory has no {what}."));
