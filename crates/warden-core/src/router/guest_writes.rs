@@ -97,7 +97,18 @@ fn task_notes(write: Res<'_>) -> Vec<String> {
     if !task.is_null() && status != "OK" {
         notes.push(format!("  task exit status: {status}"));
     }
+    notes.extend(undo_note(write));
     notes
+}
+
+/// The snapshot "snapshot first" took before the change, and how to undo.
+fn undo_note(write: Res<'_>) -> Option<String> {
+    let taken = &write.data()["snapshot_before_change"];
+    let name = taken["name"].as_str().filter(|n| !n.is_empty())?;
+    Some(format!(
+        "  snapshot `{name}` of {} was taken first: roll back to it to undo this",
+        taken["guest"].as_str().unwrap_or("the guest")
+    ))
 }
 
 pub fn guest_power(
@@ -265,9 +276,12 @@ pub fn rollback(
         } else {
             String::new()
         };
+        let undo = undo_note(verified.write)
+            .map(|note| format!("\n{note}"))
+            .unwrap_or_default();
         match current {
             Some(current) if current == snapshot => format!(
-                "Done: {} was rolled back to `{snapshot}`: it now runs from that snapshot, and every change since it is gone. Proxmox reports it {status}.{start}",
+                "Done: {} was rolled back to `{snapshot}`: it now runs from that snapshot, and every change since it is gone. Proxmox reports it {status}.{start}{undo}",
                 named(guest)
             ),
             Some(other) => format!(

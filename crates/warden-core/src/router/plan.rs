@@ -395,10 +395,15 @@ fn only_lxc_containers(inventory: &InventorySnapshot) -> bool {
     !docker && all.iter().any(|r| r.id.kind == ResourceKind::Lxc)
 }
 
-/// "kill nginx": only guests are stopped without a clean shutdown.
-fn only_for_guests(operation: ControlOp, name: &str, what: &str) -> Plan {
+/// "kill nginx": only guests are stopped without a clean shutdown. `what`
+/// is what the name is, when the inventory knows it.
+fn only_for_guests(operation: ControlOp, name: &str, what: Option<&str>) -> Plan {
+    let known = match what {
+        Some(what) => format!("{name} is a {what}"),
+        None => format!("I know no VM or LXC called {name}"),
+    };
     Plan::Say(format!(
-        "A {} is for VMs and LXC containers; {name} is a {what}. To stop it, say \"stop {name}\".",
+        "A {} is for VMs and LXC containers, and {known}. To stop a service or a container, say \"stop {name}\"; nothing was done.",
         operation.as_str()
     ))
 }
@@ -412,7 +417,7 @@ fn control(operation: ControlOp, target: Target) -> Plan {
                     service: name,
                     operation,
                 },
-                None => only_for_guests(operation, &name, "service"),
+                None => only_for_guests(operation, &name, None),
             };
         }
         Target::Resource(r) => r,
@@ -427,7 +432,7 @@ fn control(operation: ControlOp, target: Target) -> Plan {
                 container: r,
                 operation,
             },
-            None => only_for_guests(operation, &r.name, "Docker container"),
+            None => only_for_guests(operation, &r.name, Some("Docker container")),
         },
         ResourceKind::Vm | ResourceKind::Lxc if operation == ControlOp::Reload => {
             Plan::Say(format!(

@@ -8,6 +8,7 @@ use warden_protocol::ControlLevel;
 
 use super::pve::{Pve, approved, task};
 use crate::agent::{Decision, LoopEvent};
+use crate::executor::snapshot_first::{SnapshotMode, SnapshotPolicy};
 use crate::router::intent::Stage;
 
 fn asked_for_approval(out: &super::Outcome) -> bool {
@@ -161,7 +162,7 @@ fn kill_is_only_for_guests() {
     assert!(service.calls().is_empty());
     assert_eq!(
         service.text,
-        "A force stop is for VMs and LXC containers; nginx is a service. To stop it, say \"stop nginx\"."
+        "A force stop is for VMs and LXC containers, and I know no VM or LXC called nginx. To stop a service or a container, say \"stop nginx\"; nothing was done."
     );
 }
 
@@ -263,5 +264,50 @@ fn a_snapshot_is_taken_with_approval_and_found_in_the_list() {
         bad.text.starts_with("`1st` is not a name Proxmox accepts"),
         "{}",
         bad.text
+    );
+}
+
+#[test]
+fn a_snapshot_taken_first_is_named_with_how_to_undo() {
+    let always = || Pve {
+        snapshots: SnapshotPolicy {
+            default: SnapshotMode::Always,
+            per_tag: Default::default(),
+        },
+        ..Pve::default()
+    };
+    let out = always().ask("stop web", vec![]);
+    let (node, snapshot) = &out.commands[0];
+    assert_eq!(node, "node:pve1");
+    assert!(
+        snapshot.starts_with("qm snapshot 101 warden-replay-"),
+        "{snapshot}"
+    );
+    assert!(out.ran("qm shutdown 101"), "{:?}", out.commands);
+    let name = snapshot.rsplit(' ').next().unwrap();
+    assert!(
+        out.text
+            .starts_with("Done: web (vm:pve1:101) was shut down"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.ends_with(&format!(
+            "\n  snapshot `{name}` of vm:pve1:101 was taken first: roll back to it to undo this"
+        )),
+        "{}",
+        out.text
+    );
+    let rollback = always().ask(
+        "roll back web to before-upgrade",
+        vec![task("qm listsnapshot 101", SNAPSHOTS, "", 0)],
+    );
+    assert!(rollback.ran("qm rollback 101 before-upgrade"));
+    assert!(
+        rollback
+            .text
+            .contains("was taken first: roll back to it to undo this"),
+        "{}",
+        rollback.text
     );
 }

@@ -12,6 +12,7 @@ use super::*;
 use crate::agent::{
     Conversation, Decision, FixedApprover, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
+use crate::executor::snapshot_first::SnapshotPolicy;
 use crate::executor::{Executor, Moment, Ports, Session, Settings};
 use crate::ports::{ExecOutput, MemoryApprovals, MemoryAudit};
 use crate::simulated::{Answer, SimulatedHosts, StaticInventory};
@@ -166,6 +167,7 @@ fn turn(
         inventory: &inventory,
         hosts: &hosts,
         guest_api: &crate::ports::NoGuestApi,
+        snapshots: SnapshotPolicy::default(),
     };
     world.turn(message, level, decision, model)
 }
@@ -176,6 +178,8 @@ pub struct World<'w> {
     pub inventory: &'w dyn crate::ports::Inventory,
     pub hosts: &'w SimulatedHosts,
     pub guest_api: &'w dyn crate::ports::GuestApi,
+    /// When a snapshot of a guest is taken before a change.
+    pub snapshots: SnapshotPolicy,
 }
 
 impl World<'_> {
@@ -192,6 +196,7 @@ impl World<'_> {
         let executor = Executor::new(
             Settings {
                 control_level: level,
+                snapshots: self.snapshots.clone(),
                 ..Settings::default()
             },
             Ports {

@@ -11,6 +11,7 @@ use warden_protocol::{ControlLevel, Resource, ResourceId};
 
 use super::{Outcome, World, resource};
 use crate::agent::Decision;
+use crate::executor::snapshot_first::SnapshotPolicy;
 use crate::ports::{
     ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi, Inventory, InventorySnapshot,
 };
@@ -122,6 +123,7 @@ pub struct Pve {
     /// Whether the inventory shows a change afterwards.
     pub refresh: bool,
     pub model: Option<ScriptedProvider>,
+    pub snapshots: SnapshotPolicy,
 }
 
 impl Default for Pve {
@@ -131,6 +133,7 @@ impl Default for Pve {
             decision: Decision::Approve,
             refresh: true,
             model: None,
+            snapshots: SnapshotPolicy::default(),
         }
     }
 }
@@ -148,6 +151,7 @@ impl Pve {
             inventory: &inventory,
             hosts: &hosts,
             guest_api: &api,
+            snapshots: self.snapshots,
         };
         world.turn(message, self.level, self.decision, self.model)
     }
