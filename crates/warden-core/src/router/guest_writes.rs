@@ -7,10 +7,10 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::guests::{snapshot_names, snapshots};
 use super::intent::ControlOp;
 use super::plan::{Call, Step, args};
 use super::render::{Res, named};
+use super::snapshot_list::{current_parent, snapshot_names};
 use super::suggest::distance;
 use super::write_route::{Precheck, Verified, WriteRoute};
 use crate::tools::args::DEFAULT_SHUTDOWN_TIMEOUT_SECS;
@@ -170,7 +170,7 @@ pub fn take_snapshot(
 ) -> Step {
     let describe = |verified: Verified<'_>| {
         let names = snapshot_names(verified.first().data());
-        if names.contains(&name) {
+        if names.iter().any(|n| n == name) {
             format!(
                 "Done: snapshot `{name}` of {} was taken (disk and configuration, not memory); it has {} snapshot{} now. To undo later changes: \"roll back {} to {name}\".",
                 named(guest),
@@ -217,7 +217,7 @@ fn snapshots_line(guest: &Resource, list: Res<'_>) -> String {
 /// nearest names it does have.
 fn check_snapshot_exists(guest: &Resource, snapshot: &str, list: Res<'_>) -> Result<(), String> {
     let names = snapshot_names(list.data());
-    if names.contains(&snapshot) {
+    if names.iter().any(|n| n == snapshot) {
         return Ok(());
     }
     if names.is_empty() {
@@ -228,7 +228,12 @@ fn check_snapshot_exists(guest: &Resource, snapshot: &str, list: Res<'_>) -> Res
     }
     let mut near: Vec<(usize, &str)> = names
         .iter()
-        .map(|n| (distance(&n.to_lowercase(), &snapshot.to_lowercase()), *n))
+        .map(|n| {
+            (
+                distance(&n.to_lowercase(), &snapshot.to_lowercase()),
+                n.as_str(),
+            )
+        })
         .filter(|(d, n)| {
             *d <= 3
                 || n.to_lowercase().contains(&snapshot.to_lowercase())
@@ -265,12 +270,8 @@ pub fn rollback(
 ) -> Step {
     let decide = |list: Res<'_>| check_snapshot_exists(guest, snapshot, list);
     let describe = |verified: Verified<'_>| {
-        let list = verified.first().data();
         let status = status_of(verified.read(1));
-        let current = snapshots(list)
-            .into_iter()
-            .find(|s| s["is_current_parent"] == json!(true))
-            .and_then(|s| s["name"].as_str());
+        let current = current_parent(verified.first().data());
         let start = if status == "stopped" {
             format!(" Say \"start {}\" to start it.", guest.name)
         } else {
@@ -279,7 +280,7 @@ pub fn rollback(
         let undo = undo_note(verified.write)
             .map(|note| format!("\n{note}"))
             .unwrap_or_default();
-        match current {
+        match current.as_deref() {
             Some(current) if current == snapshot => format!(
                 "Done: {} was rolled back to `{snapshot}`: it now runs from that snapshot, and every change since it is gone. Proxmox reports it {status}.{start}{undo}",
                 named(guest)

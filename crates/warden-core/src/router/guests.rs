@@ -8,6 +8,7 @@ use warden_protocol::{Resource, ResourceKind};
 use super::intent::Window;
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, failure, named, utc_time};
+use super::snapshot_list::snapshots;
 use crate::tools::history_text::render_history;
 
 pub fn guest_status(guest: &Resource, step: usize, last: &[Value]) -> Step {
@@ -204,24 +205,6 @@ pub fn list_snapshots(guest: &Resource, step: usize, last: &[Value]) -> Step {
     }
 }
 
-/// The snapshots of a `snapshot list` result, newest first.
-pub fn snapshots(data: &Value) -> Vec<&Value> {
-    let mut list: Vec<&Value> = data["snapshots"]
-        .as_array()
-        .map(|s| s.iter().filter(|s| s["name"] != json!("current")).collect())
-        .unwrap_or_default();
-    list.sort_by_key(|s| std::cmp::Reverse(s["taken_at"].as_i64()));
-    list
-}
-
-/// The names of a `snapshot list` result, newest first.
-pub fn snapshot_names(data: &Value) -> Vec<&str> {
-    snapshots(data)
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect()
-}
-
 /// "web (vm:pve1:101) has 2 snapshots, newest first:" and one line each.
 pub fn snapshots_text(guest: &Resource, data: &Value) -> String {
     let list = snapshots(data);
@@ -240,11 +223,12 @@ pub fn snapshots_text(guest: &Resource, data: &Value) -> String {
         named(guest),
         list.len()
     )];
-    for s in list {
+    for s in &list {
         let mut line = format!("  {:<width$}", s["name"].as_str().unwrap_or("?"));
-        line.push_str(&match s["taken_at"].as_i64() {
-            Some(at) => format!("  {}", utc_time(at)),
-            None => "  (no time)".to_string(),
+        line.push_str(&match (s["taken_at"].as_i64(), s["taken"].as_str()) {
+            (Some(at), _) => format!("  {}", utc_time(at)),
+            (None, Some(local)) => format!("  {local}"),
+            (None, None) => "  (no time)".to_string(),
         });
         if let Some(description) = s["description"].as_str().map(str::trim) {
             if !description.is_empty() {

@@ -44,6 +44,7 @@ pub mod render;
 mod render_metrics;
 pub mod resolve;
 mod since;
+mod snapshot_list;
 mod steps;
 mod suggest;
 mod updates;

@@ -311,3 +311,36 @@ fn a_snapshot_taken_first_is_named_with_how_to_undo() {
         rollback.text
     );
 }
+
+/// Without the API, an agent on the node runs `qm`: its snapshot tree is
+/// read the same way.
+#[test]
+fn rollback_through_the_nodes_agent_reads_the_snapshot_tree() {
+    let tree = "`-> base                 2026-11-01 08:00:00     no-description\n `-> before-upgrade     2026-11-23 10:30:00     manual\n  `-> current                                  You are here!\n";
+    let out = super::ask(
+        "roll back media-vm to before-upgrade",
+        ControlLevel::Controlled,
+        Decision::Approve,
+        vec![super::answer("listsnapshot", tree, 0)],
+    );
+    assert_eq!(
+        out.tools(),
+        ["query", "snapshot", "snapshot", "snapshot", "query"]
+    );
+    assert!(out.ran("qm rollback"), "{:?}", out.commands);
+    assert!(
+        out.text.starts_with(
+            "Done: media-vm (vm:pve1:101) was rolled back to `before-upgrade`: it now runs from that snapshot"
+        ),
+        "{}",
+        out.text
+    );
+    let listed = super::read(
+        "snapshots of media-vm",
+        vec![super::answer("listsnapshot", tree, 0)],
+    );
+    assert_eq!(
+        listed.text,
+        "media-vm (vm:pve1:101) has 2 snapshots, newest first:\n  before-upgrade  2026-11-23 10:30:00  \"manual\"  parent base  <- it runs from this one\n  base            2026-11-01 08:00:00"
+    );
+}
