@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use warden_protocol::{Approval, ApprovalState, ControlLevel, Resource, ResourceKind};
+use warden_protocol::{
+    Approval, ApprovalState, ControlLevel, Resource, ResourceKind, SnapshotOffer,
+};
 use warden_store::ApprovalPeople;
 
 use crate::auth::Role;
@@ -251,6 +253,32 @@ pub struct ApprovalView {
     pub decided_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The snapshot of a Proxmox guest offered before the change, and what
+    /// that makes undoable (absent when the call touches no such guest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotOfferView>,
+}
+
+/// "Snapshot first" on an approval card: whether a snapshot of the guest
+/// is taken before the change, and in words what will be undoable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct SnapshotOfferView {
+    /// The guest that would be snapshotted (`vm:pve1:101`).
+    pub guest: String,
+    /// Whether the snapshot is taken before the change.
+    pub take: bool,
+    /// What the approver is told: what will be undoable, and how.
+    pub undoable: String,
+}
+
+impl From<&SnapshotOffer> for SnapshotOfferView {
+    fn from(offer: &SnapshotOffer) -> Self {
+        SnapshotOfferView {
+            guest: offer.guest.clone(),
+            take: offer.take,
+            undoable: offer.undoable.clone(),
+        }
+    }
 }
 
 impl ApprovalView {
@@ -273,6 +301,7 @@ impl ApprovalView {
                 .or_else(|| people.decided_by.clone()),
             decided_at: approval.decided_at_ms.or(people.decided_at_ms).map(rfc3339),
             reason: approval.reason.clone(),
+            snapshot: approval.snapshot.as_ref().map(SnapshotOfferView::from),
         }
     }
 }
@@ -363,4 +392,60 @@ pub struct TokenView {
     pub expires_at: Option<String>,
     pub revoked_at: Option<String>,
     pub last_used_at: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn approval(snapshot: Option<SnapshotOffer>) -> Approval {
+        serde_json::from_value(json!({
+            "id": "a1", "session_id": "s1", "tool": "control", "target": "vm:pve1:101",
+            "arguments_hash": "ab", "arguments": {"action": "guest", "operation": "shutdown"},
+            "command": "qm shutdown 101", "risk": "medium", "description": "control on web",
+            "created_at_ms": 1, "expires_at_ms": 2, "state": "pending", "reason": null,
+            "snapshot": snapshot,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_snapshot_offer_is_in_the_view_only_when_there_is_one() {
+        let offer = SnapshotOffer {
+            guest: "vm:pve1:101".into(),
+            take: false,
+            undoable: "not undoable by Warden: no snapshot of web (vm:pve1:101) is taken first"
+                .into(),
+        };
+        let people = ApprovalPeople::default();
+        let offered =
+            serde_json::to_value(ApprovalView::of(&approval(Some(offer)), &people, 0)).unwrap();
+        assert_eq!(
+            offered["snapshot"],
+            json!({"guest": "vm:pve1:101", "take": false,
+                   "undoable": "not undoable by Warden: no snapshot of web (vm:pve1:101) is taken first"})
+        );
+        let plain = serde_json::to_value(ApprovalView::of(&approval(None), &people, 0)).unwrap();
+        assert!(plain.get("snapshot").is_none(), "{plain}");
+    }
+
+    #[test]
+    fn the_openapi_schema_describes_the_offer() {
+        let document: Value = serde_json::from_str(&crate::openapi_json().unwrap()).unwrap();
+        let schemas = &document["components"]["schemas"];
+        let view = &schemas["ApprovalView"];
+        assert!(view["properties"]["snapshot"].is_object(), "{view}");
+        let required: Vec<&str> = view["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(!required.contains(&"snapshot"), "{required:?}");
+        let offer = &schemas["SnapshotOfferView"];
+        for field in ["guest", "take", "undoable"] {
+            assert!(offer["properties"][field].is_object(), "{offer}");
+        }
+    }
 }

@@ -196,6 +196,45 @@ async fn a_failing_task_is_reported_with_its_exit_status() {
 }
 
 #[tokio::test]
+async fn a_routed_history_request_prints_its_sparklines() {
+    let fake = FakePve::start(FakeOptions::default()).await;
+    fake.add_vm(101, "web", "running").await;
+    let now = jiff::Timestamp::now().as_second();
+    let rows: Vec<Value> = (0..100)
+        .map(|i| {
+            json!({"time": now - (100 - i) * 3600, "cpu": 0.05,
+                   "mem": 1000 + (i % 10) * 100, "maxmem": 5000})
+        })
+        .collect();
+    fake.control(json!({"op": "rrd", "suffix": "/nodes/pve1/qemu/101/rrddata", "rows": rows}))
+        .await;
+    let home = Home::new(&fake, &fake.fingerprint);
+    let out = home.warden(&["ask", "memory of web this week"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // The router's answer, not the tool output of `-v`: the window, then
+    // one line per series with its sparkline and numbers.
+    assert!(text.contains("web (vm:pve1:101), past week:"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("memory"))
+        .unwrap_or_else(|| panic!("no memory line: {text}"));
+    assert!(line.contains('▁') && line.contains('█'), "{line}");
+    assert!(
+        line.contains("min 20.0 %") && line.contains("max 38.0 %"),
+        "{line}"
+    );
+    assert!(!text.contains("\"series\""), "raw tool output: {text}");
+    let requests = fake.requests().await;
+    assert!(
+        requests
+            .iter()
+            .any(|(_, p)| p.contains("/nodes/pve1/qemu/101/rrddata")),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_unusable_cluster_is_reported_once_and_warden_goes_on() {
     let fake = FakePve::start(FakeOptions::default()).await;
     fake.add_vm(101, "web", "running").await;

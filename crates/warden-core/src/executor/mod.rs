@@ -34,6 +34,7 @@ pub mod snapshot_first;
 mod stored;
 mod types;
 
+pub use api_dispatch::valid_snapshot_name;
 pub use stored::{StoredRun, verification_for};
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 

@@ -1,6 +1,7 @@
-//! Steps of the routes that change things (through `WriteRoute`: discover,
-//! check the write can work, write, verify, answer from the verification)
-//! and of notes and plain command runs. "Done" only when the verification
+//! Steps of the routes that change services, containers and notes
+//! (through `WriteRoute`: discover, check the write can work, write,
+//! verify, answer from the verification), and of plain command runs;
+//! guests are in `guest_writes.rs`. "Done" only when the verification
 //! read shows the intended state; otherwise the answer says what it showed.
 
 use serde_json::{Value, json};
@@ -13,7 +14,7 @@ use super::plan::{Call, Step, args};
 use super::render::{Res, block, failure, named};
 use super::resolve::known_services;
 use super::suggest::distance;
-use super::write_route::{Precheck, WriteRoute};
+use super::write_route::{Precheck, Verified, WriteRoute};
 use crate::executor::commands::quote;
 
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
@@ -101,12 +102,12 @@ pub fn service_control(
             operation.as_str()
         ))
     };
-    let state = |res: Res<'_>| match unit_blocks(res.stdout()).first() {
+    let state = |verified: Verified<'_>| match unit_blocks(verified.first().stdout()).first() {
         Some(u) => unit_state(u),
         None => format!("the state of {unit} could not be read back"),
     };
-    let describe = |res: Res<'_>| {
-        let units = unit_blocks(res.stdout());
+    let describe = |verified: Verified<'_>| {
+        let units = unit_blocks(verified.first().stdout());
         let Some(u) = units.first() else {
             return format!(
                 "The {} of {name} on {} ran, but its state could not be read back, so I cannot say it worked.",
@@ -159,7 +160,7 @@ pub fn service_control(
                 json!({"service": name, "operation": operation.as_str()}),
             ),
         ),
-        verify: Call::new(
+        verify: vec![Call::new(
             "read",
             args(
                 "exec",
@@ -169,7 +170,7 @@ pub fn service_control(
                     quote(&unit)
                 )}),
             ),
-        ),
+        )],
         describe: &describe,
         state: &state,
     }
@@ -223,7 +224,8 @@ pub fn container_control(
     last: &[Value],
     all: &[Value],
 ) -> Step {
-    let describe = |res: Res<'_>| {
+    let describe = |verified: Verified<'_>| {
+        let res = verified.first();
         let parsed: Value = serde_json::from_str(res.stdout()).unwrap_or(Value::Null);
         let state = &parsed.get(0).unwrap_or(&parsed)["State"];
         let status = state["Status"].as_str().unwrap_or("");
@@ -262,7 +264,7 @@ pub fn container_control(
         };
         format!("{verdict}\n  now: {now}")
     };
-    let state = |res: Res<'_>| container_state(container, res.stdout());
+    let state = |verified: Verified<'_>| container_state(container, verified.first().stdout());
     WriteRoute {
         target: container,
         action: format!("{} {}", operation.as_str(), named(container)),
@@ -275,58 +277,7 @@ pub fn container_control(
                 json!({"operation": operation.as_str()}),
             ),
         ),
-        verify: Call::new("docker", args("inspect", container, json!({}))),
-        describe: &describe,
-        state: &state,
-    }
-    .step(step, last, all)
-}
-
-pub fn guest_control(
-    guest: &Resource,
-    operation: ControlOp,
-    step: usize,
-    last: &[Value],
-    all: &[Value],
-) -> Step {
-    // A clean shutdown, not a power cut: the approval shows the command.
-    let (guest_operation, expected) = match operation {
-        ControlOp::Start => ("start", "running"),
-        ControlOp::Stop => ("shutdown", "stopped"),
-        ControlOp::Restart | ControlOp::Reload => ("reboot", "running"),
-    };
-    let status_of = |res: Res<'_>| {
-        res.data()["resource"]["status"]
-            .as_str()
-            .unwrap_or("unknown")
-            .to_string()
-    };
-    let describe = |res: Res<'_>| {
-        let status = status_of(res);
-        if status == expected {
-            format!(
-                "Done: {} ({}) got `{guest_operation}` and its inventory status is {status}.",
-                named(guest),
-                guest.id.kind.label()
-            )
-        } else {
-            format!(
-                "{} ({}) got `{guest_operation}`, but its inventory status is still {status}, not {expected}; a guest can take a while, so ask for its status again in a moment.",
-                named(guest),
-                guest.id.kind.label()
-            )
-        }
-    };
-    let state = |res: Res<'_>| format!("its inventory status is {}", status_of(res));
-    WriteRoute {
-        target: guest,
-        action: format!("{guest_operation} {}", named(guest)),
-        precheck: None,
-        write: Call::new(
-            "control",
-            args("guest", guest, json!({"operation": guest_operation})),
-        ),
-        verify: Call::new("query", args("get", guest, json!({}))),
+        verify: vec![Call::new("docker", args("inspect", container, json!({})))],
         describe: &describe,
         state: &state,
     }
@@ -339,15 +290,15 @@ pub fn remember(host: &Resource, note: &str, step: usize, last: &[Value], all: &
             .as_array()
             .is_some_and(|n| n.iter().any(|x| x.as_str() == Some(note)))
     };
-    let describe = |res: Res<'_>| {
-        if found(res) {
+    let describe = |verified: Verified<'_>| {
+        if found(verified.first()) {
             format!("Noted: \"{note}\".")
         } else {
             format!("I tried to note \"{note}\", but reading it back did not find it.")
         }
     };
-    let state = |res: Res<'_>| {
-        if found(res) {
+    let state = |verified: Verified<'_>| {
+        if found(verified.first()) {
             "the note is there".to_string()
         } else {
             "the note is not there".to_string()
@@ -358,7 +309,10 @@ pub fn remember(host: &Resource, note: &str, step: usize, last: &[Value], all: &
         action: format!("remember \"{note}\""),
         precheck: None,
         write: Call::new("knowledge", json!({"action": "remember", "note": note})),
-        verify: Call::new("knowledge", json!({"action": "recall", "query": note})),
+        verify: vec![Call::new(
+            "knowledge",
+            json!({"action": "recall", "query": note}),
+        )],
         describe: &describe,
         state: &state,
     }

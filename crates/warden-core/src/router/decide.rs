@@ -5,7 +5,7 @@
 //! says they are; keyword guesses, unknown names and services the host
 //! never reported go to the model.
 
-use super::intent::{self, Intent, Stage};
+use super::intent::{self, ControlOp, Intent, Stage};
 use super::plan::{self, Plan};
 use super::resolve;
 use crate::ports::InventorySnapshot;
@@ -103,6 +103,25 @@ fn unsure(intent: &Intent, plan: &Plan) -> Option<String> {
                 "`{command}` changes things, and the model can propose it through the control tool (with approval)"
             ));
         }
+    }
+    let force_stop = match intent {
+        Intent::Control { operation, .. } => *operation == ControlOp::ForceStop,
+        Intent::Each(parts) => parts.iter().any(|p| {
+            matches!(
+                p,
+                Intent::Control {
+                    operation: ControlOp::ForceStop,
+                    ..
+                }
+            )
+        }),
+        _ => false,
+    };
+    if force_stop && plan.parts().iter().any(|p| matches!(p, Plan::Say(_))) {
+        return Some(
+            "a force stop (`kill`) is only for guests, and this names something else: the model may read it as a command"
+                .to_string(),
+        );
     }
     for part in plan.parts() {
         let (host, service) = match part {

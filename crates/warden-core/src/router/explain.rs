@@ -40,7 +40,11 @@ Without a language model I understand requests like these (add \"on HOST\" for a
   is ssh running · status of nginx · why did nginx exit
   logs of nginx · last 20 lines of the syslog · nginx logs with \"timeout\" since 1h
   list services · list containers · list resources
+  list vms · list guests · list nodes · status of vm 101 · snapshots of web
+  memory of web this week · cpu of pve1 today · network of ct 141 this month
   restart nginx · stop jellyfin and redis · start web1   (changes ask for your approval)
+  stop web (a clean shutdown, forced after 180 s) · kill web · reboot ct 141
+  take a snapshot of web named before-upgrade · roll back web to before-upgrade
   remember the backup runs at 02:00 · recall backup
   explain `journalctl -f` · or type a read-only command such as `df -h`
 With a model configured (WARDEN_PROVIDER, WARDEN_BASE_URL, WARDEN_MODEL) anything else goes to it.";

@@ -28,7 +28,7 @@ pub(super) fn names() -> String {
 
 /// A word that says what a subject is.
 pub(super) const KIND: &str =
-    r"(service|container|docker[ \t]+container|daemon|vm|lxc|guest|unit|server)s?";
+    r"(service|container|docker[ \t]+container|daemon|vm|lxc|ct|guest|unit|server)s?";
 
 /// A regular expression compiled on first use: a request compiles only the
 /// patterns tried before it matched, which keeps a one-shot `warden ask` fast.
@@ -89,21 +89,21 @@ static DISK_ALL: Pattern = Pattern::new("disk_all", || {
 static STATUS_IS: Pattern = Pattern::new("status_is", || {
     let names = names();
     format!(
-        r"^(?:is|are)[ \t]+(?:the[ \t]+)?({names})(?:[ \t]+{KIND})?[ \t]+(?:still[ \t]+)?(?:running|up|active|alive|ok|okay|healthy|working|down|started|dead|stopped|failed|failing)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
+        r"^(?:is|are)[ \t]+(?:the[ \t]+)?(?:{KIND}[ \t]+)?({names})(?:[ \t]+{KIND})?[ \t]+(?:still[ \t]+)?(?:running|up|active|alive|ok|okay|healthy|working|down|started|dead|stopped|failed|failing)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
     )
 });
 
 static STATUS_OF: Pattern = Pattern::new("status_of", || {
     let names = names();
     format!(
-        r"^(?:(?:check|show|get|what(?:'s|s| is))[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?(?:status|health|state)[ \t]+(?:of[ \t]+|for[ \t]+)?(?:the[ \t]+)?({names})(?:[ \t]+{KIND})?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
+        r"^(?:(?:check|show|get|what(?:'s|s| is))[ \t]+)?(?:me[ \t]+)?(?:the[ \t]+)?(?:status|health|state)[ \t]+(?:of[ \t]+|for[ \t]+)?(?:the[ \t]+)?(?:{KIND}[ \t]+)?({names})(?:[ \t]+{KIND})?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
     )
 });
 
 static STATUS_SUFFIX: Pattern = Pattern::new("status_suffix", || {
     let names = names();
     format!(
-        r"^(?:(?:check|show|get)[ \t]+)?(?:the[ \t]+)?({names})(?:[ \t]+{KIND})?[ \t]+(?:status|health|state)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
+        r"^(?:(?:check|show|get)[ \t]+)?(?:the[ \t]+)?(?:{KIND}[ \t]+)?({names})(?:[ \t]+{KIND})?[ \t]+(?:status|health|state)(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
     )
 });
 
@@ -130,13 +130,13 @@ static SYSTEM_LOG: Pattern = Pattern::new("system_log", || {
 static CONTROL: Pattern = Pattern::new("control", || {
     let names = names();
     format!(
-        r"^(restart|start|stop|reload|bounce)[ \t]+(?:the[ \t]+)?(?:{KIND}[ \t]+)?({names})(?:[ \t]+{KIND})?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
+        r"^(restart|start|stop|reload|bounce|reboot|shutdown|shut[ \t]+down|kill|force[ \t]+stop|force-stop|hard[ \t]+stop)[ \t]+(?:the[ \t]+)?(?:{KIND}[ \t]+)?({names})(?:[ \t]+{KIND})?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
     )
 });
 
 static LIST: Pattern = Pattern::new("list", || {
     format!(
-        r"^(?:(?:list|show|get|display|which|what)[ \t]+)?(?:me[ \t]+)?(?:all[ \t]+)?(?:of[ \t]+)?(?:the[ \t]+)?(?:running[ \t]+)?(services|units|daemons|docker[ \t]+containers|containers|resources|hosts|machines|servers|vms|virtual[ \t]+machines|lxcs?|lxc[ \t]+containers|guests|nodes|inventory|everything)(?:[ \t]+(?:are[ \t]+there|are[ \t]+running|do[ \t]+you[ \t]+know|exist|do[ \t]+i[ \t]+have))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
+        r"^(?:(?:list|show|get|display|which|what)[ \t]+)?(?:me[ \t]+)?(?:all[ \t]+)?(?:of[ \t]+)?(?:the[ \t]+)?(?:running[ \t]+)?(services|units|daemons|docker[ \t]+containers|containers|resources|hosts|machines|servers|vms|virtual[ \t]+machines|lxcs?|cts|lxc[ \t]+containers|guests|(?:proxmox[ \t]+|pve[ \t]+)?nodes|inventory|everything)(?:[ \t]+(?:are[ \t]+there|are[ \t]+running|do[ \t]+you[ \t]+know|exist|do[ \t]+i[ \t]+have))?(?:[ \t]+(?:on|at)[ \t]+({NAME}))?$"
     )
 });
 
@@ -187,6 +187,9 @@ pub fn match_fast(original: &str, lower: &str) -> Option<(&'static str, Intent)>
             ));
         }
     }
+    if let Some(found) = super::fast_guests::match_guests(original, lower) {
+        return Some(found);
+    }
     if let Some(c) = DISK_ALL.captures(lower) {
         let intent = Intent::Metric {
             metric: Metric::DiskAll,
@@ -216,9 +219,9 @@ pub fn match_fast(original: &str, lower: &str) -> Option<(&'static str, Intent)>
     }
     for pattern in [&STATUS_IS, &STATUS_OF, &STATUS_SUFFIX] {
         if let Some(c) = pattern.captures(lower) {
-            let said = kind(c.get(2));
-            let on = name(c.get(3));
-            let intent = each(&c[1], |name| {
+            let said = kind(c.get(1)).or(kind(c.get(3)));
+            let on = name(c.get(4));
+            let intent = each(&c[2], |name| {
                 Intent::Status(Subject::new(name, on.clone(), said))
             });
             return Some((pattern.name, intent));
@@ -319,7 +322,7 @@ pub(super) fn name(m: Option<regex::Match<'_>>) -> Option<String> {
         .filter(|n| !n.is_empty())
 }
 
-fn kind(m: Option<regex::Match<'_>>) -> Option<SubjectKind> {
+pub(super) fn kind(m: Option<regex::Match<'_>>) -> Option<SubjectKind> {
     m.and_then(|m| SubjectKind::parse(m.as_str()))
 }
 
@@ -358,8 +361,9 @@ fn list_word(phrase: &str) -> ListWhat {
         "containers" | "docker containers" => ListWhat::Containers,
         "hosts" | "machines" | "servers" => ListWhat::Resources(Some(ResourceKind::Host)),
         "vms" | "virtual machines" => ListWhat::Resources(Some(ResourceKind::Vm)),
-        "lxc" | "lxcs" | "lxc containers" => ListWhat::Resources(Some(ResourceKind::Lxc)),
-        "nodes" => ListWhat::Resources(Some(ResourceKind::Node)),
+        "lxc" | "lxcs" | "cts" | "lxc containers" => ListWhat::Resources(Some(ResourceKind::Lxc)),
+        "nodes" | "proxmox nodes" | "pve nodes" => ListWhat::Resources(Some(ResourceKind::Node)),
+        "guests" => ListWhat::Guests,
         _ => ListWhat::Resources(None),
     }
 }
@@ -387,7 +391,10 @@ mod tests {
             &RECALL,
             &EXPLAIN,
             &HELP,
-        ] {
+        ]
+        .into_iter()
+        .chain(super::super::fast_guests::patterns())
+        {
             let source = (pattern.source)();
             assert!(Regex::new(&source).is_ok(), "{}: {source}", pattern.name);
         }

@@ -10,6 +10,7 @@ use warden_protocol::ResourceKind;
 use super::certificate::Endpoint;
 pub use super::facts::{Fact, ProcessOrder};
 use super::since::Since;
+pub use super::window::Window;
 use crate::executor::host_metrics::Metric;
 
 /// Which stage recognised the request.
@@ -42,15 +43,26 @@ pub enum ControlOp {
     Stop,
     Restart,
     Reload,
+    /// A guest's clean shutdown, left running when it does not finish.
+    Shutdown,
+    /// A guest's reboot (for services and containers: a restart).
+    Reboot,
+    /// A guest stopped at once, without a clean shutdown ("kill", "force stop").
+    ForceStop,
 }
 
 impl ControlOp {
+    /// The verb as typed (whitespace between words is one space).
     pub fn parse(word: &str) -> Option<ControlOp> {
-        match word {
+        let word = word.split_whitespace().collect::<Vec<_>>().join(" ");
+        match word.as_str() {
             "start" => Some(ControlOp::Start),
             "stop" => Some(ControlOp::Stop),
             "restart" | "bounce" => Some(ControlOp::Restart),
             "reload" => Some(ControlOp::Reload),
+            "shutdown" | "shut down" => Some(ControlOp::Shutdown),
+            "reboot" => Some(ControlOp::Reboot),
+            "kill" | "force stop" | "force-stop" | "hard stop" => Some(ControlOp::ForceStop),
             _ => None,
         }
     }
@@ -61,6 +73,9 @@ impl ControlOp {
             ControlOp::Stop => "stop",
             ControlOp::Restart => "restart",
             ControlOp::Reload => "reload",
+            ControlOp::Shutdown => "shut down",
+            ControlOp::Reboot => "reboot",
+            ControlOp::ForceStop => "force stop",
         }
     }
 
@@ -71,6 +86,22 @@ impl ControlOp {
             ControlOp::Stop => "stopped",
             ControlOp::Restart => "restarted",
             ControlOp::Reload => "reloaded",
+            ControlOp::Shutdown => "shut down",
+            ControlOp::Reboot => "rebooted",
+            ControlOp::ForceStop => "force-stopped",
+        }
+    }
+
+    /// The operation on a service or a container, which have no shutdown
+    /// or reboot of their own; `None` for a force stop (only guests have one).
+    pub fn for_services(self) -> Option<ControlOp> {
+        match self {
+            ControlOp::Start | ControlOp::Stop | ControlOp::Restart | ControlOp::Reload => {
+                Some(self)
+            }
+            ControlOp::Shutdown => Some(ControlOp::Stop),
+            ControlOp::Reboot => Some(ControlOp::Restart),
+            ControlOp::ForceStop => None,
         }
     }
 }
@@ -79,6 +110,8 @@ impl ControlOp {
 pub enum ListWhat {
     Services,
     Containers,
+    /// VMs and LXC containers.
+    Guests,
     Resources(Option<ResourceKind>),
 }
 
@@ -97,16 +130,23 @@ pub struct LogsRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubjectKind {
     Service,
+    /// A Docker container, else an LXC container.
     Container,
+    /// A VM or an LXC container.
     Guest,
+    Vm,
+    Lxc,
 }
 
 impl SubjectKind {
     pub fn parse(word: &str) -> Option<SubjectKind> {
-        match word.trim().trim_end_matches('s') {
+        let word = word.split_whitespace().collect::<Vec<_>>().join(" ");
+        match word.trim_end_matches('s') {
             "service" | "daemon" | "unit" => Some(SubjectKind::Service),
             "container" | "docker container" => Some(SubjectKind::Container),
-            "vm" | "lxc" | "guest" | "virtual machine" => Some(SubjectKind::Guest),
+            "guest" | "virtual machine" => Some(SubjectKind::Guest),
+            "vm" | "qemu vm" => Some(SubjectKind::Vm),
+            "lxc" | "ct" | "lxc container" => Some(SubjectKind::Lxc),
             _ => None,
         }
     }
@@ -116,6 +156,8 @@ impl SubjectKind {
             SubjectKind::Service => "service",
             SubjectKind::Container => "container",
             SubjectKind::Guest => "guest (VM or LXC)",
+            SubjectKind::Vm => "VM",
+            SubjectKind::Lxc => "LXC container",
         }
     }
 }
@@ -171,6 +213,26 @@ pub enum Intent {
     },
     /// Why a container or service exited.
     WhyExit(Subject),
+    /// A Proxmox node's or guest's history over a window ("memory of web
+    /// this week"); `metric` `None` is every metric, `subject` `None` this
+    /// machine.
+    History {
+        metric: Option<Metric>,
+        subject: Option<Subject>,
+        window: Window,
+    },
+    /// A guest's snapshots.
+    Snapshots(Subject),
+    /// Take a snapshot of a guest, named as asked or after the time.
+    TakeSnapshot {
+        subject: Subject,
+        name: Option<String>,
+    },
+    /// Roll a guest back to one of its snapshots.
+    Rollback {
+        subject: Subject,
+        snapshot: String,
+    },
     /// The same request for several subjects ("stop A and B"): one plan each.
     Each(Vec<Intent>),
     Remember {
@@ -204,6 +266,10 @@ impl Intent {
             Intent::Errors { .. } => "errors",
             Intent::Certificate { .. } => "certificate",
             Intent::WhyExit(_) => "why_exit",
+            Intent::History { .. } => "history",
+            Intent::Snapshots(_) => "snapshots",
+            Intent::TakeSnapshot { .. } => "take_snapshot",
+            Intent::Rollback { .. } => "rollback",
             Intent::Each(parts) => parts.first().map_or("each", Intent::name),
             Intent::Remember { .. } => "remember",
             Intent::Recall { .. } => "recall",
@@ -216,7 +282,10 @@ impl Intent {
     /// Whether carrying it out changes something.
     pub fn writes(&self) -> bool {
         match self {
-            Intent::Control { .. } | Intent::Remember { .. } => true,
+            Intent::Control { .. }
+            | Intent::Remember { .. }
+            | Intent::TakeSnapshot { .. }
+            | Intent::Rollback { .. } => true,
             Intent::Each(parts) => parts.iter().any(Intent::writes),
             Intent::Status(_)
             | Intent::Metric { .. }
@@ -226,6 +295,8 @@ impl Intent {
             | Intent::Errors { .. }
             | Intent::Certificate { .. }
             | Intent::WhyExit(_)
+            | Intent::History { .. }
+            | Intent::Snapshots(_)
             | Intent::Recall { .. }
             | Intent::Explain { .. }
             | Intent::Run { .. }

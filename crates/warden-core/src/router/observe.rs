@@ -1,10 +1,10 @@
 //! Steps of the read-only routes: metrics, status, lists (logs are in
-//! `logs.rs`). Every
+//! `logs.rs`, Proxmox guests and nodes in `guests.rs`). Every
 //! command here is read-only by Warden's own policy (a test checks), so the
 //! read tool runs it at every control level.
 
 use serde_json::{Value, json};
-use warden_protocol::{Resource, ResourceKind};
+use warden_protocol::Resource;
 
 use super::plan::{Call, Step, args};
 use super::render::{Res, block, clip_lines, failure, named};
@@ -61,29 +61,6 @@ pub fn host_status(host: &Resource, step: usize, last: &[Value]) -> Step {
         )),
         (_, [result, ..]) => Step::Answer(failure(&format!("reach {}", named(host)), Res(result))),
         (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
-    }
-}
-
-pub fn guest_status(guest: &Resource, step: usize, last: &[Value]) -> Step {
-    match (step, last) {
-        (0, _) => Step::Calls(vec![Call::new("query", args("get", guest, json!({})))]),
-        (_, [result, ..]) if Res(result).ok() => {
-            let resource = &Res(result).data()["resource"];
-            let status = resource["status"].as_str().unwrap_or("unknown");
-            let parent = resource["parent"]
-                .as_str()
-                .map(|p| format!(" on {p}"))
-                .unwrap_or_default();
-            Step::Answer(format!(
-                "{} ({}{parent}) is {status}, as its inventory source reports it.",
-                named(guest),
-                guest.id.kind.label()
-            ))
-        }
-        (_, [result, ..]) => {
-            Step::Answer(failure(&format!("look up {}", named(guest)), Res(result)))
-        }
-        (_, []) => Step::Answer(format!("Nothing came back about {}.", named(guest))),
     }
 }
 
@@ -301,45 +278,6 @@ fn describe_service(host: &Resource, service: &str, stdout: &str) -> String {
         }
     }
     lines.join("\n")
-}
-
-pub fn list_resources(kind: Option<ResourceKind>, step: usize, last: &[Value]) -> Step {
-    match (step, last) {
-        (0, _) => {
-            let mut a = json!({"action": "list"});
-            if let Some(kind) = kind {
-                a["kind"] = json!(kind.as_str());
-            }
-            Step::Calls(vec![Call::new("query", a)])
-        }
-        (_, [result, ..]) if Res(result).ok() => {
-            let resources = Res(result).data()["resources"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if resources.is_empty() {
-                return Step::Answer("The inventory has no such resources.".to_string());
-            }
-            let mut lines = vec![format!("{} resources:", resources.len())];
-            for r in &resources {
-                let mut line = format!(
-                    "  {}  {}",
-                    r["id"].as_str().unwrap_or("?"),
-                    r["name"].as_str().unwrap_or("?")
-                );
-                if let Some(status) = r["status"].as_str() {
-                    line.push_str(&format!("  [{status}]"));
-                }
-                if let Some(parent) = r["parent"].as_str() {
-                    line.push_str(&format!("  on {parent}"));
-                }
-                lines.push(line);
-            }
-            Step::Answer(lines.join("\n"))
-        }
-        (_, [result, ..]) => Step::Answer(failure("list the inventory", Res(result))),
-        (_, []) => Step::Answer("Nothing came back from the inventory.".to_string()),
-    }
 }
 
 pub fn list_containers(host: &Resource, step: usize, last: &[Value]) -> Step {

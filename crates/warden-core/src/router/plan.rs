@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceKind};
 
 use super::certificate::Endpoint;
-use super::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest};
+use super::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest, Subject, Window};
 use super::resolve::{self, NameProblem, Target};
 use super::since::Since;
 use crate::executor::host_metrics::Metric;
@@ -72,8 +72,9 @@ pub enum Plan {
     ListContainers {
         host: Resource,
     },
+    /// Resources of these kinds (every kind when empty).
     ListResources {
-        kind: Option<ResourceKind>,
+        kinds: Vec<ResourceKind>,
     },
     ServiceControl {
         host: Resource,
@@ -115,6 +116,24 @@ pub enum Plan {
     ContainerExit {
         container: Resource,
     },
+    /// A Proxmox node's or guest's history: one `metrics` call per metric
+    /// name (none: every metric in one call).
+    History {
+        target: Resource,
+        metrics: Vec<&'static str>,
+        window: Window,
+    },
+    ListSnapshots {
+        guest: Resource,
+    },
+    TakeSnapshot {
+        guest: Resource,
+        name: String,
+    },
+    Rollback {
+        guest: Resource,
+        snapshot: String,
+    },
     ServiceExit {
         host: Resource,
         service: String,
@@ -144,7 +163,12 @@ impl Plan {
             | Plan::Errors { host, .. }
             | Plan::ServiceExit { host, .. }
             | Plan::Certificate { runner: host, .. } => host,
-            Plan::GuestStatus { guest } | Plan::GuestControl { guest, .. } => guest,
+            Plan::GuestStatus { guest }
+            | Plan::GuestControl { guest, .. }
+            | Plan::ListSnapshots { guest }
+            | Plan::TakeSnapshot { guest, .. }
+            | Plan::Rollback { guest, .. }
+            | Plan::History { target: guest, .. } => guest,
             Plan::ContainerStatus { container }
             | Plan::ContainerLogs { container, .. }
             | Plan::ContainerControl { container, .. }
@@ -223,10 +247,21 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
             ListWhat::Services => Plan::ListServices {
                 host: resolve::host(inventory, on.as_deref())?,
             },
+            // Where Docker is unknown and Proxmox is, containers are LXCs.
+            ListWhat::Containers if on.is_none() && only_lxc_containers(inventory) => {
+                Plan::ListResources {
+                    kinds: vec![ResourceKind::Lxc],
+                }
+            }
             ListWhat::Containers => Plan::ListContainers {
                 host: resolve::host(inventory, on.as_deref())?,
             },
-            ListWhat::Resources(kind) => Plan::ListResources { kind: *kind },
+            ListWhat::Guests => Plan::ListResources {
+                kinds: vec![ResourceKind::Vm, ResourceKind::Lxc],
+            },
+            ListWhat::Resources(kind) => Plan::ListResources {
+                kinds: kind.iter().copied().collect(),
+            },
         },
         Intent::Control { operation, subject } => {
             control(*operation, resolve::described(inventory, subject)?)
@@ -257,6 +292,21 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
                 r.id.kind.label(),
                 r.name
             )),
+        },
+        Intent::History {
+            metric,
+            subject,
+            window,
+        } => super::plan_guests::history(inventory, *metric, subject.as_ref(), window)?,
+        Intent::Snapshots(subject) => Plan::ListSnapshots {
+            guest: guest(inventory, subject)?,
+        },
+        Intent::TakeSnapshot { subject, name } => {
+            super::plan_guests::take_snapshot(guest(inventory, subject)?, name.as_deref())
+        }
+        Intent::Rollback { subject, snapshot } => Plan::Rollback {
+            guest: guest(inventory, subject)?,
+            snapshot: snapshot.clone(),
         },
         Intent::Each(parts) => {
             let mut plans = Vec::with_capacity(parts.len());
@@ -328,13 +378,46 @@ fn logs(inventory: &InventorySnapshot, request: &LogsRequest) -> Result<Plan, Na
     )
 }
 
+/// A VM or LXC a snapshot request names.
+fn guest(inventory: &InventorySnapshot, subject: &Subject) -> Result<Resource, NameProblem> {
+    resolve::guest(inventory, subject, &[ResourceKind::Vm, ResourceKind::Lxc])
+}
+
+/// No Docker container or host is known, and an LXC is.
+fn only_lxc_containers(inventory: &InventorySnapshot) -> bool {
+    let all = inventory.all();
+    let docker = all.iter().any(|r| {
+        matches!(
+            r.id.kind,
+            ResourceKind::DockerContainer | ResourceKind::DockerHost
+        )
+    });
+    !docker && all.iter().any(|r| r.id.kind == ResourceKind::Lxc)
+}
+
+/// "kill nginx": only guests are stopped without a clean shutdown. `what`
+/// is what the name is, when the inventory knows it.
+fn only_for_guests(operation: ControlOp, name: &str, what: Option<&str>) -> Plan {
+    let known = match what {
+        Some(what) => format!("{name} is a {what}"),
+        None => format!("I know no VM or LXC called {name}"),
+    };
+    Plan::Say(format!(
+        "A {} is for VMs and LXC containers, and {known}. To stop a service or a container, say \"stop {name}\"; nothing was done.",
+        operation.as_str()
+    ))
+}
+
 fn control(operation: ControlOp, target: Target) -> Plan {
     let r = match target {
         Target::Service { host, name } => {
-            return Plan::ServiceControl {
-                host,
-                service: name,
-                operation,
+            return match operation.for_services() {
+                Some(operation) => Plan::ServiceControl {
+                    host,
+                    service: name,
+                    operation,
+                },
+                None => only_for_guests(operation, &name, None),
             };
         }
         Target::Resource(r) => r,
@@ -344,9 +427,12 @@ fn control(operation: ControlOp, target: Target) -> Plan {
             "A container cannot be reloaded; ask to restart {} instead.",
             r.name
         )),
-        ResourceKind::DockerContainer => Plan::ContainerControl {
-            container: r,
-            operation,
+        ResourceKind::DockerContainer => match operation.for_services() {
+            Some(operation) => Plan::ContainerControl {
+                container: r,
+                operation,
+            },
+            None => only_for_guests(operation, &r.name, Some("Docker container")),
         },
         ResourceKind::Vm | ResourceKind::Lxc if operation == ControlOp::Reload => {
             Plan::Say(format!(

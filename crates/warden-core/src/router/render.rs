@@ -86,9 +86,34 @@ pub fn failure(what: &str, res: Res<'_>) -> String {
         );
     }
     match res.code() {
-        Some(code) => format!("Could not {what}: {} ({code}).", res.message()),
+        Some(code) => format!(
+            "Could not {what}: {} ({code}).{}",
+            res.message(),
+            task_details(res)
+        ),
         None => format!("Could not {what}: no result came back."),
     }
+}
+
+/// The exit status and the last lines of the log of a Proxmox task that
+/// failed, as lines to add to the failure.
+fn task_details(res: Res<'_>) -> String {
+    let details = &res.0["error"]["details"];
+    let mut text = String::new();
+    if let Some(status) = details["exit_status"].as_str().filter(|s| !s.is_empty()) {
+        text.push_str(&format!("\n  task exit status: {status}"));
+    }
+    let tail: Vec<&str> = details["log_tail"]
+        .as_array()
+        .map(|lines| lines.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !tail.is_empty() {
+        text.push_str("\n  task log (last lines):");
+        for line in &tail[tail.len().saturating_sub(8)..] {
+            text.push_str(&format!("\n    {line}"));
+        }
+    }
+    text
 }
 
 /// The answer for a write that did not run because it waits for a human
@@ -145,6 +170,36 @@ pub fn block(text: &str) -> String {
         .join("\n")
 }
 
+/// A Unix time as UTC calendar parts: (year, month, day, hour, minute).
+pub fn utc_parts(seconds: i64) -> (i64, u32, u32, u32, u32) {
+    let days = seconds.div_euclid(86_400);
+    let rest = seconds.rem_euclid(86_400);
+    // Howard Hinnant's `civil_from_days`.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let part = |v: i64| u32::try_from(v).unwrap_or(0);
+    (
+        year,
+        part(month),
+        part(day),
+        part(rest / 3600),
+        part(rest % 3600 / 60),
+    )
+}
+
+/// "2026-11-23 10:30 UTC".
+pub fn utc_time(seconds: i64) -> String {
+    let (year, month, day, hour, minute) = utc_parts(seconds);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+}
+
 /// "web1 (host:web1)".
 pub fn named(resource: &Resource) -> String {
     if resource.name == resource.id.to_string() {
@@ -160,6 +215,19 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn utc_times() {
+        let cases: &[(i64, &str)] = &[
+            (0, "1970-01-01 00:00 UTC"),
+            (1_795_429_800, "2026-11-23 10:30 UTC"),
+            (951_782_400, "2000-02-29 00:00 UTC"),
+            (-60, "1969-12-31 23:59 UTC"),
+        ];
+        for (seconds, text) in cases {
+            assert_eq!(utc_time(*seconds), *text, "{seconds}");
+        }
+    }
+
+    #[test]
     fn byte_units() {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
@@ -173,6 +241,13 @@ mod tests {
         let text = failure("restart nginx", Res(&v));
         assert!(text.contains("status 5"), "{text}");
         assert!(text.contains("Unit nginx.service not found."), "{text}");
+        let task = json!({"ok": false, "error": {"code": "EXECUTION_FAILED",
+            "message": "the Proxmox task `qm start 100` failed: no such disk",
+            "details": {"exit_status": "no such disk", "log_tail": ["starting", "TASK ERROR: no such disk"]}}});
+        assert_eq!(
+            failure("start db", Res(&task)),
+            "Could not start db: the Proxmox task `qm start 100` failed: no such disk (EXECUTION_FAILED).\n  task exit status: no such disk\n  task log (last lines):\n    starting\n    TASK ERROR: no such disk"
+        );
         let blocked =
             json!({"ok": false, "error": {"code": "POLICY_BLOCKED", "message": "read_only level"}});
         assert_eq!(

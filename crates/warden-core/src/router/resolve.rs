@@ -124,6 +124,10 @@ pub fn resource(inventory: &InventorySnapshot, name: &str) -> Result<Resource, N
         }
     }
     let all = inventory.all();
+    let vmid: Vec<&Resource> = all.iter().filter(|r| is_vmid(r, name)).collect();
+    if let [one] = vmid.as_slice() {
+        return Ok((*one).clone());
+    }
     let fuzzy: Vec<&Resource> = all.iter().filter(|r| name_matches(r, name)).collect();
     match fuzzy.as_slice() {
         [one] => Ok((*one).clone()),
@@ -152,6 +156,15 @@ pub fn subject(
     if let [one] = inventory.find(name).as_slice() {
         return Ok(Target::Resource((*one).clone()));
     }
+    let all = inventory.all();
+    if let [one] = all
+        .iter()
+        .filter(|r| is_vmid(r, name))
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        return Ok(Target::Resource((*one).clone()));
+    }
     let host = host(inventory, on)?;
     Ok(Target::Service {
         host,
@@ -162,7 +175,7 @@ pub fn subject(
 /// A subject as the request described it: when it said "container" (or
 /// "vm", "service"), only that kind of thing will do.
 pub fn described(inventory: &InventorySnapshot, subject: &Subject) -> Result<Target, NameProblem> {
-    let kinds: &[ResourceKind] = match subject.said {
+    let groups: &[&[ResourceKind]] = match subject.said {
         None => return self::subject(inventory, &subject.name, subject.on.as_deref()),
         Some(SubjectKind::Service) => {
             return Ok(Target::Service {
@@ -170,37 +183,90 @@ pub fn described(inventory: &InventorySnapshot, subject: &Subject) -> Result<Tar
                 name: subject.name.clone(),
             });
         }
-        Some(SubjectKind::Container) => &[ResourceKind::DockerContainer],
-        Some(SubjectKind::Guest) => &[ResourceKind::Vm, ResourceKind::Lxc],
+        // On a Proxmox node a "container" may be an LXC: Docker first.
+        Some(SubjectKind::Container) => &[&[ResourceKind::DockerContainer], &[ResourceKind::Lxc]],
+        Some(SubjectKind::Guest) => &[&[ResourceKind::Vm, ResourceKind::Lxc]],
+        Some(SubjectKind::Vm) => &[&[ResourceKind::Vm]],
+        Some(SubjectKind::Lxc) => &[&[ResourceKind::Lxc]],
     };
+    let said = subject.said.unwrap_or(SubjectKind::Guest);
+    of_kinds(inventory, &subject.name, said, groups).map(Target::Resource)
+}
+
+/// A VM or LXC (or, for history, a node) named by a request that can only
+/// mean one: what the words said it is, else any of `kinds`.
+pub fn guest(
+    inventory: &InventorySnapshot,
+    subject: &Subject,
+    kinds: &[ResourceKind],
+) -> Result<Resource, NameProblem> {
+    match subject.said {
+        Some(said @ (SubjectKind::Vm | SubjectKind::Lxc | SubjectKind::Container)) => {
+            match described(inventory, subject)? {
+                Target::Resource(r) => Ok(r),
+                Target::Service { .. } => Err(NameProblem::WrongKind {
+                    name: subject.name.clone(),
+                    said,
+                    known: Vec::new(),
+                }),
+            }
+        }
+        Some(SubjectKind::Guest | SubjectKind::Service) | None => {
+            of_kinds(inventory, &subject.name, SubjectKind::Guest, &[kinds])
+        }
+    }
+}
+
+/// The one resource called `name` among `groups` of kinds, tried in
+/// order: exact names, aliases, ids and (for guests) VMIDs first, then
+/// the fuzzy rules.
+fn of_kinds(
+    inventory: &InventorySnapshot,
+    name: &str,
+    said: SubjectKind,
+    groups: &[&[ResourceKind]],
+) -> Result<Resource, NameProblem> {
     let all = inventory.all();
-    let of_kind: Vec<&Resource> = all.iter().filter(|r| kinds.contains(&r.id.kind)).collect();
-    let exact: Vec<&Resource> = of_kind
-        .iter()
-        .copied()
-        .filter(|r| r.is_called(&subject.name) || r.id.to_string() == subject.name)
-        .collect();
-    let found = if exact.is_empty() {
-        of_kind
+    let mut known = Vec::new();
+    for kinds in groups {
+        let of_kind: Vec<&Resource> = all.iter().filter(|r| kinds.contains(&r.id.kind)).collect();
+        known.extend(of_kind.iter().map(|r| r.name.clone()));
+        let exact: Vec<&Resource> = of_kind
             .iter()
             .copied()
-            .filter(|r| name_matches(r, &subject.name))
-            .collect()
-    } else {
-        exact
-    };
-    match found.as_slice() {
-        [one] => Ok(Target::Resource((*one).clone())),
-        [] => Err(NameProblem::WrongKind {
-            name: subject.name.clone(),
-            said: subject.said.unwrap_or(SubjectKind::Container),
-            known: of_kind.iter().take(12).map(|r| r.name.clone()).collect(),
-        }),
-        many => Err(NameProblem::Ambiguous {
-            name: subject.name.clone(),
-            candidates: many.iter().map(|r| r.id.to_string()).collect(),
-        }),
+            .filter(|r| r.is_called(name) || r.id.to_string() == name || is_vmid(r, name))
+            .collect();
+        let found: Vec<&Resource> = if exact.is_empty() {
+            of_kind
+                .iter()
+                .copied()
+                .filter(|r| name_matches(r, name))
+                .collect()
+        } else {
+            exact
+        };
+        match found.as_slice() {
+            [one] => return Ok((*one).clone()),
+            [] => continue,
+            many => {
+                return Err(NameProblem::Ambiguous {
+                    name: name.to_string(),
+                    candidates: many.iter().map(|r| r.id.to_string()).collect(),
+                });
+            }
+        }
     }
+    known.truncate(12);
+    Err(NameProblem::WrongKind {
+        name: name.to_string(),
+        said,
+        known,
+    })
+}
+
+/// "101" names the guest `vm:pve1:101`.
+fn is_vmid(resource: &Resource, name: &str) -> bool {
+    matches!(resource.id.kind, ResourceKind::Vm | ResourceKind::Lxc) && resource.id.uid == name
 }
 
 /// Services a host reported (the `services` attribute of the local inventory).

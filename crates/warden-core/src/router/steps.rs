@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::plan::{Plan, Step};
-use super::{act, certificate, errors, exit, facts, logs, observe};
+use super::{act, certificate, errors, exit, facts, guest_writes, guests, logs, observe};
 
 /// The next step of a single plan, given the results of the previous
 /// step's calls (`last`) and of every call of this plan so far (`all`).
@@ -14,7 +14,7 @@ pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Ste
     match plan {
         Plan::Metric { host, metric } => observe::metric(host, *metric, step, last),
         Plan::HostStatus { host } => observe::host_status(host, step, last),
-        Plan::GuestStatus { guest } => observe::guest_status(guest, step, last),
+        Plan::GuestStatus { guest } => guests::guest_status(guest, step, last),
         Plan::ContainerStatus { container } => observe::container_status(container, step, last),
         Plan::ServiceStatus { host, service } => observe::service_status(host, service, step, last),
         Plan::SystemLogs { host, request } => logs::system_logs(host, request, step, last),
@@ -28,7 +28,7 @@ pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Ste
         }
         Plan::ListServices { host } => observe::list_services(host, step, last),
         Plan::ListContainers { host } => observe::list_containers(host, step, last),
-        Plan::ListResources { kind } => observe::list_resources(*kind, step, last),
+        Plan::ListResources { kinds } => guests::list_resources(kinds, step, last),
         Plan::ServiceControl {
             host,
             service,
@@ -39,7 +39,19 @@ pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Ste
             operation,
         } => act::container_control(container, *operation, step, last, all),
         Plan::GuestControl { guest, operation } => {
-            act::guest_control(guest, *operation, step, last, all)
+            guest_writes::guest_power(guest, *operation, step, last, all)
+        }
+        Plan::History {
+            target,
+            metrics,
+            window,
+        } => guests::history(target, metrics, window, step, last),
+        Plan::ListSnapshots { guest } => guests::list_snapshots(guest, step, last),
+        Plan::TakeSnapshot { guest, name } => {
+            guest_writes::take_snapshot(guest, name, step, last, all)
+        }
+        Plan::Rollback { guest, snapshot } => {
+            guest_writes::rollback(guest, snapshot, step, last, all)
         }
         Plan::HostFact { host, fact } => facts::fact(host, *fact, step, last),
         Plan::Errors { host, since } => errors::recent_errors(host, *since, step, last),

@@ -34,6 +34,15 @@ const PHRASINGS: &[&str] = &[
     "stop NAME",
     "start NAME",
     "stop NAME and NAME",
+    "list vms",
+    "list guests",
+    "memory of NAME this week",
+    "cpu of NAME today",
+    "snapshots of NAME",
+    "take a snapshot of NAME",
+    "roll back NAME to SNAPSHOT",
+    "reboot NAME",
+    "shutdown NAME",
     "remember NOTE",
     "recall TOPIC",
     "explain `COMMAND`",
@@ -215,6 +224,8 @@ mod tests {
             ("top proceses by memroy", "top processes by memory"),
             ("restrat nginx", "restart nginx"),
             ("lgos of nginx", "logs of nginx"),
+            ("snapshtos of web", "snapshots of web"),
+            ("roll bak web to base", "roll back web to base"),
         ];
         for (text, expected) in cases {
             let found = nearest(text, 3);

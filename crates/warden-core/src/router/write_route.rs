@@ -17,17 +17,39 @@ pub struct Precheck<'r> {
     pub decide: &'r dyn Fn(Res<'_>) -> Result<(), String>,
 }
 
+/// What the verification reads showed, next to the write's own result.
+#[derive(Debug, Clone, Copy)]
+pub struct Verified<'v> {
+    pub write: Res<'v>,
+    /// One result per verification call, in order.
+    pub reads: &'v [Value],
+}
+
+static NO_RESULT: Value = Value::Null;
+
+impl<'v> Verified<'v> {
+    /// The first verification read.
+    pub fn first(self) -> Res<'v> {
+        self.read(0)
+    }
+
+    pub fn read(self, index: usize) -> Res<'v> {
+        Res(self.reads.get(index).unwrap_or(&NO_RESULT))
+    }
+}
+
 pub struct WriteRoute<'r> {
     pub target: &'r Resource,
     /// "restart nginx on web1".
     pub action: String,
     pub precheck: Option<Precheck<'r>>,
     pub write: Call,
-    pub verify: Call,
-    /// The answer when the write succeeded, from the verification read.
-    pub describe: &'r dyn Fn(Res<'_>) -> String,
+    /// The reads that verify the write, proposed together.
+    pub verify: Vec<Call>,
+    /// The answer when the write succeeded, from the verification reads.
+    pub describe: &'r dyn Fn(Verified<'_>) -> String,
     /// The target's state in a neutral line, for a write that failed.
-    pub state: &'r dyn Fn(Res<'_>) -> String,
+    pub state: &'r dyn Fn(Verified<'_>) -> String,
 }
 
 impl WriteRoute<'_> {
@@ -63,40 +85,61 @@ impl WriteRoute<'_> {
                 )),
             },
             s if s == 2 + checked => match first {
-                Some(res) if reached_host(res) => Step::Calls(vec![self.verify.clone()]),
+                Some(res) if reached_host(res) => Step::Calls(self.verify.clone()),
                 Some(res) => Step::Answer(not_done(&self.action, res)),
                 None => Step::Answer(format!("Nothing came back for {}.", self.action)),
             },
-            _ => {
-                let write = all.len().checked_sub(2).and_then(|i| all.get(i)).map(Res);
-                match (first, write) {
-                    (Some(res), Some(write)) if write.ok() && (res.ok() || res.ran()) => {
-                        Step::Answer((self.describe)(res))
-                    }
-                    (Some(res), Some(write)) if res.ok() || res.ran() => Step::Answer(format!(
+            _ => self.answer(last, all),
+        }
+    }
+
+    /// The answer from the verification reads (`last`) and the write.
+    fn answer(&self, last: &[Value], all: &[Value]) -> Step {
+        let write = all
+            .len()
+            .checked_sub(last.len() + 1)
+            .and_then(|i| all.get(i))
+            .map(Res);
+        let unreadable = last.iter().map(Res).find(|r| !(r.ok() || r.ran()));
+        Step::Answer(match (write, unreadable) {
+            (None, _) => format!(
+                "{} ran; nothing confirmed that it worked.",
+                capitalised(&self.action)
+            ),
+            _ if last.is_empty() => format!(
+                "{} ran; nothing confirmed that it worked.",
+                capitalised(&self.action)
+            ),
+            (Some(_), Some(read)) => format!(
+                "{} ran, but checking the result failed: {} ({}), so I cannot say it worked.",
+                capitalised(&self.action),
+                read.message(),
+                read.code().unwrap_or("?")
+            ),
+            (Some(write), None) => {
+                let verified = Verified { write, reads: last };
+                if write.ok() {
+                    (self.describe)(verified)
+                } else {
+                    format!(
                         "{}\nAfterwards: {}",
                         failure(&self.action, write),
-                        (self.state)(res)
-                    )),
-                    (Some(res), _) => Step::Answer(format!(
-                        "{} ran, but checking the result failed: {} ({}), so I cannot say it worked.",
-                        capitalised(&self.action),
-                        res.message(),
-                        res.code().unwrap_or("?")
-                    )),
-                    (None, _) => Step::Answer(format!(
-                        "{} ran; nothing confirmed that it worked.",
-                        capitalised(&self.action)
-                    )),
+                        (self.state)(verified)
+                    )
                 }
             }
-        }
+        })
     }
 }
 
 /// Whether a write's command got to its host (then it must be verified).
 fn reached_host(res: Res<'_>) -> bool {
-    res.ok() || res.ran() || res.0["error"]["details"]["possibly_applied"] == json!(true)
+    let details = &res.0["error"]["details"];
+    // A Proxmox task that ran and failed reached the cluster; a snapshot
+    // that failed before the change says the change was not made.
+    let task_failed =
+        res.code() == Some("EXECUTION_FAILED") && details["change_made"] != json!(false);
+    res.ok() || res.ran() || task_failed || details["possibly_applied"] == json!(true)
 }
 
 fn capitalised(text: &str) -> String {

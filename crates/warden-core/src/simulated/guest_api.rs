@@ -66,6 +66,7 @@ impl SimulatedGuestApi<'_> {
                 format!("the Proxmox task `{command}` failed: {reported}"),
             )
             .with_detail("exit_status", json!(reported))
+            .with_detail("log_tail", json!(output.stdout.lines().collect::<Vec<_>>()))
             .with_detail("simulated", json!(true)));
         }
         let parsed: Option<Value> = serde_json::from_str(output.stdout.trim()).ok();
@@ -96,6 +97,26 @@ impl SimulatedGuestApi<'_> {
             ApiCall::SnapshotBeforeChange { .. } => {
                 let name = command.rsplit(' ').next().unwrap_or_default();
                 json!({"target": id, "name": name, "task": task, "simulated": true})
+            }
+            // A table answer with `series` is a history as Proxmox's connector
+            // returns it (`{target, name, range, series}`).
+            ApiCall::History { range, metric, .. }
+                if parsed.as_ref().is_some_and(|p| p["series"].is_array()) =>
+            {
+                let series: Vec<Value> = parsed
+                    .iter()
+                    .filter_map(|p| p["series"].as_array())
+                    .flatten()
+                    .filter(|s| metric.as_ref().is_none_or(|m| s["metric"] == json!(m)))
+                    .cloned()
+                    .collect();
+                json!({
+                    "target": id,
+                    "name": target.map(|t| t.name.clone()),
+                    "range": range.as_str(),
+                    "series": series,
+                    "simulated": true,
+                })
             }
             ApiCall::History { .. } | ApiCall::StoragePools | ApiCall::Backups => json!({
                 "target": id,

@@ -269,3 +269,63 @@ async fn a_denial_needs_a_reason_and_the_model_is_told() {
     assert!(decisions.iter().all(|d| d == "denied"), "{decisions:?}");
     browser.quit().await;
 }
+
+/// A change to a Proxmox guest: its card says whether a snapshot is taken
+/// first (undoable) or not, naming the guest as the inventory knows it;
+/// the executor's words are shown as text, never as markup. Cards are made
+/// in the page by the UI's own module, as the chat and the Approvals page
+/// make them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_guest_snapshot_offer_shows_on_the_card() {
+    let world = World::start().await;
+    let alice = Browser::open(&world).await;
+    alice.login("alice").await;
+    alice.goto("/#/approvals").await;
+    alice
+        .wait(
+            "the approvals and the inventory loaded",
+            "document.querySelector('#view [role=status]').textContent.includes('pending')",
+        )
+        .await;
+    let shown = alice
+        .js(r#"
+        return import('/assets/js/approvals.js').then(({ approvalCard }) => {
+          const base = { session_id: 's', tool: 'control', command: 'pct shutdown 141', risk: 'medium',
+            description: 'control on media-server', arguments: {}, state: 'pending',
+            created_at: new Date().toISOString(), expires_at: new Date(Date.now() + 600000).toISOString() };
+          const me = { role: 'admin' };
+          const cards = [
+            approvalCard({ ...base, id: 'offer-taken', target: 'lxc:pve1:141', snapshot: {
+              guest: 'lxc:pve1:141', take: true, undoable: '<img src=x onerror="window.pwned=1"> undoable' } }, me),
+            approvalCard({ ...base, id: 'offer-none', target: 'vm:pve2:300', snapshot: {
+              guest: 'vm:pve2:300', take: false, undoable: 'not undoable by Warden: no snapshot is taken first' } }, me),
+            approvalCard({ ...base, id: 'no-offer', target: 'host:web1' }, me),
+          ];
+          document.querySelector('#view').append(...cards);
+          return cards.map((card) => {
+            const offer = card.querySelector('[data-testid=approval-snapshot]');
+            return offer && { text: offer.textContent, take: offer.dataset.take, markup: offer.querySelectorAll('img').length };
+          });
+        });"#)
+        .await;
+    let taken = &shown[0];
+    assert!(
+        taken["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("A snapshot of media-server (LXC 141) is taken first: undoable."),
+        "{shown}"
+    );
+    assert_eq!(taken["take"], "true");
+    assert_eq!(taken["markup"], 0, "the offer's words are text: {shown}");
+    let none = shown[1]["text"].as_str().unwrap();
+    assert!(
+        none.starts_with("No snapshot of VM 300 on node pve2 is taken first: not undoable.")
+            && none.contains("no snapshot is taken first"),
+        "{shown}"
+    );
+    assert_eq!(shown[1]["take"], "false");
+    assert!(shown[2].is_null(), "no offer, no line: {shown}");
+    assert_eq!(alice.js("return window.pwned === undefined;").await, true);
+    alice.shot("approval-snapshot-offer").await;
+}

@@ -1,12 +1,13 @@
 // Approval cards (in the chat and on the Approvals page) and the page
 // itself. A card shows exactly what would run: the command, the target
-// with its routing chain, the risk, the description, the time left, and
-// for file edits a diff of the change. Approve or deny (with a reason);
+// with its routing chain, the risk, the description, the time left, for
+// file edits a diff of the change, and for a Proxmox guest whether a
+// snapshot is taken first (what will be undoable). Approve or deny (with a reason);
 // cards follow decisions made anywhere else.
 
 import { get, post, seg, explain, roleAllows, ApiError } from './api.js';
 import { h, clear, everySecond, formatTime, formatTimeLeft } from './dom.js';
-import { loadInventory, routingChain } from './inventory.js';
+import { guestLabel, loadInventory, routingChain } from './inventory.js';
 
 const FINAL = ['approved', 'denied', 'expired', 'consumed'];
 
@@ -31,6 +32,29 @@ export function fileEditDiff(approval) {
     default:
       return null;
   }
+}
+
+/**
+ * "Snapshot first" for a change to a Proxmox guest: whether a snapshot is
+ * taken before it (so it can be undone), then the executor's own words.
+ * Nothing when the approval carries no offer.
+ */
+export function snapshotFacts(offer) {
+  if (!offer || typeof offer !== 'object' || !offer.guest) return null;
+  const guest = guestLabel(offer.guest);
+  const verdict = offer.take
+    ? 'A snapshot of ' + guest + ' is taken first: undoable.'
+    : 'No snapshot of ' + guest + ' is taken first: not undoable.';
+  return [
+    h('dt', {}, 'Snapshot'),
+    h('dd', {
+      testid: 'approval-snapshot',
+      class: 'approval-snapshot ' + (offer.take ? 'snapshot-taken' : 'snapshot-none'),
+      data: { take: String(Boolean(offer.take)) },
+    },
+    h('strong', {}, verdict),
+    offer.undoable ? h('span', { class: 'muted snapshot-detail' }, ' ' + offer.undoable) : null),
+  ];
 }
 
 /** The card for one approval. `me` is the logged-in user (role). */
@@ -67,6 +91,7 @@ export function approvalCard(approval, me, { sessionTitle = null } = {}) {
       routingChain(approval.target), ' ', h('code', { class: 'muted' }, approval.target || '')),
     h('dt', {}, 'Risk'), h('dd', {}, h('span', { testid: 'approval-risk', class: 'risk risk-' + riskLevel }, risk.replace(/_/g, ' '))),
     h('dt', {}, 'What'), h('dd', { class: 'approval-description' }, approval.description),
+    snapshotFacts(approval.snapshot),
     sessionTitle ? [h('dt', {}, 'Session'), h('dd', {}, h('a', { href: '#/chat/' + encodeURIComponent(approval.session_id) },
       sessionTitle(approval.session_id) || approval.session_id))] : null,
     h('dt', {}, 'Asked'), h('dd', {}, formatTime(approval.created_at))),

@@ -72,6 +72,15 @@ function hopLabel(r) {
   }
 }
 
+/** "web (VM 101)" for a guest id: from the inventory, else from the id itself. */
+export function guestLabel(id) {
+  const found = findResource(id);
+  if (found) return hopLabel(found);
+  const [kind, node, vmid] = String(id || '').split(':');
+  if (vmid && (kind === 'vm' || kind === 'lxc')) return kindLabel(kind) + ' ' + vmid + ' on node ' + node;
+  return String(id || '—');
+}
+
 /** "jellyfin → media-server (LXC 141) → node pve1", or the target as given. */
 export function routingChain(target) {
   const chain = chainOf(target);

@@ -12,15 +12,20 @@ use super::*;
 use crate::agent::{
     Conversation, Decision, FixedApprover, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
+use crate::executor::snapshot_first::SnapshotPolicy;
 use crate::executor::{Executor, Moment, Ports, Session, Settings};
 use crate::ports::{ExecOutput, MemoryApprovals, MemoryAudit};
 use crate::simulated::{Answer, SimulatedHosts, StaticInventory};
 
 mod answers;
+mod guest_writes;
+mod guests;
 mod model;
 mod policy;
+mod pve;
 mod recognition;
 mod recognition_facts;
+mod recognition_guests;
 mod routes;
 mod writes;
 
@@ -105,6 +110,19 @@ impl Outcome {
             .collect()
     }
 
+    /// (tool, arguments) of every call, in order.
+    pub fn calls(&self) -> Vec<(&str, &Value)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                LoopEvent::ToolCall {
+                    name, arguments, ..
+                } => Some((name.as_str(), arguments)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn ran(&self, fragment: &str) -> bool {
         self.commands.iter().any(|(_, c)| c.contains(fragment))
     }
@@ -145,50 +163,80 @@ fn turn(
 ) -> Outcome {
     let inventory = inventory();
     let hosts = SimulatedHosts::new(answers);
-    let approvals = MemoryApprovals::default();
-    let audit = MemoryAudit::default();
-    let notes = crate::ports::MemoryNotes::default();
-    let executor = Executor::new(
-        Settings {
-            control_level: level,
-            ..Settings::default()
-        },
-        Ports {
-            inventory: &inventory,
-            hosts: &hosts,
-            approvals: &approvals,
-            audit: &audit,
-            notes: &notes,
-        },
-    );
-    let fallback = model.map(|m| Box::new(m) as Box<dyn warden_llm::Provider + Send>);
-    let mut router = Router::new(&inventory, fallback);
-    let mut session = Session::new("s");
-    let mut approver = FixedApprover(decision);
-    let clock = || Moment {
-        session: Duration::ZERO,
-        wall_ms: 0,
+    let world = World {
+        inventory: &inventory,
+        hosts: &hosts,
+        guest_api: &crate::ports::NoGuestApi,
+        snapshots: SnapshotPolicy::default(),
     };
-    let mut events = Vec::new();
-    let mut conversation = Conversation::default();
-    let result = {
-        let mut ctx = TurnContext {
-            executor: &executor,
-            session: &mut session,
-            provider: &mut router,
-            approver: &mut approver,
-            clock: &clock,
-            events: &mut events,
-            limits: LoopLimits::default(),
-            on_delta: None,
+    world.turn(message, level, decision, model)
+}
+
+/// What a turn runs against: an inventory, hosts that answer from a
+/// table, and an API for Proxmox calls.
+pub struct World<'w> {
+    pub inventory: &'w dyn crate::ports::Inventory,
+    pub hosts: &'w SimulatedHosts,
+    pub guest_api: &'w dyn crate::ports::GuestApi,
+    /// When a snapshot of a guest is taken before a change.
+    pub snapshots: SnapshotPolicy,
+}
+
+impl World<'_> {
+    pub fn turn(
+        &self,
+        message: &str,
+        level: ControlLevel,
+        decision: Decision,
+        model: Option<ScriptedProvider>,
+    ) -> Outcome {
+        let approvals = MemoryApprovals::default();
+        let audit = MemoryAudit::default();
+        let notes = crate::ports::MemoryNotes::default();
+        let executor = Executor::new(
+            Settings {
+                control_level: level,
+                snapshots: self.snapshots.clone(),
+                ..Settings::default()
+            },
+            Ports {
+                inventory: self.inventory,
+                hosts: self.hosts,
+                approvals: &approvals,
+                audit: &audit,
+                notes: &notes,
+            },
+        )
+        .with_guest_api(self.guest_api);
+        let fallback = model.map(|m| Box::new(m) as Box<dyn warden_llm::Provider + Send>);
+        let mut router = Router::new(self.inventory, fallback);
+        let mut session = Session::new("s");
+        let mut approver = FixedApprover(decision);
+        let clock = || Moment {
+            session: Duration::ZERO,
+            wall_ms: 0,
         };
-        crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, message))
-    };
-    Outcome {
-        text: result.final_text.unwrap_or_default(),
-        events,
-        commands: hosts.received(),
-        route: router.last_route().cloned().unwrap(),
+        let mut events = Vec::new();
+        let mut conversation = Conversation::default();
+        let result = {
+            let mut ctx = TurnContext {
+                executor: &executor,
+                session: &mut session,
+                provider: &mut router,
+                approver: &mut approver,
+                clock: &clock,
+                events: &mut events,
+                limits: LoopLimits::default(),
+                on_delta: None,
+            };
+            crate::executor::tests::block_on(run_turn(&mut ctx, &mut conversation, message))
+        };
+        Outcome {
+            text: result.final_text.unwrap_or_default(),
+            events,
+            commands: self.hosts.received(),
+            route: router.last_route().cloned().unwrap(),
+        }
     }
 }
 

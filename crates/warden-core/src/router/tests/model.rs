@@ -106,3 +106,56 @@ fn a_known_service_stays_with_the_router() {
     assert_eq!(out.tools(), ["query", "read", "control"]);
     assert!(out.text.starts_with("Not done yet"), "{}", out.text);
 }
+
+#[test]
+fn proxmox_fast_paths_stay_and_guesses_go_to_the_model() {
+    let inventory = crate::simulated::StaticInventory::new(super::pve::resources());
+    let cases: &[(&str, Stage, &str)] = &[
+        ("stop web", Stage::FastPath, "certain"),
+        ("kill vm 101", Stage::FastPath, "certain"),
+        ("memory of web this week", Stage::FastPath, "certain"),
+        ("snapshots of ct 141", Stage::FastPath, "certain"),
+        ("roll back web to base", Stage::FastPath, "certain"),
+        ("take a snapshot of db", Stage::FastPath, "certain"),
+        (
+            "kill nginx",
+            Stage::Llm,
+            "a force stop (`kill`) is only for guests",
+        ),
+        (
+            "kill ops",
+            Stage::Llm,
+            "a force stop (`kill`) is only for guests",
+        ),
+        (
+            "snapshots of nowhere",
+            Stage::Llm,
+            "`nowhere` is not a guest",
+        ),
+        (
+            "status of ct 101",
+            Stage::Llm,
+            "`101` is not a LXC container",
+        ),
+        (
+            "could you reboot web for me",
+            Stage::Llm,
+            "only a keyword guess",
+        ),
+    ];
+    for (text, stage, reason) in cases {
+        let (info, plan) = route(&inventory, text, true);
+        assert_eq!(info.stage, *stage, "{text}: {}", info.reason);
+        assert!(info.reason.contains(reason), "{text}: {}", info.reason);
+        assert_eq!(plan.is_none(), *stage == Stage::Llm, "{text}");
+        let (alone, _) = route(&inventory, text, false);
+        assert_ne!(alone.stage, Stage::Llm, "{text}");
+    }
+    let out = super::pve::Pve {
+        model: Some(warden_llm::ScriptedProvider::new(says("unused"))),
+        ..super::pve::Pve::default()
+    }
+    .ask("stop web", vec![]);
+    assert_eq!(out.tools(), ["query", "control", "query"]);
+    assert!(out.text.starts_with("Done: web"), "{}", out.text);
+}

@@ -285,7 +285,7 @@ fn controls() {
         (
             "stop vm media-vm",
             FastPath,
-            control(Stop, "media-vm", None, Some(Guest)),
+            control(Stop, "media-vm", None, Some(Vm)),
         ),
         (
             "could you stop redis for me",
