@@ -4,7 +4,7 @@
 //! `WARDEN_STORE_HELPER` set (see `helper_process`).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -231,9 +231,18 @@ fn a_writer_killed_mid_append_leaves_a_log_that_verifies() {
             &format!("round{round}"),
             "0",
         ]);
-        let (_reader, last_seen) = wait_for_records(&mut child, 5 + 7 * round as usize);
+        let (mut reader, mut last_seen) = wait_for_records(&mut child, 5 + 7 * round as usize);
         child.kill().unwrap(); // SIGKILL: no destructor, no flush
         child.wait().unwrap();
+        // The writer went on between the line read last and the kill: what
+        // it printed before dying is still in the pipe.
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        for line in rest.lines() {
+            if let Some(seq) = line.trim().strip_prefix("seq ") {
+                last_seen = seq.parse().unwrap();
+            }
+        }
         let store = Store::open(&scene.db).unwrap();
         let report = store.verify_audit().unwrap();
         assert!(report.intact, "round {round}: {report:?}");
