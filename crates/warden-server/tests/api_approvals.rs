@@ -94,6 +94,19 @@ async fn an_approved_write_resumes_the_waiting_turn() {
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(listed[0]["id"], id.as_str());
+    // A change to a guest: the card's snapshot offer, as stored with the
+    // approval (the listing reads the store, not the live turn).
+    for view in [&approval, &listed[0]] {
+        assert_eq!(view["snapshot"]["guest"], "vm:pve1:101", "{view}");
+        assert_eq!(view["snapshot"]["take"], false, "{view}");
+        assert!(
+            view["snapshot"]["undoable"]
+                .as_str()
+                .unwrap()
+                .starts_with("not undoable by Warden"),
+            "{view}"
+        );
+    }
 
     // Roles: a viewer and an operator may not approve.
     for token in [&server.viewer, &server.operator] {

@@ -16,9 +16,13 @@ fn parse_state(text: &str) -> StoreResult<ApprovalState> {
         .map_err(|e: warden_protocol::UnknownApprovalState| StoreError::Corrupt(e.to_string()))
 }
 
-const COLUMNS: &str = "id, session_id, tool, target, arguments_hash, arguments, command, risk, description, created_at_ms, expires_at_ms, state, reason, decided_by, decided_at_ms";
+const COLUMNS: &str = "id, session_id, tool, target, arguments_hash, arguments, command, risk, description, created_at_ms, expires_at_ms, state, reason, decided_by, decided_at_ms, snapshot";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(Approval, String, String)> {
+/// An approval row with its JSON columns still as text: arguments, state,
+/// and the snapshot offer (`None` when the call touches no guest).
+type RawApproval = (Approval, String, String, Option<String>);
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<RawApproval> {
     let arguments: String = row.get(5)?;
     let state: String = row.get(11)?;
     let created: i64 = row.get(9)?;
@@ -41,18 +45,26 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(Approval, String, String)> {
             reason: row.get(12)?,
             decided_by: row.get(13)?,
             decided_at_ms: decided_at.map(|t| u64::try_from(t).unwrap_or(0)),
-            // Not persisted: the executor decides again when the call runs.
+            // Parsed in `finish`. What the approver was offered; the
+            // executor decides again when the call runs.
             snapshot: None,
         },
         arguments,
         state,
+        row.get(15)?,
     ))
 }
 
-fn finish((mut approval, arguments, state): (Approval, String, String)) -> StoreResult<Approval> {
+fn finish((mut approval, arguments, state, snapshot): RawApproval) -> StoreResult<Approval> {
     approval.arguments = serde_json::from_str(&arguments)
         .map_err(|e| StoreError::Corrupt(format!("approval {} arguments: {e}", approval.id)))?;
     approval.state = parse_state(&state)?;
+    approval.snapshot = snapshot
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|e| {
+            StoreError::Corrupt(format!("approval {} snapshot offer: {e}", approval.id))
+        })?;
     Ok(approval)
 }
 
@@ -104,8 +116,14 @@ impl Store {
     pub fn insert_approval(&self, approval: &Approval) -> StoreResult<()> {
         let arguments = serde_json::to_string(&approval.arguments)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let snapshot = approval
+            .snapshot
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.conn()?.execute(
-            &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+            &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
             params![
                 approval.id,
                 approval.session_id,
@@ -122,6 +140,7 @@ impl Store {
                 approval.reason,
                 approval.decided_by,
                 approval.decided_at_ms.map(sql_i64),
+                snapshot,
             ],
         )?;
         Ok(())
@@ -306,6 +325,43 @@ mod tests {
             store.consume_if_approved("a1", 3_000).unwrap().is_none(),
             "single use"
         );
+    }
+
+    #[test]
+    fn a_snapshot_offer_is_kept_with_its_approval() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("warden.db");
+        let offered = Approval {
+            snapshot: Some(warden_protocol::SnapshotOffer {
+                guest: "vm:pve1:101".into(),
+                take: true,
+                undoable: "roll back web1 to the snapshot".into(),
+            }),
+            ..approval()
+        };
+        Store::open(&path)
+            .unwrap()
+            .insert_approval(&offered)
+            .unwrap();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.approval("a1").unwrap(), Some(offered.clone()));
+        assert_eq!(store.pending_approvals(2_000).unwrap(), vec![offered]);
+    }
+
+    #[test]
+    fn a_corrupt_snapshot_offer_is_a_clear_error() {
+        let store = Store::open_in_memory().unwrap();
+        store.insert_approval(&approval()).unwrap();
+        store
+            .conn()
+            .unwrap()
+            .execute(
+                "UPDATE approvals SET snapshot = '{not json' WHERE id = 'a1'",
+                [],
+            )
+            .unwrap();
+        let error = store.approval("a1").unwrap_err().to_string();
+        assert!(error.contains("approval a1 snapshot offer"), "{error}");
     }
 
     #[test]

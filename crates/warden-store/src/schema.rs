@@ -141,10 +141,14 @@ CREATE TABLE approval_people (
     expired_at_ms INTEGER
 );";
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+/// Schema version 5: the snapshot an approval offered before a change to a
+/// Proxmox guest (JSON), so the card shows it after a restart too.
+const V5: &str = "ALTER TABLE approvals ADD COLUMN snapshot TEXT;";
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes.
-pub(crate) const LATEST: u32 = 4;
+pub(crate) const LATEST: u32 = 5;
 
 /// Bring the database to [`LATEST`], then run `and_then` with the version
 /// found, inside the same write transaction (so that, too, happens once).
@@ -205,7 +209,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, [0, LATEST]);
-        conn.prepare("SELECT decided_by, decided_at_ms FROM approvals")
+        conn.prepare("SELECT decided_by, decided_at_ms, snapshot FROM approvals")
             .unwrap();
         conn.prepare("SELECT actor, command, reason, legacy_record FROM audit")
             .unwrap();

@@ -130,7 +130,8 @@ async fn stop_with_approval_runs_through_the_api_and_is_verified() {
     assert!(err.contains("not undoable"), "{err}");
     let approval = pending_approval(&home);
     assert_eq!(approval["target"], "vm:pve1:101");
-    // The card says what is undoable (the store keeps it in the description).
+    // The card says what is undoable: in the description, and as the
+    // stored offer the server's card renders.
     assert!(
         approval["description"]
             .as_str()
@@ -138,6 +139,8 @@ async fn stop_with_approval_runs_through_the_api_and_is_verified() {
             .contains("not undoable"),
         "{approval}"
     );
+    assert_eq!(approval["snapshot"]["guest"], "vm:pve1:101", "{approval}");
+    assert_eq!(approval["snapshot"]["take"], false, "{approval}");
     // Nothing reached the cluster yet.
     let before: Vec<_> = fake.requests().await;
     assert!(

@@ -15,7 +15,7 @@ use warden_core::ports::{
     Approval, ApprovalError, ApprovalState, ApprovalStore, AuditError, AuditRecord, AuditSink,
     ExecOutput, MemoryNotes, check_consumable, check_decidable,
 };
-use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
+use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticInventory};
 use warden_protocol::{Resource, ResourceId};
 use warden_server::auth::{Role, TokenExpiry, add_user, create_token};
 use warden_server::{FourEyes, ServerConfig, ServerPorts, ShutdownHandle, Started};
@@ -172,12 +172,15 @@ pub async fn start(options: Options) -> TestServer {
             truncated: false,
         },
     }]));
+    // The guests' Proxmox API answers from the same table (a snapshot is
+    // offered before a change to a guest only when an API serves it).
+    let leaked_hosts: &'static Arc<SimulatedHosts> = Box::leak(Box::new(Arc::clone(&hosts)));
     let book = options.book;
     let factory_book = book.clone();
     let ports = ServerPorts {
         inventory: Arc::new(StaticInventory::new(inventory())),
         hosts: hosts.clone(),
-        guest_api: Arc::new(warden_core::ports::NoGuestApi),
+        guest_api: Arc::new(SimulatedGuestApi::new(leaked_hosts)),
         approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
         audit: Arc::new(StoreAudit(Arc::clone(&store))),
         notes: Arc::new(MemoryNotes::default()),
