@@ -5,10 +5,12 @@
 //! document generated from the handlers, and a graceful shutdown.
 //!
 //! Start it with [`start`], giving it a [`ServerConfig`], the store and the
-//! [`ServerPorts`] (inventory, hosts, approvals, audit, notes, model).
+//! [`ServerPorts`] (inventory, hosts, approvals, audit, notes, model,
+//! Proxmox clusters).
 
 mod api;
 pub mod auth;
+pub mod clusters;
 pub mod config;
 mod error;
 mod extract;

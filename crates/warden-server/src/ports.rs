@@ -35,6 +35,8 @@ pub struct ServerPorts {
     pub notes: Arc<dyn NotesStore>,
     pub model: ModelFactory,
     pub prices: Vec<ModelPrice>,
+    /// The Proxmox clusters an admin manages through the API.
+    pub clusters: Arc<dyn crate::clusters::ClusterAdmin>,
 }
 
 /// The ports, borrowed for the life of the process.

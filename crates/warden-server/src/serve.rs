@@ -131,6 +131,7 @@ pub async fn start(
         ports: static_ports,
         model: ports.model,
         prices: ports.prices,
+        clusters: ports.clusters,
         sessions: Sessions::default(),
         waiters: ApprovalWaiters::default(),
         limiter: LoginLimiter::default(),

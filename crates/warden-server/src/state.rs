@@ -23,6 +23,7 @@ pub struct AppState {
     pub ports: StaticPorts,
     pub model: ModelFactory,
     pub prices: Vec<ModelPrice>,
+    pub clusters: Arc<dyn crate::clusters::ClusterAdmin>,
     pub sessions: Sessions,
     pub waiters: ApprovalWaiters,
     pub limiter: LoginLimiter,

@@ -41,6 +41,13 @@ const SPEC_ENDPOINTS: &[(&str, &str)] = &[
     ("delete", "/api/tokens/{id}"),
 ];
 
+/// Endpoints beyond the spec's table: Proxmox clusters managed by an admin.
+const EXTENSIONS: &[(&str, &str)] = &[
+    ("get", "/api/proxmox/clusters"),
+    ("post", "/api/proxmox/clusters"),
+    ("delete", "/api/proxmox/clusters/{name}"),
+];
+
 #[tokio::test]
 async fn the_openapi_document_matches_the_router_and_the_spec() {
     let server = start(Options::default()).await;
@@ -71,11 +78,12 @@ async fn the_openapi_document_matches_the_router_and_the_spec() {
     }
     let spec: BTreeSet<(String, String)> = SPEC_ENDPOINTS
         .iter()
+        .chain(EXTENSIONS)
         .map(|(m, p)| ((*m).to_string(), (*p).to_string()))
         .collect();
     assert_eq!(
         documented, spec,
-        "the document describes exactly the spec's endpoints"
+        "the document describes exactly the spec's endpoints and the extensions"
     );
     assert_eq!(
         warden_server::openapi_json().unwrap().len(),
@@ -84,7 +92,7 @@ async fn the_openapi_document_matches_the_router_and_the_spec() {
 
     // Every documented operation is routed (never the fallback's 404 or a 405).
     for (method, path) in &documented {
-        let concrete = path.replace("{id}", "x-1");
+        let concrete = path.replace("{id}", "x-1").replace("{name}", "x-1");
         let mut request = server
             .client
             .request(
@@ -314,4 +322,62 @@ async fn metrics_show_gates_requests_tools_tokens_and_gauges() {
     );
     // Labels are bounded: no session ids, no raw paths.
     assert!(!text.contains(&session), "session ids never become labels");
+}
+
+#[tokio::test]
+async fn proxmox_clusters_are_for_admins() {
+    let server = start(Options::default()).await;
+    for token in [&server.viewer, &server.operator, &server.approver] {
+        let (status, body) = server
+            .json(token, Method::GET, "/api/proxmox/clusters", None)
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    }
+    let (status, list) = server
+        .json(&server.admin, Method::GET, "/api/proxmox/clusters", None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list, json!([]));
+    let add = json!({"name": "lab", "url": "https://pve1.lan:8006",
+        "token_id": "warden@pve!ops", "token_secret": "s3cret"});
+    let (status, body) = server
+        .json(
+            &server.operator,
+            Method::POST,
+            "/api/proxmox/clusters",
+            Some(add.clone()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    // A simulated world has no clusters to join.
+    let (status, body) = server
+        .json(
+            &server.admin,
+            Method::POST,
+            "/api/proxmox/clusters",
+            Some(add),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("simulated")
+    );
+    // Unknown fields are refused, naming what is wrong.
+    let (status, body) = server
+        .json(&server.admin, Method::POST, "/api/proxmox/clusters",
+            Some(json!({"name": "lab", "url": "x", "token_id": "t", "token_secret": "s", "secret": 1})))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, _) = server
+        .json(
+            &server.admin,
+            Method::DELETE,
+            "/api/proxmox/clusters/lab",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }

@@ -15,6 +15,7 @@ use clap::Args;
 use warden_core::ports::{GuestApi, HostBackend, Inventory};
 use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
 use warden_protocol::ControlLevel;
+use warden_server::clusters::{ClusterAdmin, NoClusterAdmin};
 use warden_server::{
     FourEyes, MetricsAccess, ModelFactory, ModelPrice, ServerConfig, ServerPorts, TlsMode,
 };
@@ -154,7 +155,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     // Kept for the whole process: the clusters' refresh stops when dropped.
-    let mut proxmox = crate::proxmox::ProxmoxWorld::none();
+    let mut proxmox = Arc::new(crate::proxmox::ProxmoxWorld::none());
+    let mut clusters: Arc<dyn ClusterAdmin> = Arc::new(NoClusterAdmin);
     let (inventory, hosts, guest_api): (
         Arc<dyn Inventory>,
         Arc<dyn HostBackend>,
@@ -165,7 +167,26 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             (inventory, hosts, Arc::new(warden_core::ports::NoGuestApi))
         }
         None => {
-            proxmox = crate::world::connect_proxmox(&config, &runtime);
+            // The configuration file's clusters, then those an admin added
+            // through the API.
+            let mut configured = config.proxmox.clone();
+            let added = crate::proxmox::admin::load_added(&data_dir)?;
+            for cluster in added {
+                if configured.iter().any(|c| c.name == cluster.name) {
+                    eprintln!(
+                        "warden serve: the cluster `{}` added through the API is also in the configuration file; the file's settings are used",
+                        cluster.name
+                    );
+                } else {
+                    configured.push(cluster);
+                }
+            }
+            proxmox = Arc::new(crate::world::connect_clusters(&configured, &runtime));
+            clusters = Arc::new(crate::proxmox::admin::ProxmoxAdmin::new(
+                Arc::clone(&proxmox),
+                config.proxmox.clone(),
+                &data_dir,
+            ));
             let (local, hosts) = local_world(&config);
             let inventory = crate::world::world_inventory(local, &proxmox);
             (Arc::new(inventory), hosts, Arc::new(proxmox.api.clone()))
@@ -180,6 +201,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         notes: Arc::new(SqliteNotes(Arc::clone(&store))),
         model: model_factory(&config),
         prices: prices(&config),
+        clusters,
     };
     let server = server_config(args, data_dir.clone(), &config);
     raise_open_files_limit();

@@ -106,25 +106,28 @@ impl World {
 /// The configured clusters, connected on `runtime` (their refresh runs on
 /// it). Each cluster that cannot be used is reported here, once.
 pub fn connect_proxmox(config: &Config, runtime: &tokio::runtime::Runtime) -> ProxmoxWorld {
-    if config.proxmox.is_empty() {
+    connect_clusters(&config.proxmox, runtime)
+}
+
+/// These clusters, connected on `runtime`, each problem reported once.
+pub fn connect_clusters(
+    clusters: &[warden_infra::proxmox::ProxmoxConfig],
+    runtime: &tokio::runtime::Runtime,
+) -> ProxmoxWorld {
+    if clusters.is_empty() {
         return ProxmoxWorld::none();
     }
-    let proxmox = runtime.block_on(crate::proxmox::connect(&config.proxmox));
+    let proxmox = runtime.block_on(crate::proxmox::connect(clusters));
     for problem in proxmox.problems() {
         eprintln!("warden: {problem}");
     }
     proxmox
 }
 
-/// This machine first, then each cluster: one indexed inventory, merged
-/// again only when a source publishes a new snapshot.
+/// This machine first, then the clusters in configuration order: one
+/// indexed inventory, merged again only when a source publishes a new
+/// snapshot (or a cluster joins or leaves).
 pub fn world_inventory(local: LocalResources, proxmox: &ProxmoxWorld) -> CompositeInventory {
-    let mut sources: Vec<Arc<dyn Inventory>> = vec![Arc::new(local)];
-    sources.extend(
-        proxmox
-            .inventories
-            .iter()
-            .map(|i| Arc::clone(i) as Arc<dyn Inventory>),
-    );
-    CompositeInventory::new(sources)
+    let clusters: Arc<dyn Inventory> = Arc::clone(&proxmox.inventories) as Arc<dyn Inventory>;
+    CompositeInventory::new(vec![Arc::new(local), clusters])
 }

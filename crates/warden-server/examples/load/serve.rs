@@ -34,6 +34,7 @@ pub async fn run(flags: &Flags) {
         notes: Arc::new(MemoryNotes::default()),
         model: Arc::new(move || Ok(Some(Box::new(PacedModel { pace, tokens }) as _))),
         prices: Vec::new(),
+        clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
     };
     let started = warden_server::start(config, Arc::clone(&store), ports)
         .await

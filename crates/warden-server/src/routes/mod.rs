@@ -24,6 +24,7 @@ mod audit;
 mod auth;
 mod events;
 mod inventory;
+mod proxmox;
 mod sessions;
 mod system;
 mod tokens;
@@ -69,6 +70,8 @@ fn api() -> OpenApiRouter<Arc<AppState>> {
         .routes(routes!(usage::list))
         .routes(routes!(tokens::create, tokens::list))
         .routes(routes!(tokens::revoke))
+        .routes(routes!(proxmox::list, proxmox::add))
+        .routes(routes!(proxmox::remove))
 }
 
 /// The standard error responses, documented on every operation.

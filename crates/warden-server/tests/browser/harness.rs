@@ -169,6 +169,7 @@ impl World {
                 input_per_million: 2.5,
                 output_per_million: 10.0,
             }],
+            clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
         };
         let started = warden_server::start(config, store, ports).await.unwrap();
         self.addr = started.local_addr;

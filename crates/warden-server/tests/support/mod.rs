@@ -186,6 +186,7 @@ pub async fn start(options: Options) -> TestServer {
         notes: Arc::new(MemoryNotes::default()),
         model: Arc::new(move || Ok(Some(Box::new(factory_book.provider()) as _))),
         prices: Vec::new(),
+        clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
     };
     let started = warden_server::start(config, Arc::clone(&store), ports)
         .await

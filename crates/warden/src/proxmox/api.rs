@@ -4,7 +4,7 @@
 //! read. A turn's cancellation stops the wait (a write sent may still
 //! happen, and the error says so).
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::{Value, json};
 use warden_core::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi};
@@ -20,29 +20,62 @@ use super::errors::tool_error;
 /// How wide the sparkline sent with each history series is.
 const SPARKLINE_WIDTH: usize = 40;
 
-/// Every configured cluster, as one guest API. Cheap to clone (the
-/// clusters are shared).
+/// Every connected cluster, as one guest API. Cheap to clone: clones share
+/// the member list, which an admin may change while a server runs.
 #[derive(Clone)]
 pub struct ProxmoxApi {
-    clusters: Vec<Arc<ProxmoxCluster>>,
+    clusters: Arc<RwLock<Vec<Arc<ProxmoxCluster>>>>,
 }
 
 impl ProxmoxApi {
     pub fn new(clusters: Vec<Arc<ProxmoxCluster>>) -> Self {
-        ProxmoxApi { clusters }
+        ProxmoxApi {
+            clusters: Arc::new(RwLock::new(clusters)),
+        }
+    }
+
+    /// The members now (calls hold no lock while they wait on a cluster).
+    fn members(&self) -> Vec<Arc<ProxmoxCluster>> {
+        self.clusters
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(super) fn join(&self, cluster: Arc<ProxmoxCluster>) {
+        self.clusters
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(cluster);
+    }
+
+    pub(super) fn leave(&self, name: &str) {
+        self.clusters
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|c| c.name() != name);
     }
 
     /// The cluster a resource came from (its inventory's `cluster` attribute).
-    fn cluster_of(&self, resource: &Resource) -> Option<&Arc<ProxmoxCluster>> {
+    fn cluster_of(&self, resource: &Resource) -> Option<Arc<ProxmoxCluster>> {
         let name = resource.attributes.get("cluster")?.as_str()?;
-        self.clusters.iter().find(|c| c.name() == name)
+        self.clusters
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|c| c.name() == name)
+            .cloned()
     }
 }
 
 impl GuestApi for ProxmoxApi {
     fn serves(&self, resource: Option<&Resource>) -> bool {
         match resource {
-            None => !self.clusters.is_empty(),
+            None => !self
+                .clusters
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_empty(),
             Some(r) => {
                 matches!(
                     r.id.kind,
@@ -215,8 +248,9 @@ impl ProxmoxApi {
 
     /// Storage pools and backups of every cluster (a call with no target).
     async fn cluster_wide(&self, call: &ApiCall) -> ApiResult {
-        let mut clusters = Vec::with_capacity(self.clusters.len());
-        for cluster in &self.clusters {
+        let members = self.members();
+        let mut clusters = Vec::with_capacity(members.len());
+        for cluster in &members {
             let answer = match call {
                 ApiCall::StoragePools => cluster
                     .storage_pools(None)

@@ -16,6 +16,7 @@ use warden_infra::proxmox::{
 };
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
+pub mod admin;
 mod api;
 mod errors;
 #[cfg(test)]
@@ -23,12 +24,18 @@ mod fake_tests;
 #[cfg(test)]
 #[path = "../../../warden-infra/tests/fakepve/mod.rs"]
 mod fakepve;
+mod members;
 
 pub use api::ProxmoxApi;
+pub use members::ClusterInventories;
 
 /// How long the first inventory of a cluster may take before Warden goes on
 /// without it (the background refresh keeps trying).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How long a cluster an admin adds may take to give its first inventory:
+/// the admin waits for the answer (and is told to check the URL).
+pub const JOIN_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// One cluster as an inventory source.
 pub struct ClusterInventory {
@@ -50,9 +57,12 @@ impl ClusterInventory {
         }
     }
 
-    #[cfg(test)]
     pub fn cluster(&self) -> &Arc<ProxmoxCluster> {
         &self.cluster
+    }
+
+    pub fn name(&self) -> &str {
+        self.cluster.name()
     }
 }
 
@@ -92,24 +102,82 @@ pub struct Connected {
 }
 
 /// The clusters, their inventories, the API over them and their refresh.
+/// Clusters may join and leave while a server runs ([`ProxmoxWorld::join`]).
 pub struct ProxmoxWorld {
-    pub inventories: Vec<Arc<ClusterInventory>>,
+    pub inventories: Arc<ClusterInventories>,
     pub api: ProxmoxApi,
-    /// How each cluster's first inventory went (or why it is not used).
+    /// How each cluster's first inventory went (or why it is not used), at
+    /// start.
     pub connected: Vec<Connected>,
-    /// Stop when dropped.
-    _refresh: Vec<RefreshTask>,
+    /// Each member's refresh, by cluster name; a task stops when dropped.
+    refresh: Mutex<Vec<(String, RefreshTask)>>,
+}
+
+/// Why a cluster did not join.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error("a cluster named `{0}` is already connected")]
+    Duplicate(String),
+    #[error(transparent)]
+    Proxmox(#[from] warden_infra::proxmox::ProxmoxError),
+    #[error(
+        "Proxmox cluster `{0}` gave no inventory within {secs} s: is the URL right and the node up?",
+        secs = JOIN_TIMEOUT.as_secs()
+    )]
+    Timeout(String),
 }
 
 impl ProxmoxWorld {
     /// No clusters.
     pub fn none() -> Self {
         ProxmoxWorld {
-            inventories: Vec::new(),
+            inventories: Arc::new(ClusterInventories::new(Vec::new())),
             api: ProxmoxApi::new(Vec::new()),
             connected: Vec::new(),
-            _refresh: Vec::new(),
+            refresh: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The members now, in the order they joined.
+    pub fn clusters(&self) -> Vec<Arc<ClusterInventory>> {
+        self.inventories.clusters()
+    }
+
+    /// Connect one more cluster: it joins only if its first inventory
+    /// arrives (within [`JOIN_TIMEOUT`]), so a wrong secret or a
+    /// certificate mismatch is reported and nothing changes. Then it is
+    /// refreshed like the others.
+    pub async fn join(&self, config: &ProxmoxConfig) -> Result<RefreshReport, JoinError> {
+        if self.clusters().iter().any(|c| c.name() == config.name) {
+            return Err(JoinError::Duplicate(config.name.clone()));
+        }
+        let cluster = Arc::new(ProxmoxCluster::from_config(config)?);
+        let report = tokio::time::timeout(JOIN_TIMEOUT, cluster.refresh())
+            .await
+            .map_err(|_| JoinError::Timeout(config.name.clone()))??;
+        let task = cluster.spawn_later_refresh_task(cluster.settings().refresh_interval);
+        let mut refresh = self.refresh.lock().unwrap_or_else(PoisonError::into_inner);
+        // Checked again under the lock: two admins adding the same name.
+        if self.clusters().iter().any(|c| c.name() == config.name) {
+            return Err(JoinError::Duplicate(config.name.clone()));
+        }
+        refresh.push((config.name.clone(), task));
+        self.api.join(Arc::clone(&cluster));
+        self.inventories
+            .join(Arc::new(ClusterInventory::new(cluster)));
+        Ok(report)
+    }
+
+    /// Disconnect a cluster: its resources leave the inventory and its
+    /// refresh stops. Whether it was a member.
+    pub fn leave(&self, name: &str) -> bool {
+        let mut refresh = self.refresh.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = refresh.len();
+        refresh.retain(|(member, _)| member != name);
+        let was_member = self.clusters().iter().any(|c| c.name() == name);
+        self.api.leave(name);
+        self.inventories.leave(name);
+        was_member || refresh.len() != before
     }
 
     /// One line per cluster that is not usable, for the operator (once).
@@ -163,16 +231,21 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
     connected.extend(futures_util::future::join_all(first).await);
     let refresh = clusters
         .iter()
-        .map(|c| c.spawn_later_refresh_task(c.settings().refresh_interval))
+        .map(|c| {
+            let task = c.spawn_later_refresh_task(c.settings().refresh_interval);
+            (c.name().to_string(), task)
+        })
         .collect();
     ProxmoxWorld {
-        inventories: clusters
-            .iter()
-            .map(|c| Arc::new(ClusterInventory::new(Arc::clone(c))))
-            .collect(),
+        inventories: Arc::new(ClusterInventories::new(
+            clusters
+                .iter()
+                .map(|c| Arc::new(ClusterInventory::new(Arc::clone(c))))
+                .collect(),
+        )),
         api: ProxmoxApi::new(clusters),
         connected,
-        _refresh: refresh,
+        refresh: Mutex::new(refresh),
     }
 }
 

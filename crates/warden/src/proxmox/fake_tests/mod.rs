@@ -17,6 +17,7 @@ use warden_protocol::{ControlLevel, ErrorCode};
 use super::fakepve::{FakeOptions, FakePve};
 use super::{ProxmoxWorld, connect};
 
+mod admin;
 mod reads;
 mod writes;
 
@@ -51,13 +52,8 @@ impl Rig {
         setup(&fake).await;
         let proxmox = connect(&[fake.config()]).await;
         assert!(proxmox.problems().is_empty(), "{:?}", proxmox.problems());
-        let inventory = CompositeInventory::new(
-            proxmox
-                .inventories
-                .iter()
-                .map(|i| Arc::clone(i) as Arc<dyn Inventory>)
-                .collect(),
-        );
+        let inventory =
+            CompositeInventory::new(vec![Arc::clone(&proxmox.inventories) as Arc<dyn Inventory>]);
         Rig {
             fake,
             proxmox,

@@ -105,11 +105,7 @@ async fn a_migrated_guest_keeps_its_identity_and_the_session_is_told() {
     rig.fake
         .control(json!({"op": "move", "vmid": 100, "node": "pve2"}))
         .await;
-    rig.proxmox.inventories[0]
-        .cluster()
-        .refresh()
-        .await
-        .unwrap();
+    rig.proxmox.clusters()[0].cluster().refresh().await.unwrap();
     let ran = run(
         &executor,
         &mut session,
@@ -150,7 +146,8 @@ async fn five_hundred_guests_within_the_issue_s_numbers() {
     let connected = &rig.proxmox.connected[0];
     let report = connected.result.as_ref().unwrap();
     assert_eq!(report.guests, 500);
-    let cluster = rig.proxmox.inventories[0].cluster();
+    let members = rig.proxmox.clusters();
+    let cluster = members[0].cluster();
     let mut refreshes = Vec::new();
     for _ in 0..3 {
         let t = Instant::now();

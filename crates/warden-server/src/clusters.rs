@@ -1,0 +1,145 @@
+//! Proxmox VE clusters managed through the API by an admin. The server
+//! knows them only through [`ClusterAdmin`]: whoever starts it (the binary)
+//! connects clusters and keeps the ones added here; tests and simulated
+//! worlds have none ([`NoClusterAdmin`]).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use warden_core::ports::BoxFuture;
+
+/// Where a cluster's settings live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterOrigin {
+    /// `[[proxmox]]` in the configuration file: changed there, not here.
+    Config,
+    /// Added through the API; kept in the data directory.
+    Api,
+}
+
+/// How the server trusts a cluster's certificate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClusterTrust {
+    /// Pinned SHA-256 fingerprint.
+    Fingerprint,
+    /// A CA file.
+    CaFile,
+    /// The system's roots.
+    SystemRoots,
+    /// Any certificate (a lab only).
+    Insecure,
+}
+
+/// A connected cluster, never with its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ClusterView {
+    pub name: String,
+    pub url: String,
+    pub token_id: String,
+    pub trust: ClusterTrust,
+    /// The pinned fingerprint, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    pub origin: ClusterOrigin,
+    /// Resources in its inventory now (0 while it does not answer).
+    pub resources: usize,
+    /// Why its first inventory failed at start (it keeps trying).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// `POST /api/proxmox/clusters`: the `[[proxmox]]` settings of one cluster.
+#[derive(Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddCluster {
+    /// A label, unique among clusters.
+    pub name: String,
+    /// Any node of the cluster: `https://pve1.lan:8006`.
+    pub url: String,
+    /// `USER@REALM!TOKENID`.
+    pub token_id: String,
+    /// The token secret (stored 0600 in the data directory; never shown).
+    pub token_secret: String,
+    /// SHA-256 of the node's certificate (`AB:CD:…`).
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    /// A PEM file on the server with the CA certificate(s) to trust.
+    #[serde(default)]
+    pub ca_file: Option<String>,
+    /// Accept any certificate (a lab only).
+    #[serde(default)]
+    pub insecure: Option<bool>,
+    /// Seconds between inventory refreshes (default 30).
+    #[serde(default)]
+    pub refresh_interval_secs: Option<u64>,
+}
+
+impl fmt::Debug for AddCluster {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AddCluster")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .field("token_id", &self.token_id)
+            .field("token_secret", &"<redacted>")
+            .field("fingerprint", &self.fingerprint)
+            .field("ca_file", &self.ca_file)
+            .field("insecure", &self.insecure)
+            .finish()
+    }
+}
+
+/// Why a change was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterAdminError {
+    /// The settings are wrong, or the cluster refused them (a wrong secret,
+    /// a certificate that does not match): the field at fault.
+    #[error("{message}")]
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// The clusters this server is connected to.
+pub trait ClusterAdmin: Send + Sync {
+    fn list(&self) -> Vec<ClusterView>;
+
+    /// Connect a cluster and keep its settings; nothing changes when its
+    /// first inventory cannot be read.
+    fn add(&self, cluster: AddCluster) -> BoxFuture<'_, Result<ClusterView, ClusterAdminError>>;
+
+    /// Disconnect a cluster added through the API and forget it.
+    fn remove(&self, name: &str) -> Result<(), ClusterAdminError>;
+}
+
+/// No clusters can be managed (a simulated world, tests).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoClusterAdmin;
+
+impl ClusterAdmin for NoClusterAdmin {
+    fn list(&self) -> Vec<ClusterView> {
+        Vec::new()
+    }
+
+    fn add(&self, _cluster: AddCluster) -> BoxFuture<'_, Result<ClusterView, ClusterAdminError>> {
+        // The server's state, not a passing failure: 409, not 503.
+        Box::pin(std::future::ready(Err(ClusterAdminError::Conflict(
+            "this server runs a simulated world: Proxmox clusters cannot be added".into(),
+        ))))
+    }
+
+    fn remove(&self, name: &str) -> Result<(), ClusterAdminError> {
+        Err(ClusterAdminError::NotFound(format!(
+            "no Proxmox cluster `{name}`"
+        )))
+    }
+}
