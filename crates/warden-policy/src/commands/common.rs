@@ -3,7 +3,7 @@
 
 use crate::invocation::{Arg, Invocation};
 use crate::options::{Options, Tok};
-use crate::verdict::{Risk, Verdict};
+use crate::verdict::{InteractiveCategory, Risk, Verdict};
 
 /// The command never changes anything, whatever its arguments. Only for
 /// programs that take no options and no files (`true`, `pwd`-like builtins).
@@ -14,6 +14,12 @@ pub fn always_read(_: &Invocation<'_, '_>) -> Verdict {
 /// Destroys data or availability.
 pub fn high_write(_: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::HighWrite, "destroys data or availability")
+}
+
+/// Prints until interrupted (follow, watch, monitor modes): never a
+/// bounded read.
+pub fn stream(reason: &'static str) -> Verdict {
+    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
 }
 
 /// The verdict for an option the allowlist does not know (or a word that

@@ -16,6 +16,7 @@ mod firewall;
 mod http;
 mod iproute;
 mod links;
+mod nmcli;
 mod probe;
 mod tls;
 pub(crate) mod urls;
@@ -40,7 +41,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("iwconfig", links::iwconfig),
     ("ethtool", links::ethtool),
     ("mii-tool", links::mii_tool),
-    ("nmcli", links::nmcli),
+    ("nmcli", nmcli::nmcli),
     ("nmtui", links::nmtui),
     ("brctl", links::brctl),
     ("wg", links::wg),

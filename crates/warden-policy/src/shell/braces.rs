@@ -1,7 +1,7 @@
 //! Bash brace expansion (`{a,b}`, `{1..3}`, `x{-delete,}`), done before the
 //! program sees its arguments, so flags are matched on what it receives.
 
-use super::words::decode_ansi_c;
+use super::ansi_c::decode_ansi_c;
 
 /// More words than this and the expansion is refused.
 const MAX_WORDS: usize = 256;

@@ -7,7 +7,9 @@
 
 use std::borrow::Cow;
 
+use super::ansi_c::decode_ansi_c;
 use super::ast::{Dialect, Substitution, Word};
+use super::evaluation::{ARITHMETIC, arithmetic_evaluates, parameter_evaluates};
 use super::parser::{ParseError, ParseResult, Parser, is_delimiter};
 use crate::invocation::ArgShape;
 
@@ -27,11 +29,6 @@ pub(super) struct WordScanner<'p, 'a> {
     evaluates: Option<&'static str>,
     braces: bool,
 }
-
-const ARITHMETIC: &str = "arithmetic on variables or substitutions evaluates their values as code";
-const SUBSCRIPT: &str = "an array subscript is arithmetic that can run code";
-const INDIRECT: &str = "indirect expansion `${!…}` can run code hidden in a variable";
-const TRANSFORM: &str = "the expansion operator can run code (`${x@P}`)";
 
 impl<'p, 'a> WordScanner<'p, 'a> {
     pub(super) fn new(p: &'p mut Parser<'a>, start: usize) -> Self {
@@ -493,161 +490,10 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     }
 }
 
-/// Does the parameter expansion starting after `${` evaluate hidden text?
-/// Indirection (`${!x}`), subscripts other than `@`, `*` or a number,
-/// substrings whose offset is not a number (`${x:$n}` is arithmetic), and
-/// the `@` operators other than quoting and case ones (`${x@P}`) do.
-fn parameter_evaluates(rest: &[u8]) -> Option<&'static str> {
-    let mut i = 0;
-    match rest.first() {
-        Some(b'!') => return Some(INDIRECT),
-        Some(b'#') if rest.get(1).is_some_and(|&b| b != b'}') => i = 1,
-        _ => {}
-    }
-    let name_start = i;
-    while rest
-        .get(i)
-        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
-    {
-        i += 1;
-    }
-    if i == name_start && rest.get(i).is_some_and(|b| b"@*#?$!-".contains(b)) {
-        i += 1;
-    }
-    if rest.get(i) == Some(&b'[') {
-        let close = rest[i..].iter().position(|&b| b == b']')?;
-        let subscript = &rest[i + 1..i + close];
-        let number = subscript.strip_prefix(b"-").unwrap_or(subscript);
-        let plain = subscript == b"@"
-            || subscript == b"*"
-            || (!number.is_empty() && number.iter().all(u8::is_ascii_digit));
-        if !plain {
-            return Some(SUBSCRIPT);
-        }
-        i += close + 1;
-    }
-    match rest.get(i) {
-        Some(b':') => match rest.get(i + 1) {
-            Some(b'-' | b'=' | b'?' | b'+') => None,
-            _ => {
-                let end = rest[i..]
-                    .iter()
-                    .position(|&b| b == b'}')
-                    .map_or(rest.len(), |p| i + p);
-                let numeric = rest[i + 1..end]
-                    .iter()
-                    .all(|&b| b.is_ascii_digit() || matches!(b, b' ' | b'-' | b':' | b'+'));
-                (!numeric).then_some(ARITHMETIC)
-            }
-        },
-        Some(b'@') => match rest.get(i + 1) {
-            Some(b'Q' | b'E' | b'a' | b'A' | b'K' | b'k' | b'U' | b'u' | b'L') => None,
-            _ => Some(TRANSFORM),
-        },
-        _ => None,
-    }
-}
-
-/// Does an arithmetic expression refer to anything but numbers? Names are
-/// variables whose values bash evaluates as expressions (`a[$(cmd)]` runs
-/// `cmd`), and `$` expansions insert text that is evaluated too.
-fn arithmetic_evaluates(body: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(&b) = body.get(i) {
-        if b.is_ascii_digit() {
-            // A number, with its base and digits: `0x1f`, `16#ff`, `2#101`.
-            while body
-                .get(i)
-                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'#' || c == b'_')
-            {
-                i += 1;
-            }
-            continue;
-        }
-        if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'`' {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quoting {
     Unquoted,
     Double,
     /// Inside `${…}` or `$((…))`, where `$'…'` is skipped, not decoded.
     Nested,
-}
-
-/// Decode the escapes of bash's `$'…'` quoting.
-pub fn decode_ansi_c(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let simple = match e {
-            'a' => Some('\u{7}'),
-            'b' => Some('\u{8}'),
-            'e' | 'E' => Some('\u{1b}'),
-            'f' => Some('\u{c}'),
-            'n' => Some('\n'),
-            'r' => Some('\r'),
-            't' => Some('\t'),
-            'v' => Some('\u{b}'),
-            '\\' | '\'' | '"' | '?' => Some(e),
-            _ => None,
-        };
-        if let Some(c) = simple {
-            out.push(c);
-            continue;
-        }
-        let (radix, max) = match e {
-            'x' => (16, 2),
-            'u' => (16, 4),
-            'U' => (16, 8),
-            '0'..='7' => (8, 2),
-            'c' => {
-                if let Some(ctl) = chars.next() {
-                    out.push(char::from((ctl as u8) & 0x1f));
-                }
-                continue;
-            }
-            _ => {
-                out.push('\\');
-                out.push(e);
-                continue;
-            }
-        };
-        let mut value = if radix == 8 {
-            e.to_digit(8).unwrap_or(0)
-        } else {
-            0
-        };
-        let mut digits = 0;
-        while digits < max {
-            match chars.peek().and_then(|d| d.to_digit(radix)) {
-                Some(d) => {
-                    value = value.saturating_mul(radix).saturating_add(d);
-                    chars.next();
-                    digits += 1;
-                }
-                None => break,
-            }
-        }
-        if radix == 16 && digits == 0 {
-            out.push('\\');
-            out.push(e);
-            continue;
-        }
-        out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
-    }
-    out
 }

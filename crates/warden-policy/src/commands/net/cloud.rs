@@ -3,12 +3,9 @@
 //! an allowlist, compared case-sensitively as the CLIs do.
 
 use super::is_command_word;
+use crate::commands::common::stream;
 use crate::invocation::Invocation;
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
-
-fn stream(reason: &'static str) -> Verdict {
-    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
-}
 
 /// A verb that creates, changes or deletes, by its prefix.
 fn mutating(verb: &str) -> Option<Risk> {

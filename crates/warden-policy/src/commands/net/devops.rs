@@ -1,12 +1,9 @@
 //! DevOps tools: terraform/tofu, vault, consul, nomad, packer, ansible,
 //! tailscale, cloudflared. Allowlists of read-only subcommands.
 
+use crate::commands::common::stream;
 use crate::invocation::Invocation;
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
-
-fn stream(reason: &'static str) -> Verdict {
-    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
-}
 
 /// The words that are not options (`-flag` or `--flag`, `=value` glued).
 fn words<'i>(inv: &Invocation<'i, '_>) -> Vec<&'i str> {

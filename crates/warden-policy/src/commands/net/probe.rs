@@ -2,14 +2,11 @@
 //! socat, telnet/ftp/sftp, nmap, nslookup.
 
 use super::{is_sink, variable_option};
+use crate::commands::common::stream;
 use crate::commands::common::{bad, first_bad};
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::{InteractiveCategory, Risk, Verdict};
-
-fn stream(reason: &'static str) -> Verdict {
-    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
-}
 
 const PING: Options = Options {
     short_flags: "46aAbBdDfLnOqRUvVHC",

@@ -3,12 +3,9 @@
 //! persistence and compute modes, resets) write; loops and monitors stream
 //! unless a count bounds them.
 
+use crate::commands::common::stream;
 use crate::invocation::Invocation;
 use crate::verdict::*;
-
-fn stream(reason: &'static str) -> Verdict {
-    Verdict::interactive(InteractiveCategory::UnboundedStream, reason)
-}
 
 /// nvidia-smi options that only select or format what is printed (with
 /// their value, given as `--opt=v` or as the next word).
