@@ -10,11 +10,12 @@ use warden_protocol::{ErrorCode, FsmState, ToolKind};
 
 use warden_protocol::CancelFlag;
 
+use super::approval_wait::{record_execs, settle_approval};
 use super::outcome::TurnTally;
 use super::provider::{Message, ProposedToolCall};
 use super::{
     CANCELLED, Conversation, LoopEvent, TurnContext, emit_state_change, loop_detected,
-    record_execs, rewritten_call, settle_approval,
+    rewritten_call,
 };
 use crate::executor::{Outcome, Performed, Prepared, ProposedCall, verification_for};
 
@@ -121,7 +122,7 @@ fn begin(
     *seen += 1;
     let step = if ctx.session.cancel.is_cancelled() {
         // The user stopped the turn: nothing more is started.
-        Prepared::Done(super::failure(
+        Prepared::Done(super::approval_wait::failure(
             kind,
             ErrorCode::Cancelled,
             "cancelled by the user before it ran".to_string(),
