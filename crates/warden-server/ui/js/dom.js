@@ -70,6 +70,17 @@ export function formatTime(text) {
   });
 }
 
+/** `just now`, `3 min ago`, `2 h ago`, `4 d ago` for an RFC 3339 string. */
+export function formatAgo(text, now = Date.now()) {
+  const at = new Date(text).getTime();
+  if (!Number.isFinite(at)) return 'never';
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 45) return 'just now';
+  if (seconds < 3600) return Math.max(1, Math.round(seconds / 60)) + ' min ago';
+  if (seconds < 2 * 86400) return Math.round(seconds / 3600) + ' h ago';
+  return Math.round(seconds / 86400) + ' d ago';
+}
+
 /** `4:59 left`, `expired`. */
 export function formatTimeLeft(expiresAt, now = Date.now()) {
   const left = new Date(expiresAt).getTime() - now;

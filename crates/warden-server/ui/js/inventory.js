@@ -4,7 +4,7 @@
 // about this".
 
 import { get } from './api.js';
-import { h, clear, statusClass } from './dom.js';
+import { h, clear, statusClass, formatAgo, formatTime } from './dom.js';
 
 const cache = { list: [], byId: new Map(), loaded: null };
 
@@ -102,6 +102,45 @@ function matches(r, query) {
   return fields.some((f) => f && String(f).toLowerCase().includes(query));
 }
 
+/** The enrolled agents (`GET /api/agents`), or none when they cannot be read. */
+function loadAgents() {
+  return get('/api/agents').then((list) => (Array.isArray(list) ? list : []), () => []);
+}
+
+/** "agent connected" or "agent disconnected · last seen 3 min ago". */
+function agentState(agent) {
+  if (agent.connected) return 'agent connected';
+  return 'agent disconnected · last seen ' + (agent.last_seen ? formatAgo(agent.last_seen) : 'never');
+}
+
+function agentBadge(agent) {
+  return h('span', {
+    class: 'res-agent ' + statusClass(agent.connected ? 'connected' : 'disconnected'),
+    testid: 'inventory-agent',
+    data: { connected: String(Boolean(agent.connected)) },
+    title: 'agent ' + agent.name + (agent.version ? ' ' + agent.version : '') +
+      (agent.last_seen ? ', last seen ' + formatTime(agent.last_seen) : ''),
+  }, agentState(agent));
+}
+
+/** Every enrolled agent, also those whose host reports nothing yet. */
+function agentsTable(agents) {
+  if (!agents.length) return h('p', { class: 'muted' }, 'No agents are enrolled. Enroll one with `warden agent enroll`.');
+  return h('table', { class: 'agents', testid: 'agents-table' },
+    h('caption', {}, 'Agents'),
+    h('thead', {}, h('tr', {},
+      ['Name', 'Host', 'Version', 'State', 'Last seen'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, agents.slice().sort((a, b) => a.name.localeCompare(b.name)).map((a) =>
+      h('tr', { testid: 'agent-row', data: { agentId: a.id, connected: String(Boolean(a.connected)) } },
+        h('td', {}, a.name),
+        h('td', {}, h('code', {}, a.host || '—')),
+        h('td', {}, a.version || '—'),
+        h('td', { class: statusClass(a.connected ? 'connected' : 'disconnected') },
+          a.connected ? 'connected' : 'disconnected'),
+        h('td', { title: a.last_seen ? formatTime(a.last_seen) : '' },
+          a.last_seen ? formatAgo(a.last_seen) : 'never')))));
+}
+
 /** The Inventory page. `ask(resource)` opens a chat about it. */
 export function inventoryPage(view, { ask }) {
   const search = h('input', {
@@ -110,13 +149,21 @@ export function inventoryPage(view, { ask }) {
   });
   const summary = h('p', { class: 'muted', role: 'status' });
   const tree = h('div', { class: 'inventory-tree' });
+  const agentsSection = h('section', { class: 'agents-section', 'aria-label': 'Agents' });
   const refresh = h('button', { type: 'button' }, 'Refresh');
   clear(view).append(
     h('div', { class: 'page-head' },
       h('h1', {}, 'Inventory'),
       h('div', { class: 'search' }, h('label', { for: 'inventory-search' }, 'Search'), search),
       refresh),
-    summary, tree);
+    summary, tree, agentsSection);
+  let agents = [];
+  let agentOfHost = new Map();
+  function setAgents(list) {
+    agents = list;
+    agentOfHost = new Map(list.filter((a) => a.host).map((a) => [a.host, a]));
+    clear(agentsSection).append(agentsTable(agents));
+  }
 
   function draw() {
     const query = search.value.trim().toLowerCase();
@@ -155,6 +202,7 @@ export function inventoryPage(view, { ask }) {
         h('span', { class: 'res-name' }, r.name),
         h('span', { class: 'badge' }, kindLabel(r.kind)),
         h('span', { class: 'res-status ' + statusClass(r.status) }, isAgent ? 'agent ' + status : status),
+        agentOfHost.has(r.id) ? agentBadge(agentOfHost.get(r.id)) : null,
         h('code', { class: 'res-id' }, r.id),
         (r.aliases || []).length ? h('span', { class: 'muted res-aliases' }, 'aka ' + r.aliases.join(', ')) : null,
         h('span', { class: 'muted res-source' }, r.source),
@@ -171,11 +219,15 @@ export function inventoryPage(view, { ask }) {
     clear(tree).append(list.length ? branch(roots, 0) : h('p', { class: 'muted' }, 'The inventory is empty.'));
   }
 
+  const reload = () => Promise.all([loadInventory(true), loadAgents()])
+    .then(([, list]) => { setAgents(list); draw(); }, showError);
   search.addEventListener('input', draw);
-  refresh.addEventListener('click', () => loadInventory(true).then(draw, showError));
+  refresh.addEventListener('click', reload);
   function showError(error) {
     clear(tree).append(h('p', { class: 'error', role: 'alert' }, 'Cannot load the inventory: ' + error.message));
   }
-  loadInventory(true).then(draw, showError);
-  return () => {};
+  reload();
+  // Agents come and go: their state is read again every 10 s.
+  const timer = setInterval(() => loadAgents().then((list) => { setAgents(list); draw(); }), 10000);
+  return () => clearInterval(timer);
 }
