@@ -224,7 +224,10 @@ fn abbrev_of(head: &str, long: &str, min: usize) -> bool {
 fn hazards(rest: &Invocation<'_, '_>) -> Option<Verdict> {
     for arg in rest.option_args() {
         let text = arg.as_str();
-        if text.starts_with("ext::") || text.starts_with("fd::") {
+        // A remote as an operand or as an option's value (`--remote=ext::…`).
+        let value = text.split_once('=').map_or("", |(_, v)| v);
+        let runs_command = |remote: &str| remote.starts_with("ext::") || remote.starts_with("fd::");
+        if runs_command(text) || (text.starts_with("--") && runs_command(value)) {
             return Some(Verdict::unknown(
                 "an `ext::` or `fd::` remote runs a command",
             ));
