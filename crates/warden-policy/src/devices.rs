@@ -171,6 +171,11 @@ fn kind_of(comps: &[&str]) -> Option<DeviceKind> {
             kind_of(rest).or(Some(DeviceKind::Other))
         }
         ["proc", _, "fd" | "fdinfo", _, ..] | ["proc", "kmsg"] => Some(DeviceKind::Other),
+        // Physical memory as files: terabytes long (`kcore`), or another
+        // process's memory.
+        ["proc", "kcore" | "kpagecount" | "kpageflags" | "kpagecgroup"]
+        | ["proc", _, "mem"]
+        | ["proc", _, "task", _, "mem"] => Some(DeviceKind::Other),
         ["sys", "kernel", rest @ ..]
             if rest.last().is_some_and(|l| l.starts_with("trace_pipe")) =>
         {
@@ -363,6 +368,10 @@ mod tests {
             "/dev/cpu/0/msr",
             "/dev/ttyUSB0",
             "/proc/kmsg",
+            "/proc/kcore",
+            "/proc/kpageflags",
+            "/proc/1/mem",
+            "/proc/self/task/7/mem",
             "/proc/self/fd/3",
             "/proc/1/root/dev/watchdog",
             "/proc/1/cwd/x",
