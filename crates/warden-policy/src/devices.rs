@@ -173,7 +173,10 @@ fn kind_of(comps: &[&str]) -> Option<DeviceKind> {
         ["proc", _, "fd" | "fdinfo", _, ..] | ["proc", "kmsg"] => Some(DeviceKind::Other),
         // Physical memory as files: terabytes long (`kcore`), or another
         // process's memory.
-        ["proc", "kcore" | "kpagecount" | "kpageflags" | "kpagecgroup"]
+        [
+            "proc",
+            "kcore" | "kpagecount" | "kpageflags" | "kpagecgroup",
+        ]
         | ["proc", _, "mem"]
         | ["proc", _, "task", _, "mem"] => Some(DeviceKind::Other),
         ["sys", "kernel", rest @ ..]

@@ -19,8 +19,12 @@ use super::{
 };
 use crate::executor::{Outcome, Performed, Prepared, ProposedCall, verification_for};
 
-/// Reads dispatched together at most.
-const MAX_PARALLEL: usize = 4;
+/// Reads of one reply in flight at once, over all targets: a fan-out
+/// over a fleet waits on its slowest host once, not once per handful.
+const MAX_PARALLEL: usize = 64;
+
+/// Reads in flight at once on one target: a host is not flooded.
+const MAX_PARALLEL_PER_TARGET: usize = 4;
 
 struct Begun {
     index: usize,
@@ -51,12 +55,7 @@ pub(super) async fn run_calls(
         }
         let begun = begin(ctx, proposed, index, turn, identical, kind);
         match &begun.step {
-            Prepared::Ready(ready) if ready.may_run_in_parallel() => {
-                batch.push(begun);
-                if batch.len() == MAX_PARALLEL {
-                    any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
-                }
-            }
+            Prepared::Ready(ready) if ready.may_run_in_parallel() => batch.push(begun),
             Prepared::Ready(_) | Prepared::Done(_) => {
                 any_ok |= flush(ctx, conversation, &mut batch, turn, tally, &mut codes).await;
                 let outcome = complete(ctx, conversation, begun, None, turn, tally).await;
@@ -152,22 +151,60 @@ async fn flush(
     if batch.is_empty() {
         return false;
     }
-    let executor = ctx.executor;
-    // Concurrent on one task: a read waiting on its host holds no thread.
-    let performed: Vec<Option<Performed>> =
-        futures_util::future::join_all(batch.iter().map(|begun| async move {
-            match &begun.step {
-                Prepared::Ready(ready) => Some(executor.perform(ready).await),
-                Prepared::Done(_) => None,
-            }
-        }))
-        .await;
+    let performed = perform_side_by_side(ctx.executor, batch).await;
     let mut any_ok = false;
     for (begun, performed) in batch.drain(..).zip(performed) {
         let outcome = complete(ctx, conversation, begun, performed, turn, tally).await;
         any_ok |= note(outcome, codes);
     }
     any_ok
+}
+
+/// Run the batch's ready reads concurrently on this task (a read waiting on
+/// its host holds no thread), at most [`MAX_PARALLEL`] at once and
+/// [`MAX_PARALLEL_PER_TARGET`] per target, starting them in call order;
+/// the results come back in call order.
+async fn perform_side_by_side(
+    executor: &crate::executor::Executor<'_>,
+    batch: &[Begun],
+) -> Vec<Option<Performed>> {
+    use futures_util::StreamExt;
+    use futures_util::stream::FuturesUnordered;
+
+    let mut performed: Vec<Option<Performed>> = batch.iter().map(|_| None).collect();
+    let mut waiting: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].step, Prepared::Ready(_)))
+        .collect();
+    let target = |i: usize| match &batch[i].step {
+        Prepared::Ready(ready) => ready.target_key(),
+        Prepared::Done(_) => "",
+    };
+    let mut per_target: HashMap<&str, usize> = HashMap::new();
+    let mut running = FuturesUnordered::new();
+    loop {
+        let mut next = 0;
+        while running.len() < MAX_PARALLEL && next < waiting.len() {
+            let index = waiting[next];
+            let busy = per_target.entry(target(index)).or_insert(0);
+            if *busy >= MAX_PARALLEL_PER_TARGET {
+                next += 1;
+                continue;
+            }
+            *busy += 1;
+            waiting.remove(next);
+            if let Prepared::Ready(ready) = &batch[index].step {
+                running.push(async move { (index, executor.perform(ready).await) });
+            }
+        }
+        let Some((index, result)) = running.next().await else {
+            break;
+        };
+        if let Some(busy) = per_target.get_mut(target(index)) {
+            *busy = busy.saturating_sub(1);
+        }
+        performed[index] = Some(result);
+    }
+    performed
 }
 
 /// Errors a model is expected to recover from by itself.

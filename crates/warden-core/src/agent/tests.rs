@@ -55,14 +55,19 @@ fn run_script(
     message: &str,
     on_delta: Option<&mut (dyn FnMut(Delta<'_>) + Send)>,
 ) -> Run {
-    let inventory = StaticInventory::new(vec![Resource {
-        id: "host:web1".parse().unwrap(),
-        name: "web1".into(),
-        aliases: vec![],
-        parent: None,
-        status: None,
-        attributes: serde_json::Map::new(),
-    }]);
+    // web1, and a fleet web2…web12 for fan-outs.
+    let inventory = StaticInventory::new(
+        (1..=12)
+            .map(|n| Resource {
+                id: format!("host:web{n}").parse().unwrap(),
+                name: format!("web{n}"),
+                aliases: vec![],
+                parent: None,
+                status: None,
+                attributes: serde_json::Map::new(),
+            })
+            .collect(),
+    );
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
     let notes = crate::ports::MemoryNotes::default();
@@ -218,6 +223,52 @@ fn independent_reads_run_side_by_side_and_results_keep_call_order() {
         })
         .collect();
     assert_eq!(order, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn a_fan_out_over_many_hosts_runs_at_once_and_keeps_call_order() {
+    let calls: Vec<ProposedToolCall> = (1..=12)
+        .map(|n| {
+            ProposedToolCall::new(
+                format!("r{n}"),
+                "read",
+                json!({"action": "exec", "target": format!("web{n}"), "command": "uptime"}),
+            )
+        })
+        .collect();
+    let replies = vec![
+        ModelReply {
+            usage: None,
+            text: None,
+            tool_calls: calls,
+        },
+        answer("All up."),
+    ];
+    let probe = ConcurrencyProbe::default();
+    let run = run_script(
+        ControlLevel::Autonomous,
+        &probe,
+        replies,
+        LoopLimits::default(),
+        "uptime everywhere",
+        None,
+    );
+    let most = probe.most.load(Ordering::SeqCst);
+    assert!(
+        most > 4,
+        "twelve hosts are not read four at a time: {most} at once"
+    );
+    let order: Vec<usize> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            LoopEvent::ToolResult {
+                index, ok: true, ..
+            } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, (0..12).collect::<Vec<_>>());
 }
 
 #[test]
@@ -478,14 +529,19 @@ fn secrets_in_tool_output_never_reach_the_model_but_the_terminal_sees_them() {
             truncated: false,
         },
     }]);
-    let inventory = StaticInventory::new(vec![Resource {
-        id: "host:web1".parse().unwrap(),
-        name: "web1".into(),
-        aliases: vec![],
-        parent: None,
-        status: None,
-        attributes: serde_json::Map::new(),
-    }]);
+    // web1, and a fleet web2…web12 for fan-outs.
+    let inventory = StaticInventory::new(
+        (1..=12)
+            .map(|n| Resource {
+                id: format!("host:web{n}").parse().unwrap(),
+                name: format!("web{n}"),
+                aliases: vec![],
+                parent: None,
+                status: None,
+                attributes: serde_json::Map::new(),
+            })
+            .collect(),
+    );
     let approvals = MemoryApprovals::default();
     let audit = MemoryAudit::default();
     let notes = crate::ports::MemoryNotes::default();

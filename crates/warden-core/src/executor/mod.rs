@@ -651,6 +651,12 @@ impl Ready {
     pub fn may_run_in_parallel(&self) -> bool {
         self.kind == ToolKind::Read && !matches!(self.admitted.plan, Plan::Internal)
     }
+
+    /// The resource the call acts on (empty when none): calls side by side
+    /// are limited per target.
+    pub fn target_key(&self) -> &str {
+        self.target_id.as_deref().unwrap_or_default()
+    }
 }
 
 /// What running a ready call produced.
