@@ -7,6 +7,7 @@
 //! Start it with [`start`], giving it a [`ServerConfig`], the store and the
 //! [`ServerPorts`] (inventory, hosts, approvals, audit, notes, model).
 
+mod agents;
 mod api;
 pub mod auth;
 pub mod config;
@@ -22,6 +23,7 @@ mod store_writer;
 pub mod tls;
 mod ui;
 
+pub use agents::AgentSettings;
 pub use api::rfc3339;
 pub use config::{FourEyes, MetricsAccess, ServerConfig, TlsMode, cap_level};
 pub use ports::{ModelFactory, ModelPrice, ServerPorts};
