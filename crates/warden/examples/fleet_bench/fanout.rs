@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::model::{FakeModel, Step, text};
-use crate::server::{Serve, mib, rss_kib, warden};
+use crate::server::{Serve, cpu_ms, mib, rss_kib, warden};
 
 /// Agent processes, killed when dropped.
 struct Agents(Vec<Child>);
@@ -32,7 +32,7 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("server");
     std::fs::create_dir_all(&data).unwrap();
-    let serve = Serve::start(binary, &data, &model.base_url);
+    let serve = Serve::start(binary, &data, &model.base_url, 30);
     let token = serve.enrollment_token(count as u32).await;
     let names: Vec<String> = (0..count).map(|i| format!("fleet-{i:03}")).collect();
 
@@ -108,6 +108,8 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
     let mut times = Vec::new();
     for round in 0..rounds {
         let (id, mut events) = serve.session().await;
+        let agents_cpu = |agents: &Agents| agents.0.iter().map(|c| cpu_ms(c.id())).sum::<u64>();
+        let cpu_before = (cpu_ms(serve.pid()), agents_cpu(&agents));
         let start = Instant::now();
         serve
             .call(
@@ -118,11 +120,19 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
             .await;
         let (mut ok, mut failed) = (0, 0);
         let mut first_failure = None;
+        // Each read's own duration as the server measured it, and when
+        // its end arrived.
+        let mut durations = Vec::new();
+        let mut ends = Vec::new();
         loop {
             let event = tokio::time::timeout(Duration::from_secs(120), events.recv())
                 .await
                 .expect("the turn ended")
                 .expect("the event stream stayed open");
+            if event["type"] == "tool_end" {
+                durations.push(event["duration_ms"].as_u64().unwrap_or(0));
+                ends.push(start.elapsed());
+            }
             match event["type"].as_str() {
                 Some("tool_end") if event["ok"] == true => ok += 1,
                 Some("tool_end") => {
@@ -134,8 +144,23 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
             }
         }
         let elapsed = start.elapsed();
+        let cpu_after = (cpu_ms(serve.pid()), agents_cpu(&agents));
         println!(
             "round {round}: {ok} reads ok, {failed} failed, POST message → done in {elapsed:?}"
+        );
+        durations.sort_unstable();
+        if let (Some(first), Some(last)) = (ends.first(), ends.last()) {
+            println!(
+                "  reads took {}–{} ms each (median {} ms); first ended at {first:?}, last at {last:?}",
+                durations[0],
+                durations[durations.len() - 1],
+                durations[durations.len() / 2]
+            );
+        }
+        println!(
+            "  CPU time spent: server {} ms, agents and their commands {} ms",
+            cpu_after.0 - cpu_before.0,
+            cpu_after.1 - cpu_before.1
         );
         if let Some(failure) = first_failure {
             println!("  first failure: {failure}");
@@ -149,5 +174,7 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
         times[times.len() / 2],
         times[times.len() - 1]
     );
+    // The server first, so the agents' last words are not its warnings.
+    drop(serve);
     drop(agents);
 }

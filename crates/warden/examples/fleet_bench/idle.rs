@@ -22,8 +22,9 @@ use crate::server::{Serve, mib, rss_kib};
 
 pub async fn run(binary: &Path, count: usize, hold: Duration) {
     let dir = tempfile::tempdir().unwrap();
-    // No turn runs here: the model is never asked.
-    let serve = Serve::start(binary, dir.path(), "http://127.0.0.1:9/v1");
+    // No turn runs here: the model is never asked. Pings every 5 s, so the
+    // idle agents answer a few while they are held.
+    let serve = Serve::start(binary, dir.path(), "http://127.0.0.1:9/v1", 5);
     tokio::time::sleep(Duration::from_secs(2)).await;
     let before = rss_kib(serve.pid());
     println!("server RSS before: {}", mib(before));

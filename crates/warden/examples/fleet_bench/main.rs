@@ -3,7 +3,7 @@
 //! - `fanout [N] [ROUNDS]`: one read fanned out to N real agents (default
 //!   200), POST message → `done`; and the agents' idle RSS.
 //! - `idle [N] [SECS]`: the server's RSS with N idle simulated agents
-//!   connected (default 1000, held 10 s).
+//!   connected (default 1000, held 20 s, pinged every 5 s).
 //! - `overhead [RUNS]`: one agent's idle RSS and its per-command overhead
 //!   (default 100 runs of `true`).
 //!
@@ -51,7 +51,7 @@ async fn main() {
     match args.first().map(String::as_str) {
         Some("fanout") => fanout::run(&binary, arg(&args, 1, 200), arg(&args, 2, 5)).await,
         Some("idle") => {
-            let hold = Duration::from_secs(arg(&args, 2, 10) as u64);
+            let hold = Duration::from_secs(arg(&args, 2, 20) as u64);
             idle::run(&binary, arg(&args, 1, 1000), hold).await;
         }
         Some("overhead") => overhead::run(&binary, arg(&args, 1, 100)).await,

@@ -49,7 +49,8 @@ pub struct Serve {
 }
 
 impl Serve {
-    pub fn start(binary: &Path, dir: &Path, model_url: &str) -> Serve {
+    /// `heartbeat_secs`: how often the server pings its agents.
+    pub fn start(binary: &Path, dir: &Path, model_url: &str, heartbeat_secs: u64) -> Serve {
         let out = warden(binary)
             .args(["token", "create", "--name", "bench", "--role", "admin"])
             .arg("--data-dir")
@@ -61,7 +62,7 @@ impl Serve {
         let mut child = warden(binary)
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(dir)
-            .args(["--agent-heartbeat-secs", "30"])
+            .args(["--agent-heartbeat-secs", &heartbeat_secs.to_string()])
             .env("WARDEN_PROVIDER", "openai")
             .env("WARDEN_BASE_URL", model_url)
             .env("WARDEN_MODEL", "test-model")
@@ -198,6 +199,25 @@ pub fn rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// CPU time of a process and of its children it waited for, in ms
+/// (`utime + stime + cutime + cstime` of /proc/PID/stat).
+pub fn cpu_ms(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name may hold spaces: fields count from after its `)`.
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .map(|f| f.parse().unwrap_or(0))
+                .collect()
+        })
+        .unwrap_or_default();
+    // utime is field 14 of the line, the 12th after the name.
+    let ticks: u64 = fields.iter().skip(11).take(4).sum();
+    // USER_HZ, 100 on every Linux this runs on.
+    ticks * 10
 }
 
 pub fn mib(kib: u64) -> String {
