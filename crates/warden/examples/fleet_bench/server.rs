@@ -220,6 +220,25 @@ pub fn cpu_ms(pid: u32) -> u64 {
     ticks * 10
 }
 
+/// CPU time the whole machine spent busy, in ms (all cores, /proc/stat:
+/// user, nice, system, irq, softirq, steal).
+pub fn machine_busy_ms() -> u64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    [0, 1, 2, 5, 6, 7]
+        .iter()
+        .filter_map(|&i| fields.get(i))
+        .sum::<u64>()
+        * 10
+}
+
 pub fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
