@@ -138,8 +138,13 @@ pub async fn next_within(socket: &mut Socket, wait: Duration) -> Option<Incoming
 
 /// The next frame of `kind`, answering pings on the way when `pong`.
 pub async fn until_frame(socket: &mut Socket, kind: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        match next(socket).await {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let incoming = next_within(socket, left)
+            .await
+            .unwrap_or_else(|| panic!("no {kind} frame in time"));
+        match incoming {
             Incoming::Frame(frame) if frame["type"] == kind => return frame,
             Incoming::Frame(frame) if frame["type"] == "ping" => {
                 send(socket, json!({"type": "pong", "at": frame["at"]})).await;
