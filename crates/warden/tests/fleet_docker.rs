@@ -233,6 +233,12 @@ async fn a_host_cut_off_during_a_write_reports_an_unknown_outcome() {
         .serve
         .wait_connected("alpha", false, Duration::from_secs(10))
         .await;
+    // Plugged back in, the agent finds its way back by itself.
+    host.connect(&fleet.network);
+    fleet
+        .serve
+        .wait_connected("alpha", true, CONNECT_WITHIN)
+        .await;
 }
 
 #[tokio::test]
@@ -240,6 +246,14 @@ async fn a_stopped_host_shows_disconnected_and_its_commands_fail() {
     let Some(fleet) = Fleet::up(&[agent("alpha"), agent("bravo")]).await else {
         return;
     };
+    let status_of_alpha = |inventory: Vec<Value>| {
+        inventory
+            .into_iter()
+            .find(|r| r["id"] == "host:alpha")
+            .map(|r| r["status"].clone())
+    };
+    let online = status_of_alpha(fleet.serve.inventory().await);
+    assert!(online.is_some(), "host:alpha is in the inventory");
     fleet.host("alpha").stop();
     let listed = fleet
         .serve
@@ -247,6 +261,11 @@ async fn a_stopped_host_shows_disconnected_and_its_commands_fail() {
         .await;
     assert!(listed["last_seen"].is_string(), "{listed}");
     assert_eq!(fleet.serve.agent("bravo").await.unwrap()["connected"], true);
+    let offline = status_of_alpha(fleet.serve.inventory().await);
+    assert!(
+        offline.is_some() && offline != online,
+        "the inventory shows the change: {online:?} then {offline:?}"
+    );
     fleet.model.scripts.add(
         "uptime of alpha",
         vec![read("host:alpha", "uptime"), text("Could not.")],
