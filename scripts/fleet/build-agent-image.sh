@@ -4,9 +4,11 @@
 # /usr/local/bin/warden, a few harmless programs the tests run (sh, sleep,
 # cat, echo, true, touch, ls, uptime, df) and every shared library `ldd`
 # lists for them, imported as a one-layer image.
+# The router's fast paths need some of them (`load on HOST`: cat, nproc).
 #
 # Usage: build-agent-image.sh WARDEN_BINARY
-# Prints the tag, `warden-fleet-agent:<first 16 hex of the binary's SHA-256>`.
+# Prints the tag, `warden-fleet-agent:<first 16 hex of the SHA-256 of the
+# binary and of this script>`.
 # Does nothing when that tag exists, so callers may run it before every
 # test; older tags of this image are removed when a new one is built.
 set -eu
@@ -14,7 +16,7 @@ set -eu
 binary="${1:?usage: build-agent-image.sh WARDEN_BINARY}"
 [ -x "$binary" ] || { echo "not an executable: $binary" >&2; exit 1; }
 repo="warden-fleet-agent"
-hash="$(sha256sum "$binary" | cut -c1-16)"
+hash="$(cat "$binary" "$0" | sha256sum | cut -c1-16)"
 tag="$repo:$hash"
 if docker image inspect "$tag" >/dev/null 2>&1; then
     echo "$tag"
@@ -38,7 +40,7 @@ copy_libraries_of() {
     done
 }
 
-for program in sh sleep cat echo true touch ls uptime df; do
+for program in sh sleep cat echo true touch ls uptime df nproc free; do
     # The program itself, not a shell builtin of the same name.
     path=""
     for dir in /usr/bin /bin; do

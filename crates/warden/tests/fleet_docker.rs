@@ -1,7 +1,8 @@
 //! The fleet for real: `warden serve` on the host, `warden agent` in Docker
 //! containers on a private network (the image built locally from this
 //! build's binary), everything through the HTTP API as a client would.
-//! Enrollment, a read on each host, a write with approval, a host cut off
+//! Enrollment, a read on each host (asked by the model, and by a router
+//! phrase with no model call), a write with approval, a host cut off
 //! during a command, a stopped host, a server restart with a pending
 //! approval, a revoked agent, and an agent whose `--max-level` refuses an
 //! approved write. When the engine is unreachable each test says so loudly
@@ -154,6 +155,19 @@ async fn a_read_runs_on_each_host() {
             "{name} did not answer: {end}"
         );
     }
+    // The router's own phrase (no model call): the host by its agent's name.
+    let mut session = Session::open(&fleet.serve).await;
+    session.say(&fleet.serve, "load on bravo").await;
+    let done = session.until_done(TURN).await;
+    assert_eq!(
+        done.last().unwrap()["route"]["stage"],
+        "fast_path",
+        "{done:#?}"
+    );
+    let end = tool_end_for(&session, "host:bravo");
+    assert_eq!(end["ok"], true, "{end}");
+    let load = done.last().unwrap()["final_text"].to_string();
+    assert!(load.contains("bravo"), "{load}");
 }
 
 #[tokio::test]
