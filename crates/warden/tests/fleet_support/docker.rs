@@ -63,6 +63,37 @@ pub fn agent_image() -> String {
     .clone()
 }
 
+/// Removes what earlier runs that were killed (so no Drop ran) left: the
+/// labelled containers and networks whose test process is gone.
+pub fn sweep_leftovers() {
+    let gone = |name: &str| {
+        name.strip_prefix("wfleet-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+    };
+    let filter = format!("label={LABEL}");
+    let containers = docker(&["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"]);
+    for name in String::from_utf8_lossy(&containers.stdout).split_whitespace() {
+        if gone(name) {
+            let _ = docker(&["rm", "-f", name]);
+        }
+    }
+    let networks = docker(&[
+        "network",
+        "ls",
+        "--filter",
+        &filter,
+        "--format",
+        "{{.Name}}",
+    ]);
+    for name in String::from_utf8_lossy(&networks.stdout).split_whitespace() {
+        if gone(name) {
+            let _ = docker(&["network", "rm", name]);
+        }
+    }
+}
+
 /// A name no other test (or test run) uses.
 pub fn unique(prefix: &str) -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);

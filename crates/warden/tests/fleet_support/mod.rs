@@ -58,6 +58,7 @@ impl Fleet {
             return None;
         }
         let turn = engine_turn();
+        docker::sweep_leftovers();
         docker::agent_image();
         let network = Network::create("net");
         let model = FakeModel::start();
