@@ -1,7 +1,7 @@
 //! (a) One read fanned out to N real agents: N `warden agent run`
 //! processes on loopback (`fleet-000`, …), each with its own state dir; the
 //! fake model answers the message with N parallel `read` calls (`uptime` on
-//! each host) and then a final text. Timed from POST message to `done`.
+//! each host, or another command) and then a final text. Timed from POST message to `done`.
 //! Also reports the agents' idle resident memory.
 
 use std::path::Path;
@@ -27,7 +27,7 @@ impl Drop for Agents {
     }
 }
 
-pub async fn run(binary: &Path, count: usize, rounds: usize) {
+pub async fn run(binary: &Path, count: usize, rounds: usize, command: &str) {
     let model = FakeModel::start();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("server");
@@ -96,7 +96,7 @@ pub async fn run(binary: &Path, count: usize, rounds: usize) {
         .map(|name| {
             (
                 "read".to_string(),
-                json!({"action": "exec", "target": format!("host:{name}"), "command": "uptime"}),
+                json!({"action": "exec", "target": format!("host:{name}"), "command": command}),
             )
         })
         .collect();

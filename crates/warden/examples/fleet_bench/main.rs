@@ -1,7 +1,8 @@
 //! The fleet benchmarks of issue 9 ("Must reach"), on loopback:
 //!
-//! - `fanout [N] [ROUNDS]`: one read fanned out to N real agents (default
-//!   200), POST message → `done`; and the agents' idle RSS.
+//! - `fanout [N] [ROUNDS] [COMMAND]`: one read (default `uptime`) fanned
+//!   out to N real agents (default 200), POST message → `done`; and the
+//!   agents' idle RSS.
 //! - `idle [N] [SECS]`: the server's RSS with N idle simulated agents
 //!   connected (default 1000, held 20 s, pinged every 5 s).
 //! - `overhead [RUNS]`: one agent's idle RSS and its per-command overhead
@@ -49,14 +50,19 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let binary = warden_binary();
     match args.first().map(String::as_str) {
-        Some("fanout") => fanout::run(&binary, arg(&args, 1, 200), arg(&args, 2, 5)).await,
+        Some("fanout") => {
+            let command = args.get(3).map_or("uptime", String::as_str);
+            fanout::run(&binary, arg(&args, 1, 200), arg(&args, 2, 5), command).await;
+        }
         Some("idle") => {
             let hold = Duration::from_secs(arg(&args, 2, 20) as u64);
             idle::run(&binary, arg(&args, 1, 1000), hold).await;
         }
         Some("overhead") => overhead::run(&binary, arg(&args, 1, 100)).await,
         _ => {
-            eprintln!("usage: fleet_bench fanout [N] [ROUNDS] | idle [N] [SECS] | overhead [RUNS]");
+            eprintln!(
+                "usage: fleet_bench fanout [N] [ROUNDS] [COMMAND] | idle [N] [SECS] | overhead [RUNS]"
+            );
             std::process::exit(2);
         }
     }
