@@ -214,7 +214,7 @@ async fn a_host_cut_off_during_a_write_reports_an_unknown_outcome() {
         "slow change",
         vec![
             discover("host:alpha"),
-            write("host:alpha", "sleep 6 && touch /tmp/cut-off"),
+            write("host:alpha", "sleep 6 && echo ran >> /tmp/cut-off"),
             text("Reported."),
         ],
     );
@@ -247,12 +247,18 @@ async fn a_host_cut_off_during_a_write_reports_an_unknown_outcome() {
         .serve
         .wait_connected("alpha", false, Duration::from_secs(10))
         .await;
-    // Plugged back in, the agent finds its way back by itself.
+    // Plugged back in, the agent finds its way back by itself, and the
+    // write is not sent again behind anyone's back: it ran at most once.
     host.connect(&fleet.network);
     fleet
         .serve
         .wait_connected("alpha", true, CONNECT_WITHIN)
         .await;
+    let settled = cut + Duration::from_secs(10);
+    tokio::time::sleep(settled.saturating_duration_since(Instant::now())).await;
+    let runs = host.exec(&["cat", "/tmp/cut-off"]);
+    let runs = String::from_utf8_lossy(&runs.stdout).lines().count();
+    assert!(runs <= 1, "the write ran {runs} times");
 }
 
 #[tokio::test]
