@@ -214,6 +214,19 @@ async fn a_revoked_agent_is_disconnected_at_once_and_refused_after() {
     let answer = handshake(&mut again, &id, &key(1)).await;
     assert!(matches!(answer, Incoming::Closed(4401)), "{answer:?}");
     assert!(server.agents().await.is_empty());
+    let (_, audit) = server
+        .json(&server.viewer, Method::GET, "/api/audit?limit=1000", None)
+        .await;
+    assert!(
+        audit
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["decision"] == "revoked"
+                && r["actor"] == "token:admin"
+                && r["target"] == "host:web1"),
+        "{audit}"
+    );
     let (status, _) = server
         .json(
             &server.admin,

@@ -148,7 +148,9 @@ pub async fn serve(mut socket: WebSocket, agents: Arc<Agents>) {
     let welcome = AgentFrame::Welcome(Welcome {
         heartbeat_secs: heartbeat.as_secs().max(1),
     });
-    let registration = agents.hub.register(&agent.agent_id, &agent.name, now_ms());
+    let Some(registration) = agents.hub.register(&agent.agent_id, &agent.name, now_ms()) else {
+        return close(&mut socket, unauthorized("revoked")).await;
+    };
     tracing::info!(agent_id = %agent.agent_id, name = %agent.name, version = %agent.version, "agent connected");
     agents.touch(&agent.agent_id);
     let conn_id = registration.conn_id;

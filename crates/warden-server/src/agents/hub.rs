@@ -8,7 +8,7 @@
 //! frames feed it, and when that connection ends the command ends as an
 //! unknown outcome.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -113,6 +113,9 @@ pub struct ExecChannel {
 pub struct AgentHub {
     live: Mutex<HashMap<String, LiveConnection>>,
     pending: Mutex<HashMap<String, PendingExec>>,
+    /// Agents revoked while this server runs: a handshake that raced the
+    /// revocation is refused at registration.
+    revoked: Mutex<HashSet<String>>,
     inventory: Arc<AgentInventory>,
     next_conn: AtomicU64,
 }
@@ -126,6 +129,7 @@ impl AgentHub {
         AgentHub {
             live: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
+            revoked: Mutex::new(HashSet::new()),
             inventory,
             next_conn: AtomicU64::new(1),
         }
@@ -135,14 +139,18 @@ impl AgentHub {
         &self.inventory
     }
 
-    /// A new authenticated connection of `agent_id`; an older one is closed.
-    pub fn register(&self, agent_id: &str, name: &str, now_ms: u64) -> Registration {
+    /// A new authenticated connection of `agent_id`; an older one is
+    /// closed. `None` when the agent was revoked meanwhile.
+    pub fn register(&self, agent_id: &str, name: &str, now_ms: u64) -> Option<Registration> {
         let conn_id = self.next_conn.fetch_add(1, Ordering::Relaxed);
         let (outgoing_tx, outgoing_rx) = mpsc::channel(OUTGOING_QUEUE);
         let (close_tx, close_rx) = watch::channel(None);
         let last_frame_ms = Arc::new(AtomicU64::new(now_ms));
         let replaced = {
             let mut live = lock(&self.live);
+            if lock(&self.revoked).contains(agent_id) {
+                return None;
+            }
             live.insert(
                 agent_id.to_string(),
                 LiveConnection {
@@ -166,12 +174,12 @@ impl AgentHub {
         self.inventory
             .set_presence(agent_id, name, Presence::Connected);
         crate::metrics::connected_agents(self.connected_count());
-        Registration {
+        Some(Registration {
             conn_id,
             outgoing: outgoing_rx,
             close: close_rx,
             last_frame_ms,
-        }
+        })
     }
 
     /// Connection `conn_id` of `agent_id` ended.
@@ -194,7 +202,11 @@ impl AgentHub {
     /// Closes the agent's connection now (revocation) and forgets its
     /// resources.
     pub fn revoke(&self, agent_id: &str, name: &str) {
-        let removed = lock(&self.live).remove(agent_id);
+        let removed = {
+            let mut live = lock(&self.live);
+            lock(&self.revoked).insert(agent_id.to_string());
+            live.remove(agent_id)
+        };
         if let Some(conn) = removed {
             conn.close.send_replace(Some(CLOSE_REVOKED));
             self.fail_pending(agent_id, conn.conn_id);
@@ -355,8 +367,8 @@ mod tests {
     #[tokio::test]
     async fn only_the_owning_connection_feeds_a_command() {
         let hub = AgentHub::new(Arc::new(AgentInventory::default()));
-        let a = hub.register("a1", "web1", 1);
-        let b = hub.register("a2", "web2", 1);
+        let a = hub.register("a1", "web1", 1).unwrap();
+        let b = hub.register("a2", "web2", 1).unwrap();
         let (_, done) = hub.begin_exec("a1", "r1", 8).unwrap();
         hub.on_output("a2", b.conn_id, &chunk("r1", "forged"));
         hub.on_result("a2", b.conn_id, result("r1"));
@@ -377,9 +389,9 @@ mod tests {
     #[tokio::test]
     async fn a_replaced_or_revoked_connection_loses_its_commands() {
         let hub = AgentHub::new(Arc::new(AgentInventory::default()));
-        let first = hub.register("a1", "web1", 1);
+        let first = hub.register("a1", "web1", 1).unwrap();
         let (_, done) = hub.begin_exec("a1", "r1", 8).unwrap();
-        let second = hub.register("a1", "web1", 2);
+        let second = hub.register("a1", "web1", 2).unwrap();
         assert!(matches!(done.await.unwrap(), ExecEnd::ConnectionLost));
         assert_eq!(*first.close.borrow(), Some(CLOSE_REPLACED));
         assert!(!hub.is_current("a1", first.conn_id));
@@ -391,6 +403,7 @@ mod tests {
         assert!(matches!(done.await.unwrap(), ExecEnd::ConnectionLost));
         assert_eq!(*second.close.borrow(), Some(CLOSE_REVOKED));
         assert!(hub.begin_exec("a1", "r3", 8).is_none());
+        assert!(hub.register("a1", "web1", 3).is_none(), "revoked");
         assert_eq!(hub.connected_count(), 0);
     }
 }

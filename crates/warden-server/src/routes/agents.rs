@@ -20,7 +20,7 @@ use crate::auth::secrets::{new_id, new_secret, sha256_hex};
 use crate::auth::{Caller, Role};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
-use crate::state::{AppState, now_ms};
+use crate::state::{AppState, HumanAction, now_ms};
 
 /// Bounds of an enrollment token.
 const MAX_USES: u32 = 10_000;
@@ -261,6 +261,16 @@ pub async fn revoke(
     }
     app.agents.hub.revoke(&agent.id, &agent.name);
     tracing::warn!(agent_id = %agent.id, name = %agent.name, by = %caller.actor(), "agent revoked");
+    let host = format!("host:{}", agent.name);
+    let detail = format!("agent {} ({}) revoked", agent.name, agent.id);
+    app.audit_human(HumanAction {
+        session_id: "",
+        actor: &caller.actor(),
+        tool: "agents",
+        target: Some(&host),
+        decision: "revoked",
+        detail: &detail,
+    });
     Ok(StatusCode::NO_CONTENT)
 }
 
