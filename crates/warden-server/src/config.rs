@@ -59,6 +59,8 @@ pub struct ServerConfig {
     /// A session with no turn and no stream for this long leaves memory
     /// (its messages stay in the store; it comes back on its next use).
     pub session_idle_ttl: Duration,
+    /// Heartbeat and command limits for host agents.
+    pub agents: crate::agents::AgentSettings,
 }
 
 impl ServerConfig {
@@ -77,6 +79,7 @@ impl ServerConfig {
             budget_tokens: None,
             sse_keepalive: Duration::from_secs(15),
             session_idle_ttl: Duration::from_secs(60 * 60),
+            agents: crate::agents::AgentSettings::default(),
         }
     }
 

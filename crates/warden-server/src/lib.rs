@@ -8,6 +8,7 @@
 //! [`ServerPorts`] (inventory, hosts, approvals, audit, notes, model,
 //! Proxmox clusters).
 
+mod agents;
 mod api;
 pub mod auth;
 pub mod clusters;
@@ -24,6 +25,7 @@ mod store_writer;
 pub mod tls;
 mod ui;
 
+pub use agents::AgentSettings;
 pub use api::rfc3339;
 pub use config::{FourEyes, MetricsAccess, ServerConfig, TlsMode, cap_level};
 pub use ports::{ModelFactory, ModelPrice, ServerPorts};

@@ -84,6 +84,11 @@ pub fn render(app: &AppState) -> Option<String> {
     Some(handle.render())
 }
 
+/// How many agents hold a live connection.
+pub fn connected_agents(count: usize) {
+    gauge!("warden_connected_agents").set(count as f64);
+}
+
 /// Keep histogram memory bounded between scrapes.
 pub fn spawn_upkeep(handle: PrometheusHandle) {
     tokio::spawn(async move {

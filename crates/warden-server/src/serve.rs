@@ -32,6 +32,8 @@ pub enum ServerError {
     Account(#[from] AccountError),
     #[error("cannot listen on {addr}: {message}")]
     Bind { addr: SocketAddr, message: String },
+    #[error("agent identity: {0}")]
+    AgentKey(#[from] crate::agents::grants::AgentKeyError),
     #[error("{0}")]
     Internal(String),
 }
@@ -110,6 +112,13 @@ pub async fn start(
     let openapi_json = openapi
         .to_json()
         .map_err(|e| ServerError::Internal(format!("OpenAPI document: {e}")))?;
+    let signing_key = crate::agents::grants::load_or_create_signing_key(&store, now_ms())?;
+    let agents = Arc::new(crate::agents::Agents::new(
+        Arc::clone(&store),
+        signing_key,
+        config.agents.clone(),
+    ));
+    let ports = with_agents(ports, &agents);
     let static_ports = StaticPorts::leak(&ports);
     let writer_store = Arc::clone(&store);
     let app = Arc::new(AppState {
@@ -139,6 +148,7 @@ pub async fn start(
         lifecycle: Lifecycle::default(),
         started: Instant::now(),
         openapi_json: Arc::from(openapi_json),
+        agents,
         writer: crate::store_writer::StoreWriter::start(Arc::clone(&writer_store)),
     });
     let listener = TcpListener::bind(app.config.listen)
@@ -170,6 +180,26 @@ pub async fn start(
         shutdown: ShutdownHandle(Arc::new(shutdown_tx)),
         task,
     })
+}
+
+/// The given ports with the agents added: their inventory after the given
+/// one (this machine first), and commands routed through them.
+fn with_agents(ports: ServerPorts, agents: &Arc<crate::agents::Agents>) -> ServerPorts {
+    let inventory: Arc<dyn warden_core::ports::Inventory> =
+        Arc::new(warden_core::ports::CompositeInventory::new(vec![
+            Arc::clone(&ports.inventory),
+            agents.inventory() as Arc<dyn warden_core::ports::Inventory>,
+        ]));
+    let hosts = Arc::new(crate::agents::backend::AgentRoutedHosts::new(
+        Arc::clone(&ports.hosts),
+        Arc::clone(&ports.inventory),
+        Arc::clone(agents),
+    ));
+    ServerPorts {
+        inventory,
+        hosts,
+        ..ports
+    }
 }
 
 async fn serve(
@@ -332,6 +362,7 @@ async fn drain(app: Arc<AppState>) -> ShutdownReport {
         wait_for_turns(&app, Instant::now() + CANCELLED_TURNS_STOP).await;
     }
     app.lifecycle.close();
+    app.agents.close_all();
     ShutdownReport {
         cancelled_turns: busy.len(),
     }

@@ -36,6 +36,8 @@ pub struct AppState {
     pub started: Instant,
     /// Writes turn results off the async workers.
     pub writer: crate::store_writer::StoreWriter,
+    /// Host agents: their connections, inventory and commands.
+    pub agents: Arc<crate::agents::Agents>,
     /// The OpenAPI document, serialised once.
     pub openapi_json: Arc<str>,
 }

@@ -63,6 +63,11 @@ async fn nothing_but_health_and_openapi_answers_without_credentials() {
                 "/api/health" | "/api/openapi.json" => assert_eq!(status, StatusCode::OK),
                 // Login is how one gets credentials: it answers 401 to a wrong password.
                 "/api/auth/login" => assert_eq!(status, StatusCode::UNAUTHORIZED),
+                // Agents authenticate with an enrollment token in the body
+                // (this one is malformed) or with their key over the WebSocket.
+                "/api/agents/enroll" | "/api/agents/connect" => {
+                    assert_eq!(status, StatusCode::BAD_REQUEST, "{method} {path}")
+                }
                 _ => {
                     assert_eq!(
                         status,
@@ -127,6 +132,19 @@ async fn each_role_reaches_exactly_its_endpoints() {
             Role::Approver,
         ),
         (Method::GET, "/api/tokens".into(), None, Role::Admin),
+        (Method::GET, "/api/agents".into(), None, Role::Viewer),
+        (
+            Method::POST,
+            "/api/agents/enrollment-tokens".into(),
+            Some(json!({})),
+            Role::Admin,
+        ),
+        (
+            Method::DELETE,
+            "/api/agents/missing".into(),
+            None,
+            Role::Admin,
+        ),
         (
             Method::POST,
             "/api/tokens".into(),

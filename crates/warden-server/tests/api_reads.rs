@@ -48,6 +48,15 @@ const EXTENSIONS: &[(&str, &str)] = &[
     ("delete", "/api/proxmox/clusters/{name}"),
 ];
 
+/// The endpoint table of `spec/agent.md`.
+const AGENT_ENDPOINTS: &[(&str, &str)] = &[
+    ("post", "/api/agents/enrollment-tokens"),
+    ("post", "/api/agents/enroll"),
+    ("get", "/api/agents"),
+    ("delete", "/api/agents/{id}"),
+    ("get", "/api/agents/connect"),
+];
+
 #[tokio::test]
 async fn the_openapi_document_matches_the_router_and_the_spec() {
     let server = start(Options::default()).await;
@@ -79,6 +88,7 @@ async fn the_openapi_document_matches_the_router_and_the_spec() {
     let spec: BTreeSet<(String, String)> = SPEC_ENDPOINTS
         .iter()
         .chain(EXTENSIONS)
+        .chain(AGENT_ENDPOINTS)
         .map(|(m, p)| ((*m).to_string(), (*p).to_string()))
         .collect();
     assert_eq!(
@@ -122,7 +132,7 @@ async fn the_openapi_document_matches_the_router_and_the_spec() {
     }
     // And the fallback does say so for what is not documented.
     let (status, body) = server
-        .json(&server.admin, Method::GET, "/api/agents", None)
+        .json(&server.admin, Method::GET, "/api/agents/x/y", None)
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["message"], "no such endpoint");

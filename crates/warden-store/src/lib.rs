@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+mod agents;
 mod api_tokens;
 mod approvals;
 mod audit;
@@ -22,6 +23,7 @@ mod server_views;
 mod usage;
 mod users;
 
+pub use agents::{EnrollError, EnrollOutcome, EnrolledAgent, Enrollment, NewEnrollmentToken};
 pub use api_tokens::{ApiToken, NewApiToken};
 pub use audit::{
     AnchorFile, AnchorSource, AuditAnchor, AuditEntry, AuditProblem, AuditVerification,

@@ -141,14 +141,44 @@ CREATE TABLE approval_people (
     expired_at_ms INTEGER
 );";
 
-/// Schema version 5: the snapshot an approval offered before a change to a
-/// Proxmox guest (JSON), so the card shows it after a restart too.
-const V5: &str = "ALTER TABLE approvals ADD COLUMN snapshot TEXT;";
+/// Schema version 5: host agents (spec/agent.md). Enrolled agents with
+/// their Ed25519 public key (a name is unique among agents not revoked, so
+/// a rebuilt host can enroll again after its old key was revoked);
+/// enrollment tokens as the SHA-256 of the secret with the uses left; and
+/// the server's own secrets (its grant-signing key), kept in this 0600 file.
+const V5: &str = "CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    version TEXT NOT NULL,
+    os TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    enrolled_at_ms INTEGER NOT NULL,
+    last_seen_ms INTEGER,
+    revoked_at_ms INTEGER
+);
+CREATE UNIQUE INDEX agents_live_name ON agents(name) WHERE revoked_at_ms IS NULL;
+CREATE TABLE enrollment_tokens (
+    token_hash TEXT PRIMARY KEY,
+    uses_left INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    created_by TEXT,
+    created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL,
+    created_at_ms INTEGER NOT NULL
+);";
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+/// Schema version 6: the snapshot an approval offered before a change to a
+/// Proxmox guest (JSON), so the card shows it after a restart too.
+const V6: &str = "ALTER TABLE approvals ADD COLUMN snapshot TEXT;";
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes.
-pub(crate) const LATEST: u32 = 5;
+pub(crate) const LATEST: u32 = 6;
 
 /// Bring the database to [`LATEST`], then run `and_then` with the version
 /// found, inside the same write transaction (so that, too, happens once).

@@ -58,6 +58,10 @@ pub struct ServeArgs {
     /// On SIGTERM, how long running turns may still take, in seconds.
     #[arg(long, default_value_t = 10)]
     shutdown_grace_secs: u64,
+    /// How often the server pings each connected agent, in seconds (three
+    /// missed pongs close its connection).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    agent_heartbeat_secs: u64,
     /// Config file for the model, pricing and command limits
     /// (default: $WARDEN_CONFIG, else ~/.config/warden/config.toml).
     #[arg(long)]
@@ -129,6 +133,11 @@ fn server_config(args: &ServeArgs, data_dir: PathBuf, config: &Config) -> Server
     server.approval_ttl = Duration::from_secs(args.approval_ttl_secs.max(1));
     server.shutdown_grace = Duration::from_secs(args.shutdown_grace_secs);
     server.budget_tokens = config.budget_tokens.value;
+    server.agents = warden_server::AgentSettings {
+        heartbeat: Duration::from_secs(args.agent_heartbeat_secs),
+        command_timeout: config.exec_timeout.value,
+        max_output_bytes: u64::try_from(config.exec_max_output.value).unwrap_or(u64::MAX),
+    };
     server
 }
 

@@ -19,6 +19,7 @@ use crate::error::{self, ApiError};
 use crate::extract::MAX_BODY_BYTES;
 use crate::state::AppState;
 
+mod agents;
 mod approvals;
 mod audit;
 mod auth;
@@ -42,7 +43,14 @@ mod usage;
 struct ApiDoc;
 
 /// Operations anyone may call.
-const PUBLIC: &[&str] = &["/api/health", "/api/openapi.json", "/api/auth/login"];
+/// (Agents enroll with an enrollment token and connect with their key.)
+const PUBLIC: &[&str] = &[
+    "/api/health",
+    "/api/openapi.json",
+    "/api/auth/login",
+    "/api/agents/enroll",
+    "/api/agents/connect",
+];
 
 /// The API routes with their OpenAPI description.
 fn api() -> OpenApiRouter<Arc<AppState>> {
@@ -72,6 +80,11 @@ fn api() -> OpenApiRouter<Arc<AppState>> {
         .routes(routes!(tokens::revoke))
         .routes(routes!(proxmox::list, proxmox::add))
         .routes(routes!(proxmox::remove))
+        .routes(routes!(agents::create_token))
+        .routes(routes!(agents::enroll))
+        .routes(routes!(agents::list))
+        .routes(routes!(agents::revoke))
+        .routes(routes!(agents::connect))
 }
 
 /// The standard error responses, documented on every operation.

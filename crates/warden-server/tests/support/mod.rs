@@ -5,6 +5,7 @@
 
 pub mod model;
 pub mod sse;
+pub mod wire_agent;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,0 +1,302 @@
+//! Commands through agents: a [`HostBackend`] that wraps the server's own
+//! one. What [`route`](super::routing::route) gives to an agent goes out as
+//! an `exec` frame (a write with a grant signed for exactly that agent,
+//! request, command, target and approval), and comes back as the agent's
+//! `exec_output` chunks and `exec_result`. Everything else goes to the
+//! wrapped backend.
+//!
+//! A connection lost during a command is an unknown outcome, reported as
+//! such and never retried. The turn's cancel flag sends `cancel`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use warden_core::ports::{
+    BoxFuture, ExecClass, ExecOutput, ExecRequest, HostBackend, HostError, Inventory,
+};
+use warden_protocol::ResourceId;
+use warden_protocol::agent::{self, AgentFrame, CancelRequest, ExecErrorCode, ExecResult};
+
+use super::Agents;
+use super::grants::{GrantFor, random_id, sign_grant};
+use super::hub::{ExecEnd, as_facts};
+use super::routing::{AgentRoute, route};
+use crate::state::now_ms;
+
+/// How long past its own timeout a command may take to be reported.
+const RESULT_GRACE: Duration = Duration::from_secs(15);
+/// How long a cancelled command may take to be reported stopped.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// The server's hosts: agents first, the wrapped backend for the rest.
+pub struct AgentRoutedHosts {
+    local: Arc<dyn HostBackend>,
+    /// The inventory the server was given (this machine first): an agent
+    /// named like one of its hosts is shadowed by this machine.
+    local_inventory: Arc<dyn Inventory>,
+    agents: Arc<Agents>,
+}
+
+impl AgentRoutedHosts {
+    pub fn new(
+        local: Arc<dyn HostBackend>,
+        local_inventory: Arc<dyn Inventory>,
+        agents: Arc<Agents>,
+    ) -> Self {
+        AgentRoutedHosts {
+            local,
+            local_inventory,
+            agents,
+        }
+    }
+
+    async fn route_for(&self, request: &ExecRequest<'_>) -> AgentRoute {
+        let known = self.agents.hub.inventory().agents();
+        let facts = as_facts(&known);
+        let first = route(request.target, &facts, &|_| false);
+        if first == AgentRoute::Local {
+            return first;
+        }
+        // Only now look at this machine's inventory (it may discover).
+        let inventory = Arc::clone(&self.local_inventory);
+        let Ok(local) = tokio::task::spawn_blocking(move || inventory.snapshot()).await else {
+            return first;
+        };
+        route(request.target, &facts, &|name: &str| {
+            ResourceId::new(warden_protocol::ResourceKind::Host, None, name)
+                .is_ok_and(|id| local.get(&id).is_some())
+        })
+    }
+
+    async fn exec_on_agent(
+        &self,
+        request: ExecRequest<'_>,
+        agent_id: &str,
+        agent_name: &str,
+        target: String,
+    ) -> Result<ExecOutput, HostError> {
+        let shown = request.target.id.to_string();
+        let unreachable = |why: String| HostError::Unreachable(shown.clone(), why);
+        let settings = &self.agents.settings;
+        let request_id = random_id("req_").map_err(|e| HostError::Failed(e.to_string()))?;
+        let grant = match request.class {
+            ExecClass::Read => None,
+            ExecClass::Write => Some(Box::new(
+                sign_grant(
+                    &self.agents.signing_key,
+                    GrantFor {
+                        agent_id,
+                        request_id: &request_id,
+                        command: request.command,
+                        target: &target,
+                        approval: request.approval,
+                        now_ms: now_ms(),
+                    },
+                )
+                .map_err(|e| HostError::Failed(e.to_string()))?,
+            )),
+        };
+        let frame = AgentFrame::Exec(agent::ExecRequest {
+            request_id: request_id.clone(),
+            target,
+            command: request.command.to_string(),
+            class: match request.class {
+                ExecClass::Read => agent::ExecClass::Read,
+                ExecClass::Write => agent::ExecClass::Write,
+            },
+            timeout_ms: u64::try_from(settings.command_timeout.as_millis()).unwrap_or(u64::MAX),
+            max_output_bytes: settings.max_output_bytes,
+            grant,
+        });
+        let text = frame
+            .to_text()
+            .map_err(|e| HostError::Failed(format!("the command cannot be sent: {e}")))?;
+        // Head and tail per stream, a marker line, and lossy UTF-8.
+        let cap = usize::try_from(settings.max_output_bytes)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(2)
+            .saturating_add(4096);
+        let Some((channel, mut done)) = self.agents.hub.begin_exec(agent_id, &request_id, cap)
+        else {
+            return Err(unreachable(format!(
+                "the agent on {agent_name} is not connected"
+            )));
+        };
+        let _in_flight = InFlight {
+            agents: &self.agents,
+            request_id: &request_id,
+        };
+        tokio::select! {
+            sent = channel.outgoing.send(text) => if sent.is_err() {
+                return Err(unreachable(format!(
+                    "the connection to agent {agent_name} closed before the command was sent"
+                )));
+            },
+            () = request.cancel.cancelled() => return Err(HostError::Cancelled),
+        }
+        tracing::debug!(agent_id, request_id, "command sent to an agent");
+        let deadline = settings.command_timeout + RESULT_GRACE;
+        let end = tokio::select! {
+            end = &mut done => end,
+            () = request.cancel.cancelled() => {
+                let cancel = AgentFrame::Cancel(CancelRequest { request_id: request_id.clone() });
+                if let Ok(text) = cancel.to_text() {
+                    let _ = tokio::time::timeout(CANCEL_WAIT, channel.outgoing.send(text)).await;
+                }
+                // Wait for the agent to say it stopped, not forever.
+                let _ = tokio::time::timeout(CANCEL_WAIT, &mut done).await;
+                return Err(HostError::Cancelled);
+            }
+            () = tokio::time::sleep(deadline) => {
+                return Err(unreachable(format!(
+                    "agent {agent_name} did not report the end of the command within {} s; outcome unknown",
+                    deadline.as_secs()
+                )));
+            }
+        };
+        match end {
+            Ok(ExecEnd::Finished {
+                result,
+                stdout,
+                stderr,
+                clipped,
+            }) => outcome(result, stdout, stderr, clipped, agent_name, settings),
+            Ok(ExecEnd::ConnectionLost) | Err(_) => Err(unreachable(format!(
+                "connection to agent {agent_name} lost during the command; outcome unknown"
+            ))),
+        }
+    }
+}
+
+/// Forgets the command in flight however the exec future ends.
+struct InFlight<'a> {
+    agents: &'a Agents,
+    request_id: &'a str,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.agents.hub.end_exec(self.request_id);
+    }
+}
+
+/// The agent's `exec_result` as the core sees it. Pure.
+fn outcome(
+    result: ExecResult,
+    stdout: String,
+    stderr: String,
+    clipped: bool,
+    agent_name: &str,
+    settings: &super::AgentSettings,
+) -> Result<ExecOutput, HostError> {
+    if let Some(failure) = result.error {
+        return Err(match failure.code {
+            ExecErrorCode::Timeout => HostError::Timeout(settings.command_timeout),
+            ExecErrorCode::Cancelled => HostError::Cancelled,
+            ExecErrorCode::PolicyBlocked
+            | ExecErrorCode::GrantInvalid
+            | ExecErrorCode::UnknownTarget
+            | ExecErrorCode::ExecFailed => {
+                let reason = failure
+                    .reason
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default();
+                HostError::Failed(format!(
+                    "agent {agent_name} refused the command: {}{reason}: {}",
+                    failure.code, failure.message
+                ))
+            }
+        });
+    }
+    match result.exit_code {
+        Some(exit_code) => Ok(ExecOutput {
+            stdout,
+            stderr,
+            exit_code,
+            truncated: result.truncated || clipped,
+        }),
+        None => Err(HostError::Failed(format!(
+            "agent {agent_name} reported neither an exit status nor an error"
+        ))),
+    }
+}
+
+impl HostBackend for AgentRoutedHosts {
+    fn exec<'a>(
+        &'a self,
+        request: ExecRequest<'a>,
+    ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
+        Box::pin(async move {
+            match self.route_for(&request).await {
+                AgentRoute::Local => self.local.exec(request).await,
+                AgentRoute::Unreachable(why) => {
+                    Err(HostError::Unreachable(request.target.id.to_string(), why))
+                }
+                AgentRoute::Agent {
+                    agent_id,
+                    agent_name,
+                    target,
+                } => {
+                    self.exec_on_agent(request, &agent_id, &agent_name, target)
+                        .await
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warden_protocol::agent::{ExecFailure, GrantInvalidReason, SandboxReport};
+
+    fn result(exit_code: Option<i32>, error: Option<ExecFailure>) -> ExecResult {
+        ExecResult {
+            request_id: "r".into(),
+            exit_code,
+            error,
+            truncated: false,
+            duration_ms: 3,
+            sandbox: SandboxReport::default(),
+        }
+    }
+
+    #[test]
+    fn results_map_to_host_answers() {
+        let settings = super::super::AgentSettings::default();
+        let run = |r: ExecResult, clipped: bool| {
+            outcome(r, "out".into(), "err".into(), clipped, "web1", &settings)
+        };
+        let ok = run(result(Some(3), None), true).unwrap();
+        assert_eq!((ok.exit_code, ok.truncated), (3, true));
+        assert_eq!(ok.stdout, "out");
+        let cases = [
+            (
+                ExecFailure::grant_invalid(GrantInvalidReason::Expired, "too old"),
+                "agent web1 refused the command: GRANT_INVALID (expired): too old",
+            ),
+            (
+                ExecFailure::new(ExecErrorCode::PolicyBlocked, "not read-only"),
+                "agent web1 refused the command: POLICY_BLOCKED: not read-only",
+            ),
+            (
+                ExecFailure::new(ExecErrorCode::Timeout, "slow"),
+                "command timed out after 30s",
+            ),
+            (
+                ExecFailure::new(ExecErrorCode::Cancelled, "stop"),
+                "cancelled by the user",
+            ),
+        ];
+        for (failure, expected) in cases {
+            let got = run(result(None, Some(failure)), false).unwrap_err();
+            assert_eq!(got.to_string(), expected);
+        }
+        assert!(
+            run(result(None, None), false)
+                .unwrap_err()
+                .to_string()
+                .contains("neither an exit status")
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! What the agents report, as one inventory source: each agent's latest
+//! `inventory` frame replaces that agent's resources. An agent speaks only
+//! for its own machine: `host:{name}` and resources scoped to `{name}`;
+//! anything else it sends is dropped (and logged). Resources carry
+//! `source: "agent"` and `connected`; while its agent is away, the host
+//! resource's status is `disconnected` (the rest keep their last status).
+//!
+//! A new `Arc<InventorySnapshot>` is published only when something
+//! changed, so the server's composite inventory merges again only then.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use serde_json::Value;
+use warden_core::ports::{Inventory, InventorySnapshot};
+use warden_protocol::{Resource, ResourceId, ResourceKind};
+
+use super::routing::{Presence, machine_of};
+
+/// The most resources one agent may report (a frame is at most 1 MiB).
+pub const MAX_RESOURCES_PER_AGENT: usize = 10_000;
+
+/// Status of an agent's host resource while the agent is not connected.
+pub const DISCONNECTED_STATUS: &str = "disconnected";
+
+/// What an agent reported that it may not speak for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub id: ResourceId,
+    pub why: &'static str,
+}
+
+/// The resources of `reported` that agent `name` may report, and those it
+/// may not. A parent on another machine is cut (the resource hangs off
+/// the agent's host instead), so a report cannot graft itself into
+/// another machine's routing chain. Pure.
+pub fn accept_reported(name: &str, reported: Vec<Resource>) -> (Vec<Resource>, Vec<Rejected>) {
+    let host_id = ResourceId::global(ResourceKind::Host, name);
+    let mut kept = Vec::new();
+    let mut rejected = Vec::new();
+    for mut resource in reported {
+        let own_host = resource.id == host_id;
+        let scoped_here = resource.id.host() == Some(name);
+        if !own_host && !scoped_here {
+            rejected.push(Rejected {
+                id: resource.id,
+                why: "not on this agent's host",
+            });
+            continue;
+        }
+        if kept.len() >= MAX_RESOURCES_PER_AGENT {
+            rejected.push(Rejected {
+                id: resource.id,
+                why: "too many resources",
+            });
+            continue;
+        }
+        if own_host {
+            resource.parent = None;
+        } else if resource
+            .parent
+            .as_ref()
+            .is_some_and(|p| machine_of(p) != Some(name))
+        {
+            resource.parent = Some(host_id.clone());
+        }
+        // These are ours to say, not the agent's.
+        resource.attributes.remove("source");
+        resource.attributes.remove("connected");
+        kept.push(resource);
+    }
+    (kept, rejected)
+}
+
+/// The resources of one agent as published: `source`, `connected`, and the
+/// host's status while away. Pure.
+pub fn decorate(name: &str, resources: &[Resource], presence: Presence) -> Vec<Resource> {
+    let connected = presence == Presence::Connected;
+    let host_id = ResourceId::global(ResourceKind::Host, name);
+    let mut out: Vec<Resource> = resources
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.attributes.insert("source".into(), Value::from("agent"));
+            r.attributes
+                .insert("connected".into(), Value::from(connected));
+            if !connected && r.id == host_id {
+                r.status = Some(DISCONNECTED_STATUS.to_string());
+            }
+            r
+        })
+        .collect();
+    if !out.iter().any(|r| r.id == host_id) {
+        // The agent's host is known even before its first report.
+        let mut host = Resource::new(host_id, name);
+        host.attributes
+            .insert("source".into(), Value::from("agent"));
+        host.attributes
+            .insert("connected".into(), Value::from(connected));
+        if !connected {
+            host.status = Some(DISCONNECTED_STATUS.to_string());
+        }
+        out.insert(0, host);
+    }
+    out
+}
+
+struct AgentResources {
+    name: String,
+    presence: Presence,
+    resources: Vec<Resource>,
+}
+
+/// The agents' inventory (an [`Inventory`] source of the server).
+pub struct AgentInventory {
+    /// By agent name (a stable merge order), then the agent's id.
+    agents: Mutex<BTreeMap<(String, String), AgentResources>>,
+    published: RwLock<Arc<InventorySnapshot>>,
+}
+
+impl Default for AgentInventory {
+    fn default() -> Self {
+        AgentInventory {
+            agents: Mutex::new(BTreeMap::new()),
+            published: RwLock::new(Arc::new(InventorySnapshot::default())),
+        }
+    }
+}
+
+impl AgentInventory {
+    /// Agent `name` reported `reported`: keep what it may report. Returns
+    /// what was dropped.
+    pub fn replace(&self, agent_id: &str, name: &str, reported: Vec<Resource>) -> Vec<Rejected> {
+        let (kept, rejected) = accept_reported(name, reported);
+        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (name.to_string(), agent_id.to_string());
+        let entry = agents.entry(key).or_insert_with(|| AgentResources {
+            name: name.to_string(),
+            presence: Presence::Connected,
+            resources: Vec::new(),
+        });
+        let changed = entry.resources != kept || entry.presence != Presence::Connected;
+        entry.resources = kept;
+        entry.presence = Presence::Connected;
+        if changed {
+            self.publish(&agents);
+        }
+        rejected
+    }
+
+    /// The agent connected or left.
+    pub fn set_presence(&self, agent_id: &str, name: &str, presence: Presence) {
+        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (name.to_string(), agent_id.to_string());
+        let entry = agents.entry(key).or_insert_with(|| AgentResources {
+            name: name.to_string(),
+            presence,
+            resources: Vec::new(),
+        });
+        let changed = entry.presence != presence || entry.resources.is_empty();
+        entry.presence = presence;
+        if changed {
+            self.publish(&agents);
+        }
+    }
+
+    /// The agent was revoked: its resources leave.
+    pub fn remove(&self, agent_id: &str, name: &str) {
+        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        if agents
+            .remove(&(name.to_string(), agent_id.to_string()))
+            .is_some()
+        {
+            self.publish(&agents);
+        }
+    }
+
+    /// Every agent seen since the server started: `(id, name, presence)`.
+    pub fn agents(&self) -> Vec<(String, String, Presence)> {
+        let agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        agents
+            .iter()
+            .map(|((name, id), a)| (id.clone(), name.clone(), a.presence))
+            .collect()
+    }
+
+    fn publish(&self, agents: &BTreeMap<(String, String), AgentResources>) {
+        let resources: Vec<Resource> = agents
+            .values()
+            .flat_map(|a| decorate(&a.name, &a.resources, a.presence))
+            .collect();
+        let snapshot = Arc::new(InventorySnapshot::new(resources));
+        *self
+            .published
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = snapshot;
+    }
+}
+
+impl Inventory for AgentInventory {
+    fn snapshot(&self) -> Arc<InventorySnapshot> {
+        Arc::clone(
+            &self
+                .published
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(id: &str, parent: Option<&str>) -> Resource {
+        let mut r = Resource::new(id.parse().unwrap(), id);
+        r.parent = parent.map(|p| p.parse().unwrap());
+        r
+    }
+
+    #[test]
+    fn an_agent_reports_only_its_own_machine() {
+        /// (id, parent) reported by agent `web1` → kept with this parent
+        /// (`Some(parent)`), or dropped (`None`).
+        type Case = (
+            &'static str,
+            Option<&'static str>,
+            Option<Option<&'static str>>,
+        );
+        let cases: [Case; 8] = [
+            ("host:web1", None, Some(None)),
+            ("host:web1", Some("host:web2"), Some(None)),
+            (
+                "docker_container:web1:abc",
+                Some("host:web1"),
+                Some(Some("host:web1")),
+            ),
+            ("lxc:web1:141", Some("node:web1"), Some(Some("node:web1"))),
+            ("lxc:web1:142", Some("host:web2"), Some(Some("host:web1"))),
+            ("host:web2", None, None),
+            ("docker_container:web2:abc", Some("host:web1"), None),
+            ("node:pve1", None, None),
+        ];
+        for (id, parent, expected) in cases {
+            let (kept, rejected) = accept_reported("web1", vec![resource(id, parent)]);
+            match expected {
+                Some(parent) => {
+                    assert_eq!(kept.len(), 1, "{id}");
+                    assert_eq!(
+                        kept[0].parent.as_ref().map(ToString::to_string).as_deref(),
+                        parent,
+                        "{id}"
+                    );
+                    assert!(rejected.is_empty());
+                }
+                None => {
+                    assert!(kept.is_empty(), "{id}");
+                    assert_eq!(rejected[0].id.to_string(), id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn published_resources_say_source_and_presence() {
+        let mut claimed = resource("host:web1", None);
+        claimed.attributes.insert("source".into(), "local".into());
+        claimed.status = Some("up".into());
+        let (kept, _) = accept_reported("web1", vec![claimed]);
+        let up = decorate("web1", &kept, Presence::Connected);
+        assert_eq!(up[0].attributes["source"], "agent");
+        assert_eq!(up[0].attributes["connected"], true);
+        assert_eq!(up[0].status.as_deref(), Some("up"));
+        let down = decorate("web1", &kept, Presence::Disconnected);
+        assert_eq!(down[0].attributes["connected"], false);
+        assert_eq!(down[0].status.as_deref(), Some(DISCONNECTED_STATUS));
+        let empty = decorate("web2", &[], Presence::Connected);
+        assert_eq!(empty[0].id.to_string(), "host:web2");
+    }
+
+    #[test]
+    fn a_snapshot_is_published_only_on_change() {
+        let inventory = AgentInventory::default();
+        let empty = inventory.snapshot();
+        inventory.set_presence("a1", "web1", Presence::Connected);
+        let first = inventory.snapshot();
+        assert!(!Arc::ptr_eq(&empty, &first));
+        assert_eq!(first.len(), 1);
+        inventory.replace("a1", "web1", vec![resource("host:web1", None)]);
+        let second = inventory.snapshot();
+        inventory.replace("a1", "web1", vec![resource("host:web1", None)]);
+        assert!(Arc::ptr_eq(&second, &inventory.snapshot()));
+        let dropped = inventory.replace(
+            "a1",
+            "web1",
+            vec![
+                resource("host:web1", None),
+                resource("docker_container:web1:abc", Some("host:web1")),
+                resource("host:web2", None),
+            ],
+        );
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(inventory.snapshot().len(), 2);
+        inventory.set_presence("a1", "web1", Presence::Disconnected);
+        let away = inventory.snapshot();
+        assert_eq!(
+            away.get(&"host:web1".parse().unwrap())
+                .unwrap()
+                .status
+                .as_deref(),
+            Some(DISCONNECTED_STATUS)
+        );
+        inventory.remove("a1", "web1");
+        assert!(inventory.snapshot().is_empty());
+    }
+}

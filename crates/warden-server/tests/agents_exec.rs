@@ -1,0 +1,267 @@
+//! Commands routed through an agent, with a scripted agent on a raw
+//! WebSocket playing the host: a read (no grant), a write approved through
+//! the API (a grant signed for exactly that agent, request, command,
+//! target and approval), an agent's refusal, cancellation, and a
+//! connection lost during a command (an unknown outcome).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
+
+mod support;
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use support::sse::{EventReader, SseEvent};
+use support::wire_agent::{Socket, connect, key, send, until_frame};
+use support::{Options, Script, TestServer, now_ms, start};
+use warden_protocol::agent::{Grant, command_sha256, decode_public_key};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A server with agent `edge1` connected and its inventory reported.
+async fn with_agent() -> (TestServer, Socket, String, String) {
+    let server = start(Options::default()).await;
+    let token = server.enrollment_token(json!({})).await;
+    let (status, enrolled) = server.enroll(&token, "edge1", &key(1)).await;
+    assert_eq!(status, StatusCode::OK, "{enrolled}");
+    let agent_id = enrolled["agent_id"].as_str().unwrap().to_string();
+    let server_key = enrolled["server_public_key"].as_str().unwrap().to_string();
+    let mut socket = connect(&server, &agent_id, &key(1)).await;
+    send(
+        &mut socket,
+        json!({"type": "inventory", "resources": [
+            {"id": "host:edge1", "name": "edge1", "status": "up"},
+            {"id": "docker_container:edge1:abc123", "name": "cachebox", "parent": "host:edge1"},
+        ]}),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !server
+        .inventory_ids()
+        .await
+        .iter()
+        .any(|r| r["id"] == "docker_container:edge1:abc123")
+    {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    (server, socket, agent_id, server_key)
+}
+
+/// Posts `message` (scripted with `script`) in a new session.
+async fn turn(server: &TestServer, message: &str, script: Script) -> (String, EventReader) {
+    server.book.add(message, script);
+    let session = server.create_session(&server.operator).await;
+    let events = server.events(&server.viewer, &session, None).await;
+    let (status, body) = server.post(&server.operator, &session, message).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    (session, events)
+}
+
+fn tool_end(events: &[SseEvent]) -> Value {
+    events
+        .iter()
+        .find(|e| e.event == "tool_end")
+        .map(|e| e.data.clone())
+        .expect("a tool_end event")
+}
+
+async fn answer(socket: &mut Socket, request_id: &Value, stdout: &str, exit_code: i32) {
+    send(
+        socket,
+        json!({"type": "exec_output", "request_id": request_id, "stream": "stdout", "data": stdout, "seq": 0}),
+    )
+    .await;
+    send(
+        socket,
+        json!({"type": "exec_result", "request_id": request_id, "exit_code": exit_code,
+               "truncated": false, "duration_ms": 4, "sandbox": {"landlock_abi": 3}}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_read_runs_on_the_agent_without_a_grant() {
+    let (server, mut socket, _, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq uptime on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "uptime"}),
+            )
+            .text("edge1 is up."),
+    )
+    .await;
+    let exec = until_frame(&mut socket, "exec").await;
+    assert_eq!(exec["class"], "read");
+    assert_eq!(exec["target"], "host:edge1");
+    assert_eq!(exec["command"], "uptime");
+    assert!(exec.get("grant").is_none(), "{exec}");
+    assert_eq!(exec["timeout_ms"], 30_000);
+    assert_eq!(exec["max_output_bytes"], 65_536);
+    answer(&mut socket, &exec["request_id"], " 10:00:00 up 3 days\n", 0).await;
+    let got = events.until("done", WAIT).await;
+    let end = tool_end(&got);
+    assert_eq!(end["ok"], true, "{end}");
+    assert!(end["output"].to_string().contains("up 3 days"), "{end}");
+
+    // A container of that host goes to the same agent, on the container.
+    let (_, mut events) = turn(
+        &server,
+        "zq ps in cachebox",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "cachebox", "command": "ps"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let exec = until_frame(&mut socket, "exec").await;
+    assert_eq!(exec["target"], "docker_container:edge1:abc123");
+    // The agent refuses: the refusal names its code.
+    send(
+        &mut socket,
+        json!({"type": "exec_result", "request_id": exec["request_id"],
+               "error": {"code": "POLICY_BLOCKED", "message": "not read-only"},
+               "truncated": false, "duration_ms": 0, "sandbox": {"landlock_abi": null}}),
+    )
+    .await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], false, "{end}");
+    assert!(
+        end["output"].to_string().contains("POLICY_BLOCKED"),
+        "{end}"
+    );
+}
+
+#[tokio::test]
+async fn an_approved_write_carries_a_grant_bound_to_it() {
+    let (server, mut socket, agent_id, server_key) = with_agent().await;
+    let command = "touch /tmp/warden-agent-test-marker";
+    let (_, mut events) = turn(
+        &server,
+        "zq touch on edge1",
+        Script::new()
+            .call("query", json!({"action": "get", "target": "edge1"}))
+            .call(
+                "control",
+                json!({"action": "command", "target": "edge1", "command": command}),
+            )
+            .text("touched."),
+    )
+    .await;
+    let approval = events.until("approval_needed", WAIT).await;
+    let approval_id = approval.last().unwrap().data["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, decided) = server
+        .json(
+            &server.approver,
+            Method::POST,
+            &format!("/api/approvals/{approval_id}/approve"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    let exec = until_frame(&mut socket, "exec").await;
+    assert_eq!(exec["class"], "write");
+    assert_eq!(exec["command"], command);
+    let grant: Grant = serde_json::from_value(exec["grant"].clone()).unwrap();
+    let server_key = decode_public_key(&server_key).unwrap();
+    assert!(grant.verify_signature(&server_key).is_ok());
+    assert_eq!(grant.agent_id, agent_id);
+    assert_eq!(grant.request_id, exec["request_id"].as_str().unwrap());
+    assert_eq!(grant.command_sha256, command_sha256(command));
+    assert_eq!(grant.target, "host:edge1");
+    assert_eq!(grant.approval_id.as_deref(), Some(approval_id.as_str()));
+    assert_eq!(grant.approved_by.as_deref(), Some("token:approver"));
+    assert!(grant.expires_at > now_ms() && grant.expires_at <= now_ms() + 120_000);
+    assert_eq!(grant.nonce_bytes().map(|n| n.len()), Some(16));
+    answer(&mut socket, &exec["request_id"], "", 0).await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], true, "{end}");
+}
+
+#[tokio::test]
+async fn cancelling_the_turn_cancels_the_command_on_the_agent() {
+    let (server, mut socket, _, _) = with_agent().await;
+    let (session, mut events) = turn(
+        &server,
+        "zq slow on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "sleep 30"}),
+            )
+            .text("never"),
+    )
+    .await;
+    let exec = until_frame(&mut socket, "exec").await;
+    let (status, _) = server
+        .json(
+            &server.operator,
+            Method::POST,
+            &format!("/api/sessions/{session}/cancel"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let cancel = until_frame(&mut socket, "cancel").await;
+    assert_eq!(cancel["request_id"], exec["request_id"]);
+    send(
+        &mut socket,
+        json!({"type": "exec_result", "request_id": exec["request_id"],
+               "error": {"code": "CANCELLED", "message": "killed"},
+               "truncated": false, "duration_ms": 5, "sandbox": {"landlock_abi": null}}),
+    )
+    .await;
+    events.until("done", WAIT).await;
+}
+
+#[tokio::test]
+async fn a_connection_lost_during_a_command_is_an_unknown_outcome() {
+    let (server, mut socket, _, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq lost on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "sleep 5"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let _exec = until_frame(&mut socket, "exec").await;
+    drop(socket);
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], false, "{end}");
+    let output = end["output"].to_string();
+    assert!(
+        output.contains("connection to agent edge1 lost during the command; outcome unknown"),
+        "{end}"
+    );
+    // Now the host is known but unreachable, and says so at once.
+    let (_, mut events) = turn(
+        &server,
+        "zq again on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "uptime"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert!(
+        end["output"]
+            .to_string()
+            .contains("the agent on edge1 is not connected"),
+        "{end}"
+    );
+}
