@@ -41,7 +41,8 @@ fn resource(id: &str, name: &str, parent: Option<&str>, status: Option<&str>) ->
 /// A Proxmox node with guests and a container, a cluster, hosts (one an
 /// agent), and one resource whose name is an XSS attempt.
 pub fn inventory() -> Vec<Resource> {
-    let mut agent = resource("host:backup", "backup", None, Some("connected"));
+    // Its agent is enrolled but not connected (see `World::enroll_backup_agent`).
+    let mut agent = resource("host:backup", "backup", None, Some("disconnected"));
     agent.attributes.insert("source".into(), json!("agent"));
     let mut jellyfin = resource(
         "docker_container:media-server:abc123",
@@ -111,6 +112,37 @@ pub struct World {
 impl World {
     pub async fn start() -> World {
         World::with_config(|_| {}).await
+    }
+
+    /// The agent of `host:backup` as enrolled three minutes ago and last
+    /// seen then: listed by `GET /api/agents`, not connected.
+    pub fn enroll_backup_agent(&self) {
+        let three_minutes_ago = now_ms() - 180_000;
+        self.store
+            .add_enrollment_token(&warden_store::NewEnrollmentToken {
+                token_hash: "b".repeat(64),
+                uses: 1,
+                expires_at_ms: now_ms() + 60_000,
+                created_by: Some("alice".into()),
+                created_at_ms: three_minutes_ago,
+            })
+            .unwrap();
+        let enrolled = self
+            .store
+            .enroll_agent(&warden_store::Enrollment {
+                token_hash: &"b".repeat(64),
+                new_id: "agent-backup",
+                name: "backup",
+                public_key: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                version: "0.9.0",
+                os: "linux",
+                arch: "x86_64",
+                now_ms: three_minutes_ago,
+            })
+            .unwrap();
+        self.store
+            .touch_agent(&enrolled.agent().id, three_minutes_ago)
+            .unwrap();
     }
 
     pub async fn with_config(change: impl FnOnce(&mut ServerConfig)) -> World {

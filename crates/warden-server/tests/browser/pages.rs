@@ -22,6 +22,7 @@ pub async fn assert_labelled(browser: &Browser, page: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_inventory_is_a_searchable_tree_and_asks_about_a_resource() {
     let world = World::start().await;
+    world.enroll_backup_agent();
     let browser = Browser::open(&world).await;
     browser.login("vic").await;
     browser.tid("nav-inventory").await.click().await.unwrap();
@@ -40,13 +41,35 @@ async fn the_inventory_is_a_searchable_tree_and_asks_about_a_resource() {
         .js("return Object.fromEntries([...document.querySelectorAll('[data-testid=inventory-item]')].map((e) => [e.dataset.resourceId, e.dataset.status]));")
         .await;
     assert_eq!(statuses["vm:pve1:102"], "stopped");
-    assert_eq!(statuses["host:backup"], "connected");
-    let agent = browser
-        .js("return document.querySelector('[data-resource-id=\"host:backup\"] .tree-row').innerText;")
+    assert_eq!(statuses["host:backup"], "disconnected");
+    // The host's agent on its row, and in the table of agents.
+    browser
+        .wait(
+            "the agents",
+            "document.querySelector('[data-testid=agent-row]')",
+        )
         .await;
-    assert!(
-        agent.as_str().unwrap().contains("agent connected"),
-        "{agent}"
+    let badge = browser
+        .js("const b = document.querySelector('[data-resource-id=\"host:backup\"] [data-testid=inventory-agent]'); return [b.innerText, b.dataset.connected, b.title];")
+        .await;
+    assert_eq!(
+        badge[0], "agent disconnected · last seen 3 min ago",
+        "{badge}"
+    );
+    assert_eq!(badge[1], "false");
+    assert!(badge[2].as_str().unwrap().contains("0.9.0"), "{badge}");
+    let rows = browser
+        .js("return [...document.querySelectorAll('[data-testid=agent-row]')].map((r) => [...r.cells].map((c) => c.innerText));")
+        .await;
+    assert_eq!(
+        rows,
+        json!([[
+            "backup",
+            "host:backup",
+            "0.9.0",
+            "disconnected",
+            "3 min ago"
+        ]])
     );
     assert_labelled(&browser, "inventory").await;
     browser.shot("inventory").await;
