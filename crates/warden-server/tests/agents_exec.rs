@@ -20,9 +20,13 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// A server with agent `edge1` connected and its inventory reported.
 async fn with_agent() -> (TestServer, Socket, String, String) {
-    let server = start(Options::default()).await;
+    with_agent_named("edge1", Options::default()).await
+}
+
+async fn with_agent_named(name: &str, options: Options) -> (TestServer, Socket, String, String) {
+    let server = start(options).await;
     let token = server.enrollment_token(json!({})).await;
-    let (status, enrolled) = server.enroll(&token, "edge1", &key(1)).await;
+    let (status, enrolled) = server.enroll(&token, name, &key(1)).await;
     assert_eq!(status, StatusCode::OK, "{enrolled}");
     let agent_id = enrolled["agent_id"].as_str().unwrap().to_string();
     let server_key = enrolled["server_public_key"].as_str().unwrap().to_string();
@@ -30,17 +34,18 @@ async fn with_agent() -> (TestServer, Socket, String, String) {
     send(
         &mut socket,
         json!({"type": "inventory", "resources": [
-            {"id": "host:edge1", "name": "edge1", "status": "up"},
-            {"id": "docker_container:edge1:abc123", "name": "cachebox", "parent": "host:edge1"},
+            {"id": format!("host:{name}"), "name": name, "status": "up"},
+            {"id": format!("docker_container:{name}:abc123"), "name": "cachebox", "parent": format!("host:{name}")},
         ]}),
     )
     .await;
+    let container = format!("docker_container:{name}:abc123");
     let deadline = tokio::time::Instant::now() + WAIT;
     while !server
         .inventory_ids()
         .await
         .iter()
-        .any(|r| r["id"] == "docker_container:edge1:abc123")
+        .any(|r| r["id"] == container.as_str())
     {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(30)).await;
@@ -263,5 +268,55 @@ async fn a_connection_lost_during_a_command_is_an_unknown_outcome() {
             .to_string()
             .contains("the agent on edge1 is not connected"),
         "{end}"
+    );
+}
+
+#[tokio::test]
+async fn an_agent_named_like_this_machine_is_shadowed() {
+    let options = Options {
+        extra_inventory: vec![warden_protocol::Resource::new(
+            "host:here".parse().unwrap(),
+            "here",
+        )],
+        ..Options::default()
+    };
+    let (server, mut socket, _, _) = with_agent_named("here", options).await;
+    let inventory = server.inventory_ids().await;
+    let host = inventory.iter().find(|r| r["id"] == "host:here").unwrap();
+    assert_eq!(host["source"], "local", "this machine's own report wins");
+    // A command for this machine runs here, not on the agent.
+    let (_, mut events) = turn(
+        &server,
+        "zq uptime here",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "host:here", "command": "uptime"}),
+            )
+            .call(
+                "read",
+                json!({"action": "exec", "target": "docker_container:here:abc123", "command": "uptime"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let got = events.until("done", WAIT).await;
+    let ends: Vec<&SseEvent> = got.iter().filter(|e| e.event == "tool_end").collect();
+    assert_eq!(ends[0].data["ok"], true, "{:?}", ends[0].data);
+    assert!(ends[0].data["output"].to_string().contains("active"));
+    // What only the shadowed agent reports is not run anywhere.
+    assert_eq!(ends[1].data["ok"], false, "{:?}", ends[1].data);
+    assert!(
+        ends[1].data["output"]
+            .to_string()
+            .contains("reported only by an agent named like this machine"),
+        "{:?}",
+        ends[1].data
+    );
+    assert!(
+        support::wire_agent::next_within(&mut socket, Duration::from_millis(300))
+            .await
+            .is_none_or(|frame| !matches!(frame, support::wire_agent::Incoming::Frame(ref f) if f["type"] == "exec")),
+        "the agent got no command"
     );
 }

@@ -62,10 +62,19 @@ impl AgentRoutedHosts {
         let Ok(local) = tokio::task::spawn_blocking(move || inventory.snapshot()).await else {
             return first;
         };
-        route(request.target, &facts, &|name: &str| {
+        let shadowed = route(request.target, &facts, &|name: &str| {
             ResourceId::new(warden_protocol::ResourceKind::Host, None, name)
                 .is_ok_and(|id| local.get(&id).is_some())
-        })
+        });
+        if shadowed == AgentRoute::Local && local.get(&request.target.id).is_none() {
+            // Only an agent named like this machine knows it: this
+            // machine's backend would run it here, on something it never saw.
+            return AgentRoute::Unreachable(format!(
+                "{} is reported only by an agent named like this machine, and this machine does not know it",
+                request.target.id
+            ));
+        }
+        shadowed
     }
 
     async fn exec_on_agent(
