@@ -320,3 +320,136 @@ async fn an_agent_named_like_this_machine_is_shadowed() {
         "the agent got no command"
     );
 }
+
+/// Runs one read on `target` and returns the exec frame the agent got.
+async fn read_reaches(
+    server: &TestServer,
+    socket: &mut Socket,
+    phrase: &str,
+    target: &str,
+) -> Value {
+    let (_, mut events) = turn(
+        server,
+        phrase,
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": target, "command": "hostname"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let exec = until_frame(socket, "exec").await;
+    answer(socket, &exec["request_id"], "x\n", 0).await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], true, "{end}");
+    exec
+}
+
+#[tokio::test]
+async fn guests_go_to_their_own_agent_else_to_their_node() {
+    let (server, mut node, _, _) = with_agent_named("pve9", Options::default()).await;
+    send(
+        &mut node,
+        json!({"type": "inventory", "resources": [
+            {"id": "host:pve9", "name": "pve9"},
+            {"id": "lxc:pve9:141", "name": "ct141", "parent": "host:pve9", "status": "running"},
+            {"id": "vm:pve9:101", "name": "vm101", "parent": "host:pve9", "status": "running"},
+        ]}),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !server
+        .inventory_ids()
+        .await
+        .iter()
+        .any(|r| r["id"] == "vm:pve9:101")
+    {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    // An LXC without its own agent: `pct exec` by its node's agent.
+    let exec = read_reaches(&server, &mut node, "zq in ct141", "ct141").await;
+    assert_eq!(exec["target"], "lxc:pve9:141");
+    // A VM without its own agent: unreachable, saying why.
+    let (_, mut events) = turn(
+        &server,
+        "zq in vm101",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "vm101", "command": "hostname"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], false, "{end}");
+    assert!(
+        end["output"]
+            .to_string()
+            .contains("cannot run commands inside a VM"),
+        "{end}"
+    );
+    // Once the guests' own agents are connected, they run their commands
+    // (by id: a guest and the agent inside it share a name).
+    let vm_id = server.enroll_new("vm101", &key(2)).await;
+    let mut vm = connect(&server, &vm_id, &key(2)).await;
+    let ct_id = server.enroll_new("ct141", &key(3)).await;
+    let mut ct = connect(&server, &ct_id, &key(3)).await;
+    let exec = read_reaches(&server, &mut vm, "zq in vm101 again", "vm:pve9:101").await;
+    assert_eq!(exec["target"], "host:vm101");
+    let exec = read_reaches(&server, &mut ct, "zq in ct141 again", "lxc:pve9:141").await;
+    assert_eq!(exec["target"], "host:ct141");
+}
+
+#[tokio::test]
+async fn a_write_whose_connection_is_lost_is_not_retried() {
+    let (server, mut socket, _, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq write then vanish",
+        Script::new()
+            .call("query", json!({"action": "get", "target": "edge1"}))
+            .call(
+                "control",
+                json!({"action": "command", "target": "edge1", "command": "touch /tmp/warden-never"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let approval = events.until("approval_needed", WAIT).await;
+    let approval_id = approval.last().unwrap().data["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, _) = server
+        .json(
+            &server.approver,
+            Method::POST,
+            &format!("/api/approvals/{approval_id}/approve"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let _exec = until_frame(&mut socket, "exec").await;
+    drop(socket);
+    let got = events.until("done", WAIT).await;
+    let ends: Vec<&SseEvent> = got.iter().filter(|e| e.event == "tool_end").collect();
+    let write = ends.iter().find(|e| e.data["name"] == "control").unwrap();
+    assert_eq!(write.data["ok"], false, "{:?}", write.data);
+    assert!(
+        write.data["output"].to_string().contains("outcome unknown"),
+        "{:?}",
+        write.data
+    );
+    // The agent comes back: nothing is sent to it again.
+    let agent_id = server.agents().await[0]["id"].as_str().unwrap().to_string();
+    let mut back = connect(&server, &agent_id, &key(1)).await;
+    match support::wire_agent::next_within(&mut back, Duration::from_secs(2)).await {
+        Some(support::wire_agent::Incoming::Frame(frame)) => {
+            assert_ne!(frame["type"], "exec", "{frame}")
+        }
+        Some(_) | None => {}
+    }
+}
