@@ -434,6 +434,14 @@ async fn a_write_whose_connection_is_lost_is_not_retried() {
     assert_eq!(status, StatusCode::OK);
     let _exec = until_frame(&mut socket, "exec").await;
     drop(socket);
+    // The agent is back at once: the write is not sent to it again.
+    let agent_id = server.agents().await[0]["id"].as_str().unwrap().to_string();
+    let mut back = connect(&server, &agent_id, &key(1)).await;
+    if let Some(support::wire_agent::Incoming::Frame(frame)) =
+        support::wire_agent::next_within(&mut back, Duration::from_secs(2)).await
+    {
+        assert_ne!(frame["type"], "exec", "{frame}");
+    }
     let got = events.until("done", WAIT).await;
     let ends: Vec<&SseEvent> = got.iter().filter(|e| e.event == "tool_end").collect();
     let write = ends.iter().find(|e| e.data["name"] == "control").unwrap();
@@ -443,12 +451,30 @@ async fn a_write_whose_connection_is_lost_is_not_retried() {
         "{:?}",
         write.data
     );
-    // The agent comes back: nothing is sent to it again.
-    let agent_id = server.agents().await[0]["id"].as_str().unwrap().to_string();
+}
+
+#[tokio::test]
+async fn a_read_is_sent_once_more_when_its_agent_is_back_at_once() {
+    let (server, mut socket, agent_id, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq retried read on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "uptime"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let first = until_frame(&mut socket, "exec").await;
+    drop(socket);
     let mut back = connect(&server, &agent_id, &key(1)).await;
-    if let Some(support::wire_agent::Incoming::Frame(frame)) =
-        support::wire_agent::next_within(&mut back, Duration::from_secs(2)).await
-    {
-        assert_ne!(frame["type"], "exec", "{frame}");
-    }
+    let second = until_frame(&mut back, "exec").await;
+    assert_ne!(first["request_id"], second["request_id"]);
+    assert_eq!(second["command"], "uptime");
+    answer(&mut back, &second["request_id"], "up again\n", 0).await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], true, "{end}");
+    assert!(end["output"].to_string().contains("up again"), "{end}");
 }
