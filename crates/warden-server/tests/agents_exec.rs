@@ -20,9 +20,13 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// A server with agent `edge1` connected and its inventory reported.
 async fn with_agent() -> (TestServer, Socket, String, String) {
-    let server = start(Options::default()).await;
+    with_agent_named("edge1", Options::default()).await
+}
+
+async fn with_agent_named(name: &str, options: Options) -> (TestServer, Socket, String, String) {
+    let server = start(options).await;
     let token = server.enrollment_token(json!({})).await;
-    let (status, enrolled) = server.enroll(&token, "edge1", &key(1)).await;
+    let (status, enrolled) = server.enroll(&token, name, &key(1)).await;
     assert_eq!(status, StatusCode::OK, "{enrolled}");
     let agent_id = enrolled["agent_id"].as_str().unwrap().to_string();
     let server_key = enrolled["server_public_key"].as_str().unwrap().to_string();
@@ -30,17 +34,18 @@ async fn with_agent() -> (TestServer, Socket, String, String) {
     send(
         &mut socket,
         json!({"type": "inventory", "resources": [
-            {"id": "host:edge1", "name": "edge1", "status": "up"},
-            {"id": "docker_container:edge1:abc123", "name": "cachebox", "parent": "host:edge1"},
+            {"id": format!("host:{name}"), "name": name, "status": "up"},
+            {"id": format!("docker_container:{name}:abc123"), "name": "cachebox", "parent": format!("host:{name}")},
         ]}),
     )
     .await;
+    let container = format!("docker_container:{name}:abc123");
     let deadline = tokio::time::Instant::now() + WAIT;
     while !server
         .inventory_ids()
         .await
         .iter()
-        .any(|r| r["id"] == "docker_container:edge1:abc123")
+        .any(|r| r["id"] == container.as_str())
     {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(30)).await;
@@ -264,4 +269,212 @@ async fn a_connection_lost_during_a_command_is_an_unknown_outcome() {
             .contains("the agent on edge1 is not connected"),
         "{end}"
     );
+}
+
+#[tokio::test]
+async fn an_agent_named_like_this_machine_is_shadowed() {
+    let options = Options {
+        extra_inventory: vec![warden_protocol::Resource::new(
+            "host:here".parse().unwrap(),
+            "here",
+        )],
+        ..Options::default()
+    };
+    let (server, mut socket, _, _) = with_agent_named("here", options).await;
+    let inventory = server.inventory_ids().await;
+    let host = inventory.iter().find(|r| r["id"] == "host:here").unwrap();
+    assert_eq!(host["source"], "local", "this machine's own report wins");
+    // A command for this machine runs here, not on the agent.
+    let (_, mut events) = turn(
+        &server,
+        "zq uptime here",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "host:here", "command": "uptime"}),
+            )
+            .call(
+                "read",
+                json!({"action": "exec", "target": "docker_container:here:abc123", "command": "uptime"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let got = events.until("done", WAIT).await;
+    let ends: Vec<&SseEvent> = got.iter().filter(|e| e.event == "tool_end").collect();
+    assert_eq!(ends[0].data["ok"], true, "{:?}", ends[0].data);
+    assert!(ends[0].data["output"].to_string().contains("active"));
+    // What only the shadowed agent reports is not run anywhere.
+    assert_eq!(ends[1].data["ok"], false, "{:?}", ends[1].data);
+    assert!(
+        ends[1].data["output"]
+            .to_string()
+            .contains("reported only by an agent named like this machine"),
+        "{:?}",
+        ends[1].data
+    );
+    assert!(
+        support::wire_agent::next_within(&mut socket, Duration::from_millis(300))
+            .await
+            .is_none_or(|frame| !matches!(frame, support::wire_agent::Incoming::Frame(ref f) if f["type"] == "exec")),
+        "the agent got no command"
+    );
+}
+
+/// Runs one read on `target` and returns the exec frame the agent got.
+async fn read_reaches(
+    server: &TestServer,
+    socket: &mut Socket,
+    phrase: &str,
+    target: &str,
+) -> Value {
+    let (_, mut events) = turn(
+        server,
+        phrase,
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": target, "command": "hostname"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let exec = until_frame(socket, "exec").await;
+    answer(socket, &exec["request_id"], "x\n", 0).await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], true, "{end}");
+    exec
+}
+
+#[tokio::test]
+async fn guests_go_to_their_own_agent_else_to_their_node() {
+    let (server, mut node, _, _) = with_agent_named("pve9", Options::default()).await;
+    send(
+        &mut node,
+        json!({"type": "inventory", "resources": [
+            {"id": "host:pve9", "name": "pve9"},
+            {"id": "lxc:pve9:141", "name": "ct141", "parent": "host:pve9", "status": "running"},
+            {"id": "vm:pve9:101", "name": "vm101", "parent": "host:pve9", "status": "running"},
+        ]}),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !server
+        .inventory_ids()
+        .await
+        .iter()
+        .any(|r| r["id"] == "vm:pve9:101")
+    {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    // An LXC without its own agent: `pct exec` by its node's agent.
+    let exec = read_reaches(&server, &mut node, "zq in ct141", "ct141").await;
+    assert_eq!(exec["target"], "lxc:pve9:141");
+    // A VM without its own agent: unreachable, saying why.
+    let (_, mut events) = turn(
+        &server,
+        "zq in vm101",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "vm101", "command": "hostname"}),
+            )
+            .text("done"),
+    )
+    .await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], false, "{end}");
+    assert!(
+        end["output"]
+            .to_string()
+            .contains("cannot run commands inside a VM"),
+        "{end}"
+    );
+    // Once the guests' own agents are connected, they run their commands
+    // (by id: a guest and the agent inside it share a name).
+    let vm_id = server.enroll_new("vm101", &key(2)).await;
+    let mut vm = connect(&server, &vm_id, &key(2)).await;
+    let ct_id = server.enroll_new("ct141", &key(3)).await;
+    let mut ct = connect(&server, &ct_id, &key(3)).await;
+    let exec = read_reaches(&server, &mut vm, "zq in vm101 again", "vm:pve9:101").await;
+    assert_eq!(exec["target"], "host:vm101");
+    let exec = read_reaches(&server, &mut ct, "zq in ct141 again", "lxc:pve9:141").await;
+    assert_eq!(exec["target"], "host:ct141");
+}
+
+#[tokio::test]
+async fn a_write_whose_connection_is_lost_is_not_retried() {
+    let (server, mut socket, _, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq write then vanish",
+        Script::new()
+            .call("query", json!({"action": "get", "target": "edge1"}))
+            .call(
+                "control",
+                json!({"action": "command", "target": "edge1", "command": "touch /tmp/warden-never"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let approval = events.until("approval_needed", WAIT).await;
+    let approval_id = approval.last().unwrap().data["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, _) = server
+        .json(
+            &server.approver,
+            Method::POST,
+            &format!("/api/approvals/{approval_id}/approve"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let _exec = until_frame(&mut socket, "exec").await;
+    drop(socket);
+    // The agent is back at once: the write is not sent to it again.
+    let agent_id = server.agents().await[0]["id"].as_str().unwrap().to_string();
+    let mut back = connect(&server, &agent_id, &key(1)).await;
+    if let Some(support::wire_agent::Incoming::Frame(frame)) =
+        support::wire_agent::next_within(&mut back, Duration::from_secs(2)).await
+    {
+        assert_ne!(frame["type"], "exec", "{frame}");
+    }
+    let got = events.until("done", WAIT).await;
+    let ends: Vec<&SseEvent> = got.iter().filter(|e| e.event == "tool_end").collect();
+    let write = ends.iter().find(|e| e.data["name"] == "control").unwrap();
+    assert_eq!(write.data["ok"], false, "{:?}", write.data);
+    assert!(
+        write.data["output"].to_string().contains("outcome unknown"),
+        "{:?}",
+        write.data
+    );
+}
+
+#[tokio::test]
+async fn a_read_is_sent_once_more_when_its_agent_is_back_at_once() {
+    let (server, mut socket, agent_id, _) = with_agent().await;
+    let (_, mut events) = turn(
+        &server,
+        "zq retried read on edge1",
+        Script::new()
+            .call(
+                "read",
+                json!({"action": "exec", "target": "edge1", "command": "uptime"}),
+            )
+            .text("after"),
+    )
+    .await;
+    let first = until_frame(&mut socket, "exec").await;
+    drop(socket);
+    let mut back = connect(&server, &agent_id, &key(1)).await;
+    let second = until_frame(&mut back, "exec").await;
+    assert_ne!(first["request_id"], second["request_id"]);
+    assert_eq!(second["command"], "uptime");
+    answer(&mut back, &second["request_id"], "up again\n", 0).await;
+    let end = tool_end(&events.until("done", WAIT).await);
+    assert_eq!(end["ok"], true, "{end}");
+    assert!(end["output"].to_string().contains("up again"), "{end}");
 }

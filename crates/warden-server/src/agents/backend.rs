@@ -6,7 +6,8 @@
 //! wrapped backend.
 //!
 //! A connection lost during a command is an unknown outcome, reported as
-//! such and never retried. The turn's cancel flag sends `cancel`.
+//! such; a write is never sent again, a read once if the agent is back
+//! within a few seconds. The turn's cancel flag sends `cancel`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,6 +26,9 @@ use crate::state::now_ms;
 
 /// How long past its own timeout a command may take to be reported.
 const RESULT_GRACE: Duration = Duration::from_secs(15);
+/// How long a read whose connection was lost waits for the agent to be
+/// back, to be sent once more.
+const READ_RETRY_WINDOW: Duration = Duration::from_secs(3);
 /// How long a cancelled command may take to be reported stopped.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
@@ -62,12 +66,23 @@ impl AgentRoutedHosts {
         let Ok(local) = tokio::task::spawn_blocking(move || inventory.snapshot()).await else {
             return first;
         };
-        route(request.target, &facts, &|name: &str| {
+        let shadowed = route(request.target, &facts, &|name: &str| {
             ResourceId::new(warden_protocol::ResourceKind::Host, None, name)
                 .is_ok_and(|id| local.get(&id).is_some())
-        })
+        });
+        if shadowed == AgentRoute::Local && local.get(&request.target.id).is_none() {
+            // Only an agent named like this machine knows it: this
+            // machine's backend would run it here, on something it never saw.
+            return AgentRoute::Unreachable(format!(
+                "{} is reported only by an agent named like this machine, and this machine does not know it",
+                request.target.id
+            ));
+        }
+        shadowed
     }
 
+    /// Runs the command through the agent; a read whose connection is lost
+    /// is sent once more if the agent is back within [`READ_RETRY_WINDOW`].
     async fn exec_on_agent(
         &self,
         request: ExecRequest<'_>,
@@ -75,10 +90,68 @@ impl AgentRoutedHosts {
         agent_name: &str,
         target: String,
     ) -> Result<ExecOutput, HostError> {
+        let lost = || {
+            HostError::Unreachable(
+                request.target.id.to_string(),
+                format!(
+                    "connection to agent {agent_name} lost during the command; outcome unknown"
+                ),
+            )
+        };
+        match self.attempt(&request, agent_id, agent_name, &target).await {
+            Err(Attempt::Lost) => {}
+            Err(Attempt::Failed(error)) => return Err(error),
+            Ok(output) => return Ok(output),
+        }
+        match request.class {
+            // A write's outcome is unknown: never sent again.
+            ExecClass::Write => return Err(lost()),
+            ExecClass::Read => {}
+        }
+        if !self.reconnected(agent_id, request.cancel).await {
+            return Err(lost());
+        }
+        tracing::info!(
+            agent_id,
+            agent_name,
+            "a read whose connection was lost is sent once more"
+        );
+        match self.attempt(&request, agent_id, agent_name, &target).await {
+            Ok(output) => Ok(output),
+            Err(Attempt::Failed(error)) => Err(error),
+            Err(Attempt::Lost) => Err(lost()),
+        }
+    }
+
+    /// Whether the agent holds a connection again within the window.
+    async fn reconnected(&self, agent_id: &str, cancel: &warden_protocol::CancelFlag) -> bool {
+        let deadline = tokio::time::Instant::now() + READ_RETRY_WINDOW;
+        loop {
+            if cancel.is_cancelled() {
+                return false;
+            }
+            if self.agents.hub.live_since(agent_id).is_some() {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        request: &ExecRequest<'_>,
+        agent_id: &str,
+        agent_name: &str,
+        target: &str,
+    ) -> Result<ExecOutput, Attempt> {
         let shown = request.target.id.to_string();
-        let unreachable = |why: String| HostError::Unreachable(shown.clone(), why);
+        let unreachable = |why: String| Attempt::Failed(HostError::Unreachable(shown.clone(), why));
+        let failed = |why: String| Attempt::Failed(HostError::Failed(why));
         let settings = &self.agents.settings;
-        let request_id = random_id("req_").map_err(|e| HostError::Failed(e.to_string()))?;
+        let request_id = random_id("req_").map_err(|e| failed(e.to_string()))?;
         let grant = match request.class {
             ExecClass::Read => None,
             ExecClass::Write => Some(Box::new(
@@ -88,17 +161,17 @@ impl AgentRoutedHosts {
                         agent_id,
                         request_id: &request_id,
                         command: request.command,
-                        target: &target,
+                        target,
                         approval: request.approval,
                         now_ms: now_ms(),
                     },
                 )
-                .map_err(|e| HostError::Failed(e.to_string()))?,
+                .map_err(|e| failed(e.to_string()))?,
             )),
         };
         let frame = AgentFrame::Exec(agent::ExecRequest {
             request_id: request_id.clone(),
-            target,
+            target: target.to_string(),
             command: request.command.to_string(),
             class: match request.class {
                 ExecClass::Read => agent::ExecClass::Read,
@@ -110,7 +183,7 @@ impl AgentRoutedHosts {
         });
         let text = frame
             .to_text()
-            .map_err(|e| HostError::Failed(format!("the command cannot be sent: {e}")))?;
+            .map_err(|e| failed(format!("the command cannot be sent: {e}")))?;
         // Head and tail per stream, a marker line, and lossy UTF-8.
         let cap = usize::try_from(settings.max_output_bytes)
             .unwrap_or(usize::MAX)
@@ -132,7 +205,7 @@ impl AgentRoutedHosts {
                     "the connection to agent {agent_name} closed before the command was sent"
                 )));
             },
-            () = request.cancel.cancelled() => return Err(HostError::Cancelled),
+            () = request.cancel.cancelled() => return Err(Attempt::Failed(HostError::Cancelled)),
         }
         tracing::debug!(agent_id, request_id, "command sent to an agent");
         let deadline = settings.command_timeout + RESULT_GRACE;
@@ -145,7 +218,7 @@ impl AgentRoutedHosts {
                 }
                 // Wait for the agent to say it stopped, not forever.
                 let _ = tokio::time::timeout(CANCEL_WAIT, &mut done).await;
-                return Err(HostError::Cancelled);
+                return Err(Attempt::Failed(HostError::Cancelled));
             }
             () = tokio::time::sleep(deadline) => {
                 return Err(unreachable(format!(
@@ -160,12 +233,18 @@ impl AgentRoutedHosts {
                 stdout,
                 stderr,
                 clipped,
-            }) => outcome(result, stdout, stderr, clipped, agent_name, settings),
-            Ok(ExecEnd::ConnectionLost) | Err(_) => Err(unreachable(format!(
-                "connection to agent {agent_name} lost during the command; outcome unknown"
-            ))),
+            }) => outcome(result, stdout, stderr, clipped, agent_name, settings)
+                .map_err(Attempt::Failed),
+            Ok(ExecEnd::ConnectionLost) | Err(_) => Err(Attempt::Lost),
         }
     }
+}
+
+/// How one attempt failed.
+enum Attempt {
+    /// The connection ended while the command was in flight.
+    Lost,
+    Failed(HostError),
 }
 
 /// Forgets the command in flight however the exec future ends.

@@ -187,18 +187,17 @@ async fn pump(
     loop {
         tokio::select! {
             changed = registration.close.changed() => {
-                let reason = match changed {
-                    Ok(()) => *registration.close.borrow_and_update(),
-                    Err(_) => None,
-                };
-                if let Some(reason) = reason {
-                    return Some(reason);
+                let reason = *registration.close.borrow_and_update();
+                if reason.is_some() || changed.is_err() {
+                    return reason;
                 }
             }
             () = shutting_down(&mut closing) => return Some(CLOSE_SHUTDOWN),
             outgoing = registration.outgoing.recv() => match outgoing {
                 Some(text) => if socket.send(Message::text(text)).await.is_err() { return None },
-                None => return None,
+                // The hub let go of this connection (revoked or replaced):
+                // say why, whichever of the two signals came first.
+                None => return *registration.close.borrow(),
             },
             _ = ping.tick() => {
                 if unanswered >= MISSED_PONGS {

@@ -6,9 +6,12 @@
 //! resource's status is `disconnected` (the rest keep their last status).
 //!
 //! A new `Arc<InventorySnapshot>` is published only when something
-//! changed, so the server's composite inventory merges again only then.
+//! changed, so the server's composite inventory merges again only then;
+//! and it is built when someone next asks, not at every report, so a
+//! thousand agents connecting at once cost one rebuild per read.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use serde_json::Value;
@@ -116,6 +119,8 @@ pub struct AgentInventory {
     /// By agent name (a stable merge order), then the agent's id.
     agents: Mutex<BTreeMap<(String, String), AgentResources>>,
     published: RwLock<Arc<InventorySnapshot>>,
+    /// Something changed since `published` was built.
+    stale: AtomicBool,
 }
 
 impl Default for AgentInventory {
@@ -123,6 +128,7 @@ impl Default for AgentInventory {
         AgentInventory {
             agents: Mutex::new(BTreeMap::new()),
             published: RwLock::new(Arc::new(InventorySnapshot::default())),
+            stale: AtomicBool::new(false),
         }
     }
 }
@@ -143,7 +149,7 @@ impl AgentInventory {
         entry.resources = kept;
         entry.presence = Presence::Connected;
         if changed {
-            self.publish(&agents);
+            self.stale.store(true, Ordering::Release);
         }
         rejected
     }
@@ -160,7 +166,7 @@ impl AgentInventory {
         let changed = entry.presence != presence || entry.resources.is_empty();
         entry.presence = presence;
         if changed {
-            self.publish(&agents);
+            self.stale.store(true, Ordering::Release);
         }
     }
 
@@ -171,7 +177,7 @@ impl AgentInventory {
             .remove(&(name.to_string(), agent_id.to_string()))
             .is_some()
         {
-            self.publish(&agents);
+            self.stale.store(true, Ordering::Release);
         }
     }
 
@@ -184,7 +190,19 @@ impl AgentInventory {
             .collect()
     }
 
-    fn publish(&self, agents: &BTreeMap<(String, String), AgentResources>) {
+    /// Rebuilds the snapshot from every agent's resources.
+    fn rebuild(&self) -> Arc<InventorySnapshot> {
+        let agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        // Cleared under the lock: a change after this point marks it again;
+        // a concurrent reader that rebuilt first leaves nothing to do.
+        if !self.stale.swap(false, Ordering::AcqRel) {
+            return Arc::clone(
+                &self
+                    .published
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+        }
         let resources: Vec<Resource> = agents
             .values()
             .flat_map(|a| decorate(&a.name, &a.resources, a.presence))
@@ -193,12 +211,16 @@ impl AgentInventory {
         *self
             .published
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = snapshot;
+            .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&snapshot);
+        snapshot
     }
 }
 
 impl Inventory for AgentInventory {
     fn snapshot(&self) -> Arc<InventorySnapshot> {
+        if self.stale.load(Ordering::Acquire) {
+            return self.rebuild();
+        }
         Arc::clone(
             &self
                 .published

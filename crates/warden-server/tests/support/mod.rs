@@ -109,6 +109,8 @@ pub struct Options {
     pub config: Box<dyn FnOnce(&mut ServerConfig)>,
     pub book: ScriptBook,
     pub data_dir: Option<Arc<tempfile::TempDir>>,
+    /// Resources added to the static inventory (this machine's own).
+    pub extra_inventory: Vec<Resource>,
 }
 
 impl Default for Options {
@@ -117,6 +119,7 @@ impl Default for Options {
             config: Box::new(|_| {}),
             book: ScriptBook::default(),
             data_dir: None,
+            extra_inventory: Vec::new(),
         }
     }
 }
@@ -179,7 +182,12 @@ pub async fn start(options: Options) -> TestServer {
     let book = options.book;
     let factory_book = book.clone();
     let ports = ServerPorts {
-        inventory: Arc::new(StaticInventory::new(inventory())),
+        inventory: Arc::new(StaticInventory::new(
+            inventory()
+                .into_iter()
+                .chain(options.extra_inventory)
+                .collect(),
+        )),
         hosts: hosts.clone(),
         guest_api: Arc::new(SimulatedGuestApi::new(leaked_hosts)),
         approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
