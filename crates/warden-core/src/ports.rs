@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 pub use warden_llm::BoxFuture;
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
-use warden_protocol::{CancelFlag, Resource, ResourceId};
+use warden_protocol::{CancelFlag, ErrorCode, Resource, ResourceId};
 
 mod composite;
 mod guest_api;
@@ -130,8 +130,14 @@ pub enum HostError {
     Timeout(Duration),
     #[error("cancelled by the user")]
     Cancelled,
+    /// The command may have started: its outcome is unknown.
     #[error("{0}")]
     Failed(String),
+    /// The host (its agent) refused the command or could not start it:
+    /// nothing ran. `code` says why (`POLICY_BLOCKED` for the agent's own
+    /// policy or a grant it does not accept).
+    #[error("{message}")]
+    NotRun { code: ErrorCode, message: String },
 }
 
 /// Whether a command may change what it runs on. Agents sandbox reads and

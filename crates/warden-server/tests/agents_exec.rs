@@ -140,6 +140,14 @@ async fn a_read_runs_on_the_agent_without_a_grant() {
         end["output"].to_string().contains("POLICY_BLOCKED"),
         "{end}"
     );
+    // Refused before it ran: said so, never "may have happened".
+    let output: Value = serde_json::from_str(end["output"].as_str().unwrap()).unwrap();
+    assert_eq!(output["error"]["code"], "POLICY_BLOCKED", "{output}");
+    assert_eq!(output["error"]["details"]["ran"], false, "{output}");
+    assert!(
+        !end["output"].to_string().contains("may have happened"),
+        "{end}"
+    );
 }
 
 #[tokio::test]
@@ -451,6 +459,14 @@ async fn a_write_whose_connection_is_lost_is_not_retried() {
         "{:?}",
         write.data
     );
+    // Sent, then cut off: the change may have happened, and nothing
+    // invites a retry.
+    let output: Value = serde_json::from_str(write.data["output"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        output["error"]["details"]["possibly_applied"], true,
+        "{output}"
+    );
+    assert_ne!(output["error"]["retryable"], true, "{output}");
 }
 
 #[tokio::test]

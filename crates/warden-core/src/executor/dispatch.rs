@@ -45,6 +45,9 @@ fn host_error(error: HostError, class: ExecClass) -> ToolError {
             interrupted(ErrorCode::Cancelled, "interrupted by the user".to_string())
         }
         HostError::Failed(_) => interrupted(ErrorCode::ExecutionFailed, error.to_string()),
+        HostError::NotRun { code, message } => {
+            ToolError::new(code, message).with_detail("ran", serde_json::Value::Bool(false))
+        }
     }
 }
 
@@ -97,8 +100,12 @@ impl Executor<'_> {
             self.exec_through_guest_agent(&host, command, dispatch)
                 .await?
         } else {
-            // Anything but "unreachable" may have started on the host.
-            if !matches!(exec, Err(HostError::Unreachable(..))) {
+            // Anything but "unreachable" or a refusal may have started on
+            // the host.
+            if !matches!(
+                exec,
+                Err(HostError::Unreachable(..) | HostError::NotRun { .. })
+            ) {
                 dispatch.reached_host.store(true, Ordering::SeqCst);
             }
             exec.map_err(|e| host_error(e, dispatch.class))?

@@ -15,8 +15,8 @@ use std::time::Duration;
 use warden_core::ports::{
     BoxFuture, ExecClass, ExecOutput, ExecRequest, HostBackend, HostError, Inventory,
 };
-use warden_protocol::ResourceId;
 use warden_protocol::agent::{self, AgentFrame, CancelRequest, ExecErrorCode, ExecResult};
+use warden_protocol::{ErrorCode, ResourceId};
 
 use super::Agents;
 use super::grants::{GrantFor, random_id, sign_grant};
@@ -90,13 +90,11 @@ impl AgentRoutedHosts {
         agent_name: &str,
         target: String,
     ) -> Result<ExecOutput, HostError> {
+        // The command was sent: it may have run (a write is never resent).
         let lost = || {
-            HostError::Unreachable(
-                request.target.id.to_string(),
-                format!(
-                    "connection to agent {agent_name} lost during the command; outcome unknown"
-                ),
-            )
+            HostError::Failed(format!(
+                "connection to agent {agent_name} lost during the command; outcome unknown"
+            ))
         };
         match self.attempt(&request, agent_id, agent_name, &target).await {
             Err(Attempt::Lost) => {}
@@ -221,7 +219,7 @@ impl AgentRoutedHosts {
                 return Err(Attempt::Failed(HostError::Cancelled));
             }
             () = tokio::time::sleep(deadline) => {
-                return Err(unreachable(format!(
+                return Err(failed(format!(
                     "agent {agent_name} did not report the end of the command within {} s; outcome unknown",
                     deadline.as_secs()
                 )));
@@ -269,22 +267,31 @@ fn outcome(
     settings: &super::AgentSettings,
 ) -> Result<ExecOutput, HostError> {
     if let Some(failure) = result.error {
+        let reason = failure
+            .reason
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        let said = format!("{}{reason}: {}", failure.code, failure.message);
         return Err(match failure.code {
             ExecErrorCode::Timeout => HostError::Timeout(settings.command_timeout),
             ExecErrorCode::Cancelled => HostError::Cancelled,
-            ExecErrorCode::PolicyBlocked
-            | ExecErrorCode::GrantInvalid
-            | ExecErrorCode::UnknownTarget
-            | ExecErrorCode::ExecFailed => {
-                let reason = failure
-                    .reason
-                    .map(|r| format!(" ({r})"))
-                    .unwrap_or_default();
-                HostError::Failed(format!(
-                    "agent {agent_name} refused the command: {}{reason}: {}",
-                    failure.code, failure.message
-                ))
-            }
+            // Refused before anything ran: not a change that may have happened.
+            ExecErrorCode::PolicyBlocked | ExecErrorCode::GrantInvalid => HostError::NotRun {
+                code: ErrorCode::PolicyBlocked,
+                message: format!("agent {agent_name} refused the command, nothing ran: {said}"),
+            },
+            ExecErrorCode::UnknownTarget => HostError::NotRun {
+                code: ErrorCode::NotFound,
+                message: format!(
+                    "agent {agent_name} does not know the target, nothing ran: {said}"
+                ),
+            },
+            ExecErrorCode::ExecFailed => HostError::NotRun {
+                code: ErrorCode::ExecutionFailed,
+                message: format!(
+                    "agent {agent_name} could not start the command, nothing ran: {said}"
+                ),
+            },
         });
     }
     match result.exit_code {

@@ -142,6 +142,26 @@ pub struct TestServer {
 
 /// A reqwest client (rustls on ring; no certificate checks are needed
 /// over plain HTTP).
+/// The simulated Proxmox API for the guests of [`inventory`] only, as a
+/// cluster's API serves its own guests and not those an agent reports.
+struct ClusterGuests {
+    api: SimulatedGuestApi<'static>,
+    ids: std::collections::HashSet<warden_protocol::ResourceId>,
+}
+
+impl warden_core::ports::GuestApi for ClusterGuests {
+    fn serves(&self, resource: Option<&Resource>) -> bool {
+        resource.is_some_and(|r| self.ids.contains(&r.id)) && self.api.serves(resource)
+    }
+
+    fn call<'a>(
+        &'a self,
+        request: warden_core::ports::ApiRequest<'a>,
+    ) -> warden_core::ports::BoxFuture<'a, warden_core::ports::ApiResult> {
+        self.api.call(request)
+    }
+}
+
 pub fn client() -> Client {
     let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
@@ -189,7 +209,10 @@ pub async fn start(options: Options) -> TestServer {
                 .collect(),
         )),
         hosts: hosts.clone(),
-        guest_api: Arc::new(SimulatedGuestApi::new(leaked_hosts)),
+        guest_api: Arc::new(ClusterGuests {
+            api: SimulatedGuestApi::new(leaked_hosts),
+            ids: inventory().into_iter().map(|r| r.id).collect(),
+        }),
         approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
         audit: Arc::new(StoreAudit(Arc::clone(&store))),
         notes: Arc::new(MemoryNotes::default()),
