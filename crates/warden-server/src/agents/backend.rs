@@ -356,15 +356,41 @@ mod tests {
         let ok = run(result(Some(3), None), true).unwrap();
         assert_eq!((ok.exit_code, ok.truncated), (3, true));
         assert_eq!(ok.stdout, "out");
-        let cases = [
+        // Refusals: nothing ran, and the code says why.
+        let refusals = [
             (
                 ExecFailure::grant_invalid(GrantInvalidReason::Expired, "too old"),
-                "agent web1 refused the command: GRANT_INVALID (expired): too old",
+                ErrorCode::PolicyBlocked,
+                "agent web1 refused the command, nothing ran: GRANT_INVALID (expired): too old",
             ),
             (
                 ExecFailure::new(ExecErrorCode::PolicyBlocked, "not read-only"),
-                "agent web1 refused the command: POLICY_BLOCKED: not read-only",
+                ErrorCode::PolicyBlocked,
+                "agent web1 refused the command, nothing ran: POLICY_BLOCKED: not read-only",
             ),
+            (
+                ExecFailure::new(ExecErrorCode::UnknownTarget, "no such container"),
+                ErrorCode::NotFound,
+                "agent web1 does not know the target, nothing ran: UNKNOWN_TARGET: no such container",
+            ),
+            (
+                ExecFailure::new(ExecErrorCode::ExecFailed, "no /bin/sh"),
+                ErrorCode::ExecutionFailed,
+                "agent web1 could not start the command, nothing ran: EXEC_FAILED: no /bin/sh",
+            ),
+        ];
+        for (failure, code, expected) in refusals {
+            let got = run(result(None, Some(failure)), false).unwrap_err();
+            assert_eq!(
+                got,
+                HostError::NotRun {
+                    code,
+                    message: expected.to_string()
+                }
+            );
+        }
+        // Ended on the agent's side: what the executor reports as such.
+        let ended = [
             (
                 ExecFailure::new(ExecErrorCode::Timeout, "slow"),
                 "command timed out after 30s",
@@ -374,7 +400,7 @@ mod tests {
                 "cancelled by the user",
             ),
         ];
-        for (failure, expected) in cases {
+        for (failure, expected) in ended {
             let got = run(result(None, Some(failure)), false).unwrap_err();
             assert_eq!(got.to_string(), expected);
         }
