@@ -327,80 +327,17 @@ async fn tokens_created_offline_work_until_revoked() {
 }
 
 mod pinned {
-    use rustls::DigitallySignedStruct;
-    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-    use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-    use std::sync::Arc;
+    use warden_infra::tls::{PresentedCertificate, pinned_client_config, ring_provider};
 
-    /// Accepts only a certificate whose SHA-256 is `pin` (`AB:CD:…`).
-    #[derive(Debug)]
-    pub struct Pinned {
-        pub pin: String,
-        pub provider: Arc<rustls::crypto::CryptoProvider>,
-    }
-
-    impl ServerCertVerifier for Pinned {
-        fn verify_server_cert(
-            &self,
-            end_entity: &CertificateDer<'_>,
-            _: &[CertificateDer<'_>],
-            _: &ServerName<'_>,
-            _: &[u8],
-            _: UnixTime,
-        ) -> Result<ServerCertVerified, rustls::Error> {
-            if warden_server::tls::fingerprint(end_entity.as_ref()) == self.pin {
-                Ok(ServerCertVerified::assertion())
-            } else {
-                Err(rustls::Error::General("fingerprint mismatch".into()))
-            }
-        }
-
-        fn verify_tls12_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            rustls::crypto::verify_tls12_signature(
-                message,
-                cert,
-                dss,
-                &self.provider.signature_verification_algorithms,
-            )
-        }
-
-        fn verify_tls13_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            rustls::crypto::verify_tls13_signature(
-                message,
-                cert,
-                dss,
-                &self.provider.signature_verification_algorithms,
-            )
-        }
-
-        fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-            self.provider
-                .signature_verification_algorithms
-                .supported_schemes()
-        }
-    }
-
+    /// A client configuration that trusts exactly the certificate with
+    /// this pin (`AB:CD:…`).
     pub fn config(pin: &str) -> rustls::ClientConfig {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Pinned {
-                pin: pin.to_string(),
-                provider,
-            }))
-            .with_no_client_auth()
+        pinned_client_config(
+            ring_provider(),
+            pin.parse().unwrap(),
+            PresentedCertificate::default(),
+        )
+        .unwrap()
     }
 }
 
@@ -415,7 +352,7 @@ async fn the_printed_tls_fingerprint_is_the_served_certificate() {
     let pinned = client(Some(pinned::config(&printed)));
     let health = pinned.get(serve.url("/api/health")).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
-    let other = client(Some(pinned::config("AA:BB")));
+    let other = client(Some(pinned::config(&["AA"; 32].join(":"))));
     assert!(other.get(serve.url("/api/health")).send().await.is_err());
     drop(serve);
     // Generated once, kept in the data directory.

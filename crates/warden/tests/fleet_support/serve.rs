@@ -232,84 +232,19 @@ impl Drop for Serve {
 }
 
 mod pinned {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use reqwest::Client;
-    use rustls::DigitallySignedStruct;
-    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-    use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+    use warden_infra::tls::{
+        CertFingerprint, PresentedCertificate, pinned_client_config, ring_provider,
+    };
 
-    /// Accepts only a certificate whose SHA-256 is `pin` (`AB:CD:…`).
-    #[derive(Debug)]
-    struct Pinned {
-        pin: String,
-        provider: Arc<rustls::crypto::CryptoProvider>,
-    }
-
-    impl ServerCertVerifier for Pinned {
-        fn verify_server_cert(
-            &self,
-            end_entity: &CertificateDer<'_>,
-            _: &[CertificateDer<'_>],
-            _: &ServerName<'_>,
-            _: &[u8],
-            _: UnixTime,
-        ) -> Result<ServerCertVerified, rustls::Error> {
-            if warden_server::tls::fingerprint(end_entity.as_ref()) == self.pin {
-                Ok(ServerCertVerified::assertion())
-            } else {
-                Err(rustls::Error::General("fingerprint mismatch".into()))
-            }
-        }
-
-        fn verify_tls12_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            rustls::crypto::verify_tls12_signature(
-                message,
-                cert,
-                dss,
-                &self.provider.signature_verification_algorithms,
-            )
-        }
-
-        fn verify_tls13_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            rustls::crypto::verify_tls13_signature(
-                message,
-                cert,
-                dss,
-                &self.provider.signature_verification_algorithms,
-            )
-        }
-
-        fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-            self.provider
-                .signature_verification_algorithms
-                .supported_schemes()
-        }
-    }
-
-    /// An HTTP client that trusts exactly the certificate with this pin.
+    /// An HTTP client that trusts exactly the certificate with this pin
+    /// (`AB:CD:…`; none at all before the server printed it).
     pub fn client(pin: &str, timeout: Option<Duration>) -> Client {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Pinned {
-                pin: pin.to_string(),
-                provider,
-            }))
-            .with_no_client_auth();
+        let pin = pin.parse().unwrap_or(CertFingerprint([0; 32]));
+        let tls =
+            pinned_client_config(ring_provider(), pin, PresentedCertificate::default()).unwrap();
         let mut builder = Client::builder().use_preconfigured_tls(tls);
         if let Some(timeout) = timeout {
             builder = builder.timeout(timeout);
