@@ -13,7 +13,7 @@ use crate::verdict::{Intent, Verdict};
 const NAMES_ONLY: &[&str] = &[
     "echo", "printf", "test", "[", "[[", "basename", "dirname", "realpath", "readlink", "ls",
     "stat", "du", "df", "lsof", "fuser", "findmnt", "namei", "which", "type", "command", "udevadm",
-    "lsblk", "lsscsi", "getfacl", "true", "false", ":", "lslocks", "findfs",
+    "lsblk", "lsscsi", "zramctl", "getfacl", "true", "false", ":", "lslocks", "findfs",
 ];
 
 /// Programs that open disks to read them (never other devices).

@@ -121,6 +121,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("lspci", always_read),
     ("lsusb", always_read),
     ("lsblk", always_read),
+    ("zramctl", kernel::zramctl),
     ("lsmem", always_read),
     ("lsirq", always_read),
     ("lshw", kernel::lshw),

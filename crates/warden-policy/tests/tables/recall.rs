@@ -215,6 +215,9 @@ fn networking() {
 fn storage() {
     accepted(&[
         "lsblk -o NAME,SIZE,TYPE,MOUNTPOINT",
+        "zramctl",
+        "zramctl --output-all --bytes",
+        "zramctl /dev/zram0",
         "blkid",
         "smartctl -a /dev/sda",
         "smartctl -H /dev/nvme0",
@@ -269,6 +272,9 @@ fn storage() {
 fn proxmox() {
     accepted(&[
         "pveversion -v",
+        "pveceph status",
+        "pveceph pool ls --output-format json",
+        "pveceph pool get rbd",
         "pvesh get /nodes",
         "pvesh get /cluster/resources --type vm",
         "pvesh get /nodes/pve1/qemu --output-format json",
@@ -301,6 +307,7 @@ fn proxmox() {
 fn ceph() {
     accepted(&[
         "ceph -s",
+        "ceph osd status",
         "ceph status",
         "ceph health detail",
         "ceph df",

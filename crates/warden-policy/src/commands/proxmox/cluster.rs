@@ -62,6 +62,21 @@ pub(super) fn pvesm(inv: &Invocation<'_, '_>) -> Verdict {
     pve_cli(inv, "pvesm", READS)
 }
 
+/// `pveceph`: the cluster's Ceph as Proxmox manages it; only its listings
+/// read (`init`, `install`, `createosd`, `pool create` … change it).
+pub(super) fn pveceph(inv: &Invocation<'_, '_>) -> Verdict {
+    const READS: &[PveRead] = &[
+        pve!(["status"]),
+        pve!(["pool", "ls"]),
+        pve!(["pool", "list"]),
+        pve!(["pool", "get"], values: [], flags: ["--verbose"]),
+        pve!(["lspools"]),
+        pve!(["fs", "ls"]),
+        pve!(["fs", "list"]),
+    ];
+    pve_cli(inv, "pveceph", READS)
+}
+
 pub(super) fn pvecm(inv: &Invocation<'_, '_>) -> Verdict {
     const READS: &[PveRead] = &[pve!(["status"]), pve!(["nodes"])];
     pve_cli(inv, "pvecm", READS)

@@ -19,6 +19,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("pvesh", cluster::pvesh),
     ("pvesm", cluster::pvesm),
     ("pvecm", cluster::pvecm),
+    ("pveceph", cluster::pveceph),
     ("ha-manager", cluster::ha_manager),
     ("pvenode", cluster::pvenode),
     ("pveum", cluster::pveum),

@@ -61,6 +61,7 @@ const CEPH_READS: &[(&[&str], usize)] = &[
     (&["osd", "df"], 1),
     (&["osd", "df", "tree"], 0),
     (&["osd", "stat"], 0),
+    (&["osd", "status"], 1),
     (&["osd", "dump"], 1),
     (&["osd", "ls"], 1),
     (&["osd", "ls-tree"], 1),

@@ -1,7 +1,7 @@
 //! Kernel and hardware: host names, the kernel log and parameters,
 //! modules, hardware inventory, resource limits.
 
-use crate::commands::common::{bad, help_only, scan, variable_guard};
+use crate::commands::common::{bad, help_only, read_if_known, scan, variable_guard};
 use crate::invocation::Invocation;
 use crate::options::{Options, Style, Tok};
 use crate::verdict::*;
@@ -319,6 +319,28 @@ pub(super) fn sensors(inv: &Invocation<'_, '_>) -> Verdict {
         }
         _ => None,
     })
+}
+
+/// `zramctl [DEVICE]` lists zram devices; `--size`, `--algorithm`,
+/// `--streams`, `--find` and `--reset` (`-r`, not `--raw`) configure them.
+pub(super) fn zramctl(inv: &Invocation<'_, '_>) -> Verdict {
+    const LIST: Options = Options {
+        short_flags: "bnhV",
+        short_values: "o",
+        short_optional: "",
+        long_flags: &[
+            "--bytes",
+            "--noheadings",
+            "--output-all",
+            "--raw",
+            "--help",
+            "--version",
+        ],
+        long_values: &["--output"],
+        long_optional: &[],
+        style: Style::Gnu,
+    };
+    read_if_known(&LIST, inv)
 }
 
 /// `ulimit -n` shows; `ulimit -n 4096` changes the shell's limit.
