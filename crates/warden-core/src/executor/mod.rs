@@ -9,10 +9,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use serde_json::{Value, json};
-use warden_protocol::{
-    CancelFlag, ControlLevel, ErrorCode, Resource, ToolError, ToolKind, ToolResponse,
-};
+use serde_json::json;
+use warden_protocol::{ControlLevel, ErrorCode, ToolError, ToolKind, ToolResponse};
 
 use crate::knowledge::KnowledgeAccumulator;
 use crate::ports::{
@@ -31,10 +29,13 @@ pub mod host_metrics;
 mod internal;
 mod resolution;
 pub mod snapshot_first;
+mod stages;
 mod stored;
 mod types;
 
 pub use api_dispatch::valid_snapshot_name;
+use stages::{Admitted, Gate};
+pub use stages::{Performed, Prepared, Ready};
 pub use stored::{StoredRun, verification_for};
 pub use types::{ExecRecord, Moment, Outcome, ProposedCall, Session, Settings};
 
@@ -65,13 +66,6 @@ pub struct Executor<'a> {
 enum Authorization<'x> {
     None,
     Approved(&'x Approval),
-}
-
-/// The validated call, ready to dispatch.
-struct Admitted {
-    call: ToolCall,
-    target: Option<Resource>,
-    plan: Plan,
 }
 
 impl<'a> Executor<'a> {
@@ -617,56 +611,6 @@ impl<'a> Executor<'a> {
         }
         Ok(Gate::Admitted(Admitted { call, target, plan }))
     }
-}
-
-enum Gate {
-    Admitted(Admitted),
-    NeedsApproval(Approval),
-}
-
-/// The result of the gates: an outcome already (refused, waiting for
-/// approval, answered from knowledge), or a call ready to run.
-#[allow(clippy::large_enum_variant)] // built once per call and moved once
-pub enum Prepared {
-    Done(Outcome),
-    Ready(Ready),
-}
-
-/// A call that passed every gate and was audited as allowed.
-pub struct Ready {
-    admitted: Admitted,
-    kind: ToolKind,
-    tool: String,
-    arguments: Value,
-    target_id: Option<String>,
-    cache_key: Option<String>,
-    started: Instant,
-    approval: Option<Approval>,
-    cancel: CancelFlag,
-}
-
-impl Ready {
-    /// Reads that run a command touch no session state until `finish`:
-    /// they may run side by side.
-    pub fn may_run_in_parallel(&self) -> bool {
-        self.kind == ToolKind::Read && !matches!(self.admitted.plan, Plan::Internal)
-    }
-
-    /// The resource the call acts on (empty when none): calls side by side
-    /// are limited per target.
-    pub fn target_key(&self) -> &str {
-        self.target_id.as_deref().unwrap_or_default()
-    }
-}
-
-/// What running a ready call produced.
-pub struct Performed {
-    /// `None` for calls answered from Warden's own state (done in `finish`).
-    result: Option<Result<Value, ToolError>>,
-    execs: Vec<ExecRecord>,
-    /// A command may have started on a host (it came back, timed out, was
-    /// interrupted): for a write, the world may have changed.
-    reached_host: bool,
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-use serde_json::{Map, json};
-use warden_protocol::FsmState;
+use serde_json::{Map, Value, json};
+use warden_protocol::{FsmState, Resource};
 
 use std::time::Duration;
 
