@@ -20,6 +20,10 @@ mod flags;
 mod interactive;
 #[path = "tables/recall.rs"]
 mod recall;
+#[path = "tables/recall_platforms.rs"]
+mod recall_platforms;
+#[path = "tables/recall_runbooks.rs"]
+mod recall_runbooks;
 #[path = "tables/two_shells.rs"]
 mod two_shells;
 
