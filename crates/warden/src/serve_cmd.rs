@@ -180,20 +180,21 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             // through the API.
             let mut configured = config.proxmox.clone();
             let added = crate::proxmox::admin::load_added(&data_dir)?;
-            for cluster in added {
+            for cluster in &added {
                 if configured.iter().any(|c| c.name == cluster.name) {
                     eprintln!(
                         "warden serve: the cluster `{}` added through the API is also in the configuration file; the file's settings are used",
                         cluster.name
                     );
                 } else {
-                    configured.push(cluster);
+                    configured.push(cluster.clone());
                 }
             }
             proxmox = Arc::new(crate::world::connect_clusters(&configured, &runtime));
             clusters = Arc::new(crate::proxmox::admin::ProxmoxAdmin::new(
                 Arc::clone(&proxmox),
                 config.proxmox.clone(),
+                &added,
                 &data_dir,
             ));
             let (local, hosts) = local_world(&config);

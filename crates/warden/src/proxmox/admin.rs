@@ -46,6 +46,21 @@ struct StoredClusters {
 }
 
 impl StoredCluster {
+    /// A cluster as the file keeps it (only clusters with an inline secret
+    /// come from the file).
+    fn of_config(config: &ProxmoxConfig) -> Option<Self> {
+        Some(StoredCluster {
+            name: config.name.clone(),
+            url: config.url.clone(),
+            token_id: config.token_id.clone(),
+            token_secret: config.token_secret.clone()?,
+            fingerprint: config.fingerprint.clone(),
+            ca_file: config.ca_file.clone(),
+            insecure: config.insecure,
+            refresh_interval_secs: config.refresh_interval_secs,
+        })
+    }
+
     fn config(&self) -> ProxmoxConfig {
         ProxmoxConfig {
             name: self.name.clone(),
@@ -120,20 +135,27 @@ fn read_file(path: &Path) -> Result<StoredClusters, ClustersFileError> {
 /// The server's [`ClusterAdmin`] over the connected clusters.
 pub struct ProxmoxAdmin {
     world: Arc<ProxmoxWorld>,
-    /// Names of the clusters in the configuration file.
+    /// The clusters in the configuration file.
     from_config: Vec<ProxmoxConfig>,
     file: PathBuf,
-    /// One change to the file at a time.
-    writing: Mutex<()>,
+    /// What the file holds (read once at start, as [`load_added`] gave
+    /// it); changed and written under this lock, one change at a time.
+    added: Mutex<Vec<StoredCluster>>,
 }
 
 impl ProxmoxAdmin {
-    pub fn new(world: Arc<ProxmoxWorld>, from_config: Vec<ProxmoxConfig>, data_dir: &Path) -> Self {
+    /// `added` is what [`load_added`] read from `data_dir`.
+    pub fn new(
+        world: Arc<ProxmoxWorld>,
+        from_config: Vec<ProxmoxConfig>,
+        added: &[ProxmoxConfig],
+        data_dir: &Path,
+    ) -> Self {
         ProxmoxAdmin {
             world,
             from_config,
             file: data_dir.join(CLUSTERS_FILE),
-            writing: Mutex::new(()),
+            added: Mutex::new(added.iter().filter_map(StoredCluster::of_config).collect()),
         }
     }
 
@@ -170,15 +192,12 @@ impl ProxmoxAdmin {
         }
     }
 
-    fn save(&self, clusters: &StoredClusters) -> Result<(), ClusterAdminError> {
-        let text = toml::to_string(clusters)
+    /// Replace the file with `clusters` (0600, atomically).
+    fn save(&self, clusters: Vec<StoredCluster>) -> Result<(), ClusterAdminError> {
+        let text = toml::to_string(&StoredClusters { proxmox: clusters })
             .map_err(|e| ClusterAdminError::Unavailable(format!("cannot write clusters: {e}")))?;
         warden_agent::private_files::write_private_file(&self.file, text.as_bytes())
             .map_err(|e| ClusterAdminError::Unavailable(e.to_string()))
-    }
-
-    fn stored(&self) -> Result<StoredClusters, ClusterAdminError> {
-        read_file(&self.file).map_err(|e| ClusterAdminError::Unavailable(e.to_string()))
     }
 
     async fn add_cluster(&self, add: AddCluster) -> Result<ClusterView, ClusterAdminError> {
@@ -192,12 +211,14 @@ impl ProxmoxAdmin {
         }
         self.world.join(&config).await.map_err(join_error)?;
         let kept = {
-            let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-            self.stored().and_then(|mut file| {
-                file.proxmox.retain(|c| c.name != stored.name);
-                file.proxmox.push(stored);
-                self.save(&file)
-            })
+            let mut added = self.added.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut next: Vec<StoredCluster> = added
+                .iter()
+                .filter(|c| c.name != stored.name)
+                .cloned()
+                .collect();
+            next.push(stored);
+            self.save(next.clone()).map(|()| *added = next)
         };
         if let Err(error) = kept {
             // Not kept: not connected either, so a restart shows the truth.
@@ -210,7 +231,11 @@ impl ProxmoxAdmin {
 
 impl ClusterAdmin for ProxmoxAdmin {
     fn list(&self) -> Vec<ClusterView> {
-        let added = self.stored().map(|f| f.proxmox).unwrap_or_default();
+        let added = self
+            .added
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         self.from_config
             .iter()
             .map(|c| self.view(c, ClusterOrigin::Config))
@@ -232,16 +257,15 @@ impl ClusterAdmin for ProxmoxAdmin {
                 "`{name}` is configured in the configuration file: remove it there"
             )));
         }
-        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut file = self.stored()?;
-        let before = file.proxmox.len();
-        file.proxmox.retain(|c| c.name != name);
-        if file.proxmox.len() == before {
+        let mut added = self.added.lock().unwrap_or_else(PoisonError::into_inner);
+        if !added.iter().any(|c| c.name == name) {
             return Err(ClusterAdminError::NotFound(format!(
                 "no Proxmox cluster `{name}` was added through the API"
             )));
         }
-        self.save(&file)?;
+        let next: Vec<StoredCluster> = added.iter().filter(|c| c.name != name).cloned().collect();
+        self.save(next.clone())?;
+        *added = next;
         self.world.leave(name);
         Ok(())
     }

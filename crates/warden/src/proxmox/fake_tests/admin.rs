@@ -42,7 +42,7 @@ async fn an_admin_adds_and_removes_a_cluster_while_the_server_runs() {
     let world = Arc::new(ProxmoxWorld::none());
     let inventory =
         CompositeInventory::new(vec![Arc::clone(&world.inventories) as Arc<dyn Inventory>]);
-    let admin = ProxmoxAdmin::new(Arc::clone(&world), Vec::new(), dir.path());
+    let admin = ProxmoxAdmin::new(Arc::clone(&world), Vec::new(), &[], dir.path());
     assert!(admin.list().is_empty());
 
     // A wrong secret: refused by the cluster, nothing kept.
@@ -124,7 +124,12 @@ async fn clusters_from_the_configuration_file_are_changed_there() {
     let dir = tempfile::tempdir().unwrap();
     let configured = fake.config();
     let world = Arc::new(super::super::connect(std::slice::from_ref(&configured)).await);
-    let admin = ProxmoxAdmin::new(Arc::clone(&world), vec![configured.clone()], dir.path());
+    let admin = ProxmoxAdmin::new(
+        Arc::clone(&world),
+        vec![configured.clone()],
+        &[],
+        dir.path(),
+    );
     let listed = admin.list();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].origin, ClusterOrigin::Config);
