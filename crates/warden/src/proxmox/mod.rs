@@ -169,15 +169,12 @@ impl ProxmoxWorld {
     }
 
     /// Disconnect a cluster: its resources leave the inventory and its
-    /// refresh stops. Whether it was a member.
-    pub fn leave(&self, name: &str) -> bool {
+    /// refresh stops (nothing happens for a name that is not a member).
+    pub fn leave(&self, name: &str) {
         let mut refresh = self.refresh.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = refresh.len();
         refresh.retain(|(member, _)| member != name);
-        let was_member = self.clusters().iter().any(|c| c.name() == name);
         self.api.leave(name);
         self.inventories.leave(name);
-        was_member || refresh.len() != before
     }
 
     /// One line per cluster that is not usable, for the operator (once).
