@@ -3,9 +3,9 @@
 //! fixed answer in tests), and an approved call runs through every gate but
 //! the approval again. Denial and expiry become the model's tool result.
 
-use warden_protocol::{ApprovalDecision, ErrorCode, ToolKind};
+use warden_protocol::{ApprovalDecision, ErrorCode};
 
-use super::{Decision, LoopEvent, TurnContext};
+use super::{Decision, LoopEvent, TurnContext, failure};
 use crate::executor::Outcome;
 use crate::ports::{Approval, ApprovalState};
 
@@ -117,16 +117,4 @@ pub(super) async fn run_approved(ctx: &mut TurnContext<'_, '_>, approval: &Appro
         .await;
     record_execs(ctx, &outcome);
     outcome
-}
-
-pub(super) fn failure(kind: ToolKind, code: ErrorCode, message: String) -> Outcome {
-    Outcome {
-        kind,
-        response: warden_protocol::ToolResponse::failure(warden_protocol::ToolError::new(
-            code, message,
-        )),
-        execs: Vec::new(),
-        approval: None,
-        transition: None,
-    }
 }

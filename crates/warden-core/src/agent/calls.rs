@@ -121,7 +121,7 @@ fn begin(
     *seen += 1;
     let step = if ctx.session.cancel.is_cancelled() {
         // The user stopped the turn: nothing more is started.
-        Prepared::Done(super::approval_wait::failure(
+        Prepared::Done(super::failure(
             kind,
             ErrorCode::Cancelled,
             "cancelled by the user before it ran".to_string(),

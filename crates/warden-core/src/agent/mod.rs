@@ -510,6 +510,19 @@ fn loop_detected(kind: ToolKind) -> Outcome {
     }
 }
 
+/// A call that failed with `code` before or instead of running.
+fn failure(kind: ToolKind, code: ErrorCode, message: String) -> Outcome {
+    Outcome {
+        kind,
+        response: warden_protocol::ToolResponse::failure(warden_protocol::ToolError::new(
+            code, message,
+        )),
+        execs: Vec::new(),
+        approval: None,
+        transition: None,
+    }
+}
+
 /// The same call with the suggested bounded command.
 fn rewritten_call(call: &ProposedCall, outcome: &Outcome) -> Option<ProposedCall> {
     let error = outcome.response.error.as_ref()?;
