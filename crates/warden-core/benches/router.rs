@@ -75,7 +75,8 @@ fn hosts() -> SimulatedHosts {
 
 /// One request, start to answer; returns the answer's length.
 fn request(executor: &Executor<'_>, inventory: &StaticInventory, text: &str) -> usize {
-    let mut router = Router::new(inventory, None);
+    let frozen = StaticInventory::from_snapshot(inventory.snapshot());
+    let mut router = Router::new(std::sync::Arc::new(frozen), None);
     let mut session = Session::new("bench");
     let mut approver = FixedApprover(Decision::Pending);
     let clock = || Moment {

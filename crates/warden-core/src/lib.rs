@@ -15,6 +15,7 @@ pub mod router;
 pub mod simulated;
 pub mod telemetry;
 pub mod tools;
+pub mod turn;
 
 pub use context::{Lookup, Registration, ResolvedContext, ResolvedEntry};
 pub use fsm::{FsmBlock, SessionFsm, Transition};

@@ -13,8 +13,14 @@ pub use warden_llm::BoxFuture;
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
 use warden_protocol::{CancelFlag, ErrorCode, Resource, ResourceId};
 
+mod backends;
 mod composite;
 mod guest_api;
+
+pub use backends::{
+    Backends, ConversationStore, ConversationStoreError, MemoryConversations, TurnRecord,
+    UsageRecord,
+};
 
 pub use composite::{CompositeInventory, merge_snapshots};
 pub use guest_api::{

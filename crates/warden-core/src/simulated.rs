@@ -27,6 +27,11 @@ impl StaticInventory {
             snapshot: Arc::new(InventorySnapshot::new(resources)),
         }
     }
+
+    /// An inventory that always answers with `snapshot`.
+    pub fn from_snapshot(snapshot: Arc<InventorySnapshot>) -> Self {
+        StaticInventory { snapshot }
+    }
 }
 
 impl Inventory for StaticInventory {

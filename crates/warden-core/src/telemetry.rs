@@ -3,7 +3,9 @@
 //! anything else is `other`). Emitted through the `metrics` facade; the
 //! server installs the exporter.
 
-use metrics::counter;
+use std::time::Duration;
+
+use metrics::{counter, histogram};
 use warden_protocol::{ErrorCode, FsmState, ResourceKind, ToolKind};
 
 use crate::tools::TOOL_NAMES;
@@ -137,4 +139,35 @@ mod tests {
         assert_eq!(action_label(&json!({})), "none");
         assert_eq!(bounded("gpt-4o\"}\n"), "gpt-4o");
     }
+}
+
+/// A tool call finished after `elapsed` (the server exports it; the CLI
+/// has no recorder, so this costs nothing there).
+pub fn tool_finished(tool: &str, kind: ToolKind, ok: bool, elapsed: Duration) {
+    let outcome = if ok { "ok" } else { "failed" };
+    histogram!(
+        "warden_tool_duration_seconds",
+        "tool" => tool_label(tool),
+        "kind" => kind.as_str(),
+        "outcome" => outcome
+    )
+    .record(elapsed.as_secs_f64());
+}
+
+/// Provider and model names come from configuration: short, safe characters.
+fn name_label(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/'))
+        .take(64)
+        .collect()
+}
+
+/// Tokens of one model call.
+pub fn tokens(provider: &str, model: &str, input: u64, output: u64) {
+    let (provider, model) = (name_label(provider), name_label(model));
+    counter!("warden_model_tokens_total", "provider" => provider.clone(), "model" => model.clone(), "direction" => "input")
+        .increment(input);
+    counter!("warden_model_tokens_total", "provider" => provider, "model" => model, "direction" => "output")
+        .increment(output);
 }

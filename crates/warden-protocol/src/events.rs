@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::codes::ErrorCode;
+use crate::views::ApprovalView;
 pub use crate::session::{
     ControlLevel, FsmState, ToolKind, UnknownControlLevel, UnknownFsmState, UnknownToolKind,
 };
@@ -38,45 +39,54 @@ impl fmt::Display for ApprovalDecision {
     }
 }
 
-/// One event of a session's stream. Internally tagged by `type` so that
-/// a client dispatches on one field and the SSE `event:` name can match it.
+/// One event of a session's stream (`spec/api.md`, "The session event
+/// stream"): what `warden ask --json` prints, what the server's SSE stream
+/// sends and what the remote CLI parses. Internally tagged by `type` so a
+/// client dispatches on one field and the SSE `event:` name can match it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum StreamEvent {
+    /// A turn begins with the user's message.
+    TurnStart { turn: u64, text: String },
     /// Answer text, streamed in pieces.
     Content { text: String },
     /// The model's reasoning text, for display only.
     Thinking { text: String },
-    /// A tool call is about to run (after the executor admitted it).
+    /// A tool call is about to run (after the loop accepted the proposal).
     ToolStart {
         call_id: String,
-        tool: String,
+        name: String,
         arguments: Value,
         kind: ToolKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
     },
-    /// A tool call finished; `error_code` is `null` on success.
+    /// A tool call finished.
     ToolEnd {
         call_id: String,
-        tool: String,
+        name: String,
         ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         error_code: Option<ErrorCode>,
+        /// Answered from this session's knowledge, not run again.
+        #[serde(default)]
+        cached: bool,
         duration_ms: u64,
+        /// What the model saw (secrets redacted), at most [`MAX_TOOL_OUTPUT_BYTES`].
+        #[serde(default)]
+        output: String,
     },
     /// A write waits for a human (`POST /api/approvals/{id}/approve|deny`).
     ApprovalNeeded {
-        approval_id: String,
-        tool: String,
-        target: String,
-        command: String,
-        risk: String,
-        description: String,
+        // Boxed: the largest event by far, and the rarest.
+        approval: Box<ApprovalView>,
     },
     /// A human (or the clock) decided an approval.
     ApprovalResolved {
         approval_id: String,
         decision: ApprovalDecision,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        by: Option<String>,
     },
     /// The session's FSM moved.
     FsmState { state: FsmState },
@@ -92,27 +102,42 @@ pub enum StreamEvent {
     /// The turn failed, or its answer must not be taken at face value.
     /// `code` is a tool error code (`BUDGET_EXCEEDED`) or a turn-level one
     /// (`PHANTOM_DETECTED`, `MODEL_TRUNCATED`, `LOOP_DETECTED`, …).
-    Error {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<String>,
-        message: String,
-    },
+    Error { code: String, message: String },
     /// The turn is over; nothing follows for it. `final_text` is what the
     /// user finally sees (after phantom replacement and cleanup), which may
     /// differ from the concatenated `content` pieces.
     Done {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn: u64,
         final_text: Option<String>,
-        /// How the request was routed (CLI and server; absent in replays).
+        /// How the request was routed (absent in replays).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         route: Option<RouteSummary>,
+        /// How the turn ended, for clients that report it (exit codes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<TurnOutcome>,
     },
+}
+
+/// A tool's output in a `tool_end` event is cut to this many bytes.
+pub const MAX_TOOL_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// `text` cut to at most `max` bytes on a character boundary.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_string()
 }
 
 impl StreamEvent {
     /// The `type` tag, e.g. for the SSE `event:` field.
     pub fn event_type(&self) -> &'static str {
         match self {
+            StreamEvent::TurnStart { .. } => "turn_start",
             StreamEvent::Content { .. } => "content",
             StreamEvent::Thinking { .. } => "thinking",
             StreamEvent::ToolStart { .. } => "tool_start",
@@ -125,6 +150,46 @@ impl StreamEvent {
             StreamEvent::Done { .. } => "done",
         }
     }
+}
+
+/// Why a turn stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEndKind {
+    /// The model (or the router) answered.
+    Answered,
+    /// The answer claimed what no tool call showed; it was replaced.
+    Retracted,
+    /// A write ran but no read verified it before the turn ended.
+    Unverified,
+    Cancelled,
+    /// The model kept proposing the same call.
+    LoopDetected,
+    /// Several replies in a row whose every tool call failed.
+    FailingCalls,
+    BudgetExceeded,
+    /// The model failed (unreachable, truncated, rate-limited, …).
+    ModelFailed,
+    /// The model-call limit for one message was reached without an answer.
+    ModelCallLimit,
+    /// Replay only: the script had no more replies.
+    ScriptExhausted,
+}
+
+/// How a turn ended and what it left behind: the one reading every client
+/// (the terminal, `ask`'s exit code, the JSON stream, the remote CLI) takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnOutcome {
+    pub end: TurnEndKind,
+    /// Approval requests this turn left open.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_approvals: Vec<String>,
+    /// Writes refused this turn: denied, expired, or blocked by policy.
+    #[serde(default)]
+    pub refused_writes: u32,
+    /// A read or write the answer rests on failed.
+    #[serde(default)]
+    pub failed_calls: bool,
 }
 
 /// Which routing stage handled a request and how long routing took.
@@ -187,7 +252,14 @@ mod tests {
     }
 
     #[test]
-    fn content_and_thinking() {
+    fn turn_start_content_and_thinking() {
+        check(
+            StreamEvent::TurnStart {
+                turn: 2,
+                text: "disk usage".into(),
+            },
+            json!({"type": "turn_start", "turn": 2, "text": "disk usage"}),
+        );
         check(
             StreamEvent::Content { text: "hi".into() },
             json!({"type": "content", "text": "hi"}),
@@ -199,85 +271,89 @@ mod tests {
     }
 
     #[test]
-    fn tool_start_and_end() {
+    fn tool_start_and_end_use_the_names_of_the_spec() {
         check(
             StreamEvent::ToolStart {
                 call_id: "c1".into(),
-                tool: "read".into(),
+                name: "read".into(),
                 arguments: json!({"action": "exec", "target": "host:web1", "command": "uptime"}),
                 kind: ToolKind::Read,
+                target: Some("host:web1".into()),
             },
             json!({
                 "type": "tool_start",
                 "call_id": "c1",
-                "tool": "read",
+                "name": "read",
                 "arguments": {"action": "exec", "target": "host:web1", "command": "uptime"},
-                "kind": "read"
+                "kind": "read",
+                "target": "host:web1"
             }),
         );
         check(
             StreamEvent::ToolEnd {
                 call_id: "c1".into(),
-                tool: "control".into(),
+                name: "control".into(),
                 ok: false,
                 error_code: Some(ErrorCode::ApprovalRequired),
+                cached: false,
                 duration_ms: 2,
+                output: "{}".into(),
             },
             json!({
                 "type": "tool_end",
                 "call_id": "c1",
-                "tool": "control",
+                "name": "control",
                 "ok": false,
                 "error_code": "APPROVAL_REQUIRED",
-                "duration_ms": 2
+                "cached": false,
+                "duration_ms": 2,
+                "output": "{}"
             }),
         );
         check(
             StreamEvent::ToolEnd {
                 call_id: "c2".into(),
-                tool: "read".into(),
+                name: "read".into(),
                 ok: true,
                 error_code: None,
+                cached: true,
                 duration_ms: 40,
+                output: String::new(),
             },
-            json!({"type": "tool_end", "call_id": "c2", "tool": "read", "ok": true, "error_code": null, "duration_ms": 40}),
+            json!({"type": "tool_end", "call_id": "c2", "name": "read", "ok": true, "cached": true, "duration_ms": 40, "output": ""}),
         );
     }
 
     #[test]
     fn approvals() {
+        let approval: crate::Approval = serde_json::from_value(json!({
+            "id": "a1", "session_id": "s1", "tool": "control", "target": "lxc:pve1:141",
+            "arguments_hash": "ab", "arguments": {"action": "service"},
+            "command": "systemctl restart homepage", "risk": "medium",
+            "description": "restart homepage", "created_at_ms": 0, "expires_at_ms": 1000,
+            "state": "pending", "reason": null
+        }))
+        .unwrap();
+        let view = ApprovalView::of(&approval, 0);
         check(
             StreamEvent::ApprovalNeeded {
-                approval_id: "a1".into(),
-                tool: "control".into(),
-                target: "lxc:pve1:141".into(),
-                command: "systemctl restart homepage".into(),
-                risk: "medium".into(),
-                description: "restart homepage".into(),
+                approval: Box::new(view.clone()),
             },
-            json!({
-                "type": "approval_needed",
-                "approval_id": "a1",
-                "tool": "control",
-                "target": "lxc:pve1:141",
-                "command": "systemctl restart homepage",
-                "risk": "medium",
-                "description": "restart homepage"
-            }),
+            json!({"type": "approval_needed", "approval": serde_json::to_value(&view).unwrap()}),
         );
         check(
             StreamEvent::ApprovalResolved {
                 approval_id: "a1".into(),
                 decision: ApprovalDecision::Denied,
-                reason: Some("not now".into()),
+                by: Some("user:alice".into()),
             },
-            json!({"type": "approval_resolved", "approval_id": "a1", "decision": "denied", "reason": "not now"}),
+            json!({"type": "approval_resolved", "approval_id": "a1", "decision": "denied", "by": "user:alice"}),
         );
         check(
             StreamEvent::ApprovalResolved {
                 approval_id: "a2".into(),
                 decision: ApprovalDecision::Expired,
-                reason: None,
+                by: None,
             },
             json!({"type": "approval_resolved", "approval_id": "a2", "decision": "expired"}),
         );
@@ -317,38 +393,24 @@ mod tests {
             }),
         );
         check(
-            StreamEvent::Usage {
-                provider: "ollama".into(),
-                model: "qwen".into(),
-                input_tokens: 0,
-                output_tokens: 0,
-                cost_usd: None,
-            },
-            json!({"type": "usage", "provider": "ollama", "model": "qwen", "input_tokens": 0, "output_tokens": 0}),
-        );
-        check(
             StreamEvent::Error {
-                code: Some(ErrorCode::BudgetExceeded.as_str().to_string()),
+                code: ErrorCode::BudgetExceeded.as_str().to_string(),
                 message: "budget spent".into(),
             },
             json!({"type": "error", "code": "BUDGET_EXCEEDED", "message": "budget spent"}),
         );
         check(
-            StreamEvent::Error {
-                code: None,
-                message: "provider closed the stream".into(),
-            },
-            json!({"type": "error", "message": "provider closed the stream"}),
-        );
-        check(
             StreamEvent::Done {
+                turn: 1,
                 final_text: None,
                 route: None,
+                outcome: None,
             },
-            json!({"type": "done"}),
+            json!({"type": "done", "turn": 1, "final_text": null}),
         );
         check(
             StreamEvent::Done {
+                turn: 3,
                 final_text: Some("ok".into()),
                 route: Some(RouteSummary {
                     stage: "fast_path".into(),
@@ -356,25 +418,45 @@ mod tests {
                     target: Some("host:web1".into()),
                     routing_us: 12,
                 }),
+                outcome: Some(TurnOutcome {
+                    end: TurnEndKind::Answered,
+                    pending_approvals: vec!["a1".into()],
+                    refused_writes: 0,
+                    failed_calls: false,
+                }),
             },
-            json!({"type": "done", "final_text": "ok", "route": {"stage": "fast_path", "route": "metric", "target": "host:web1", "routing_us": 12}}),
+            json!({"type": "done", "turn": 3, "final_text": "ok",
+                   "route": {"stage": "fast_path", "route": "metric", "target": "host:web1", "routing_us": 12},
+                   "outcome": {"end": "answered", "pending_approvals": ["a1"], "refused_writes": 0, "failed_calls": false}}),
         );
     }
 
     #[test]
     fn bare_events_parse_without_an_envelope() {
-        let e: StreamEvent = serde_json::from_value(json!({"type": "done"})).unwrap();
+        let e: StreamEvent =
+            serde_json::from_value(json!({"type": "done", "turn": 1, "final_text": null}))
+                .unwrap();
         assert_eq!(
             e,
             StreamEvent::Done {
+                turn: 1,
                 final_text: None,
-                route: None
+                route: None,
+                outcome: None,
             }
         );
         assert!(serde_json::from_value::<StreamEvent>(json!({"type": "nope"})).is_err());
         assert!(
-            serde_json::from_value::<EventEnvelope>(json!({"type": "done", "seq": 1})).is_err(),
+            serde_json::from_value::<EventEnvelope>(json!({"type": "done", "turn": 1, "seq": 1}))
+                .is_err(),
             "session_id is required"
         );
+    }
+
+    #[test]
+    fn clip_respects_character_boundaries() {
+        assert_eq!(clip("héllo", 2), "h");
+        assert_eq!(clip("héllo", 3), "hé");
+        assert_eq!(clip("abc", 10), "abc");
     }
 }

@@ -6,7 +6,9 @@
 //! - [`resource`]: [`ResourceKind`], canonical [`ResourceId`]s
 //!   (`lxc:pve1:141`, `node:pve1`) and inventory [`Resource`]s;
 //! - [`session`]: [`ToolKind`], [`ControlLevel`] and the FSM's [`FsmState`];
-//! - [`events`]: the stream's [`StreamEvent`]s in their [`EventEnvelope`];
+//! - [`events`]: the one event vocabulary of a turn ([`StreamEvent`]s in their
+//!   [`EventEnvelope`]), shared by `ask --json`, the SSE stream and the remote CLI;
+//! - [`views`]: the API's approval and session shapes that clients read back;
 //! - [`approvals`]: approval requests and audit records, shared by the core
 //!   and the store;
 //! - [`cancel`]: the [`CancelFlag`] one user turn shares with everything it starts;
@@ -28,13 +30,17 @@ pub mod events;
 pub mod resource;
 pub mod session;
 mod tool_error;
+pub mod views;
 
 pub use approvals::{Approval, ApprovalState, AuditRecord, SnapshotOffer, UnknownApprovalState};
 pub use cancel::CancelFlag;
 pub use canonical::canonical_json;
 pub use codes::{ErrorCode, UnknownErrorCode};
 pub use envelope::{ErrorDetails, ResponseMeta, ToolError, ToolResponse};
-pub use events::{ApprovalDecision, EventEnvelope, RouteSummary, StreamEvent};
+pub use events::{
+    ApprovalDecision, EventEnvelope, MAX_TOOL_OUTPUT_BYTES, RouteSummary, StreamEvent, TurnEndKind,
+    TurnOutcome, clip,
+};
 pub use resource::{Resource, ResourceId, ResourceIdError, ResourceKind, UnknownResourceKind};
 pub use session::{
     ControlLevel, FsmState, ToolKind, UnknownControlLevel, UnknownFsmState, UnknownToolKind,

@@ -5,10 +5,13 @@ use std::collections::BTreeMap;
 
 use super::provider::Usage;
 
-/// Prices per million tokens (input, output), by (provider, model).
-#[derive(Debug, Clone, Default)]
+/// Prices per million tokens (input, output), by (provider, model), and by
+/// model alone for a price that holds whichever provider serves it (the
+/// configuration's `[pricing."MODEL"]`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Prices {
     table: BTreeMap<(String, String), (f64, f64)>,
+    any_provider: BTreeMap<String, (f64, f64)>,
 }
 
 impl Prices {
@@ -25,9 +28,27 @@ impl Prices {
         );
     }
 
+    /// `model`'s price whichever provider serves it (OpenAI, Ollama,
+    /// Anthropic, Gemini or one added later); a price for a provider and
+    /// model pair wins over it.
+    pub fn set_for_any_provider(
+        &mut self,
+        model: &str,
+        input_per_million: f64,
+        output_per_million: f64,
+    ) {
+        self.any_provider.insert(
+            model.to_string(),
+            (input_per_million, output_per_million),
+        );
+    }
+
     /// The cost of `usage`, or `None` when the model has no known price.
     pub fn cost(&self, provider: &str, model: &str, usage: Usage) -> Option<f64> {
-        let (input, output) = self.table.get(&(provider.to_string(), model.to_string()))?;
+        let (input, output) = self
+            .table
+            .get(&(provider.to_string(), model.to_string()))
+            .or_else(|| self.any_provider.get(model))?;
         Some(
             (usage.input_tokens as f64 * input + usage.output_tokens as f64 * output) / 1_000_000.0,
         )
@@ -94,6 +115,27 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_price_holds_for_every_provider_unless_a_pair_says_otherwise() {
+        let mut prices = Prices::default();
+        prices.set_for_any_provider("qwen", 1.0, 2.0);
+        prices.set("openrouter", "qwen", 10.0, 20.0);
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+        };
+        let table = [
+            ("ollama", "qwen", Some(3.0)),
+            ("openai", "qwen", Some(3.0)),
+            ("anthropic", "qwen", Some(3.0)),
+            ("openrouter", "qwen", Some(30.0)),
+            ("ollama", "llama", None),
+        ];
+        for (provider, model, cost) in table {
+            assert_eq!(prices.cost(provider, model, usage), cost, "{provider}/{model}");
+        }
+    }
 
     #[test]
     fn ledger_totals_and_costs() {

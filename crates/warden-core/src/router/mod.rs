@@ -10,6 +10,7 @@
 //! them) and hands the rest to the model (`decide.rs` says why). Without
 //! one, an unmatched request gets the nearest supported phrasings.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -119,20 +120,17 @@ enum TurnState {
 }
 
 /// The router as a provider, with an optional model for what it cannot route.
-pub struct Router<'a> {
-    inventory: &'a dyn Inventory,
-    fallback: Option<Box<dyn Provider + Send + 'a>>,
+pub struct Router {
+    inventory: Arc<dyn Inventory>,
+    fallback: Option<Box<dyn Provider + Send>>,
     users_seen: usize,
     state: TurnState,
     last_route: Option<RouteInfo>,
     next_call: usize,
 }
 
-impl<'a> Router<'a> {
-    pub fn new(
-        inventory: &'a dyn Inventory,
-        fallback: Option<Box<dyn Provider + Send + 'a>>,
-    ) -> Self {
+impl Router {
+    pub fn new(inventory: Arc<dyn Inventory>, fallback: Option<Box<dyn Provider + Send>>) -> Self {
         Router {
             inventory,
             fallback,
@@ -158,7 +156,7 @@ impl<'a> Router<'a> {
     }
 
     fn start_turn(&mut self, text: &str) {
-        let (info, plan) = route(self.inventory, text, self.fallback.is_some());
+        let (info, plan) = route(self.inventory.as_ref(), text, self.fallback.is_some());
         self.state = match plan {
             Some(plan) => TurnState::Routing(Box::new(Active {
                 progress: Progress::new(plan),
@@ -171,7 +169,7 @@ impl<'a> Router<'a> {
     }
 }
 
-impl Provider for Router<'_> {
+impl Provider for Router {
     fn complete<'a>(
         &'a mut self,
         request: &'a ModelRequest<'a>,
@@ -200,7 +198,7 @@ impl Provider for Router<'_> {
     }
 }
 
-impl Router<'_> {
+impl Router {
     /// A routed step, or `None` when this request belongs to the model.
     fn complete_routed(
         &mut self,

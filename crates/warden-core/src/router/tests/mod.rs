@@ -209,7 +209,8 @@ impl World<'_> {
         )
         .with_guest_api(self.guest_api);
         let fallback = model.map(|m| Box::new(m) as Box<dyn warden_llm::Provider + Send>);
-        let mut router = Router::new(self.inventory, fallback);
+        let frozen = crate::simulated::StaticInventory::from_snapshot(self.inventory.snapshot());
+        let mut router = Router::new(std::sync::Arc::new(frozen), fallback);
         let mut session = Session::new("s");
         let mut approver = FixedApprover(decision);
         let clock = || Moment {

@@ -1,0 +1,190 @@
+//! The runner end to end through the real loop, router and executor, with
+//! simulated hosts and in-memory stores.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use warden_llm::{ModelReply, ProposedToolCall, ScriptedProvider, Usage};
+use warden_protocol::{ErrorCode, Resource, StreamEvent, TurnEndKind};
+
+use super::*;
+use crate::agent::{Decision, FixedApprover};
+use crate::ports::{ConversationStore, ExecOutput, MemoryConversations};
+use crate::simulated::{Answer, SimulatedHosts, StaticInventory};
+
+fn backends() -> (Backends, Arc<MemoryConversations>) {
+    let inventory = StaticInventory::new(vec![Resource {
+        id: "host:web1".parse().unwrap(),
+        name: "web1".into(),
+        aliases: vec![],
+        parent: None,
+        status: Some("online".into()),
+        attributes: json!({"systemd": true, "services": [
+            {"name": "nginx", "active": "active", "sub": "running"}
+        ]})
+        .as_object()
+        .cloned()
+        .unwrap(),
+    }]);
+    let hosts = SimulatedHosts::new(vec![Answer {
+        target: None,
+        matches: Box::new(|_| true),
+        output: ExecOutput {
+            stdout: "up 3 days\n".into(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]);
+    let conversations = Arc::new(MemoryConversations::default());
+    let mut backends = Backends::in_memory(Arc::new(inventory), Arc::new(hosts));
+    backends.conversations = Arc::clone(&conversations) as Arc<dyn crate::ports::ConversationStore>;
+    (backends, conversations)
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    crate::executor::tests::block_on(future)
+}
+
+fn kinds(events: &[StreamEvent]) -> Vec<&'static str> {
+    events.iter().map(StreamEvent::event_type).collect()
+}
+
+#[test]
+fn a_routed_turn_streams_the_spec_events_and_is_stored() {
+    let (backends, conversations) = backends();
+    let config = Arc::new(TurnConfig::default());
+    let mut runner = TurnRunner::new(
+        &backends,
+        config,
+        "s1".into(),
+        ControlLevel::Controlled,
+        None,
+    );
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let mut approver = FixedApprover(Decision::Pending);
+    let report = block_on(runner.run(&backends, "uptime", &mut approver, &mut events));
+    assert_eq!(report.turn, 1);
+    assert_eq!(report.verdict(), Verdict::Answered, "{events:?}");
+    assert!(report.stored.is_ok());
+    let seen = kinds(&events);
+    assert_eq!(seen.first(), Some(&"turn_start"), "{seen:?}");
+    assert!(seen.contains(&"tool_start") && seen.contains(&"tool_end"), "{seen:?}");
+    assert!(!seen.contains(&"error"), "{events:?}");
+    let end = events
+        .iter()
+        .find_map(|e| match e {
+            StreamEvent::ToolEnd { ok, output, .. } => Some((*ok, output.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert!(end.0 && end.1.contains("up 3 days"), "{end:?}");
+    match report.done_event() {
+        StreamEvent::Done {
+            turn,
+            final_text,
+            outcome,
+            route,
+        } => {
+            assert_eq!(turn, 1);
+            assert!(final_text.is_some());
+            assert_eq!(outcome.unwrap().end, TurnEndKind::Answered);
+            assert!(route.is_some());
+        }
+        other => panic!("{other:?}"),
+    }
+    let stored = conversations.messages("s1").unwrap();
+    assert!(stored.iter().any(|m| m.contains("uptime")), "{stored:?}");
+    // The next turn is numbered after it, and a resumed runner counts on.
+    let report = block_on(runner.run(&backends, "uptime", &mut approver, &mut events));
+    assert_eq!(report.turn, 2);
+    let resumed = TurnRunner::resume(
+        &backends,
+        Arc::new(TurnConfig::default()),
+        "s1".into(),
+        ControlLevel::Controlled,
+        None,
+    )
+    .unwrap();
+    assert_eq!(resumed.turns(), 2);
+}
+
+#[test]
+fn the_configuration_reaches_the_loop_and_the_store() {
+    let (backends, conversations) = backends();
+    // A model that keeps calling a tool: the call limit ends the turn.
+    let call = ModelReply {
+        text: None,
+        tool_calls: vec![ProposedToolCall::new(
+            "c",
+            "query",
+            json!({"action": "list", "kind": "host"}),
+        )],
+        usage: Some(Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+        }),
+    };
+    let mut model = ScriptedProvider::default();
+    model.load((0..10).map(|_| call.clone()));
+    let mut prices = crate::agent::usage::Prices::default();
+    prices.set_for_any_provider("script", 1_000_000.0, 0.0);
+    let config = Arc::new(TurnConfig {
+        max_model_calls: 3,
+        prices,
+        ..TurnConfig::default()
+    });
+    let mut runner = TurnRunner::new(
+        &backends,
+        config,
+        "s2".into(),
+        ControlLevel::Controlled,
+        Some(Box::new(model)),
+    );
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let mut approver = FixedApprover(Decision::Pending);
+    let report = block_on(runner.run(
+        &backends,
+        "think hard about everything",
+        &mut approver,
+        &mut events,
+    ));
+    assert_eq!(report.outcome.end, TurnEndKind::ModelCallLimit, "{events:?}");
+    assert_eq!(report.verdict(), Verdict::ModelFailed);
+    let usages: Vec<Option<f64>> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Usage { cost_usd, .. } => Some(*cost_usd),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usages, vec![Some(10.0); 3], "{events:?}");
+    assert!(
+        events.iter().any(|e| matches!(e, StreamEvent::Error { code, .. } if code == "MODEL_CALL_LIMIT")),
+        "{events:?}"
+    );
+    assert_eq!(conversations.tokens_used("s2").unwrap(), 45);
+}
+
+#[test]
+fn stored_messages_are_capped_like_replies() {
+    let (backends, conversations) = backends();
+    let config = Arc::new(TurnConfig {
+        max_reply_bytes: 64,
+        ..TurnConfig::default()
+    });
+    let mut runner = TurnRunner::new(&backends, config, "s3".into(), ControlLevel::ReadOnly, None);
+    let long = format!("uptime {}", "x".repeat(500));
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let mut approver = FixedApprover(Decision::Pending);
+    block_on(runner.run(&backends, &long, &mut approver, &mut events));
+    for message in conversations.messages("s3").unwrap() {
+        let value: serde_json::Value = serde_json::from_str(&message).unwrap();
+        for text in ["text", "content"] {
+            if let Some(t) = value.get(text).and_then(|t| t.as_str()) {
+                assert!(t.len() <= 64 + 64, "{} bytes: {t}", t.len());
+            }
+        }
+    }
+    let _ = ErrorCode::Internal;
+}
