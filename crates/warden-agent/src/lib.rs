@@ -35,7 +35,8 @@ pub mod names;
 pub mod nonces;
 pub mod output_cap;
 pub mod policy;
-pub mod private_files;
+/// Files only the agent may read (0600 in a 0700 directory, replaced atomically).
+pub use warden_infra::private_files;
 pub mod proxmox;
 pub mod routing;
 pub mod sandbox;

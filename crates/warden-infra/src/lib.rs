@@ -9,6 +9,8 @@
 //!   Docker containers) as Warden resources;
 //! - [`routing`]: [`command_for`] turns a command for a resource into the
 //!   command that reaches it from this machine (`docker exec …`);
+//! - [`private_files`]: files only Warden may read (0600 in a 0700
+//!   directory), replaced atomically;
 //! - [`tls`]: the client-side TLS shared by every outbound connection
 //!   (pinned fingerprints, CA files, why a handshake failed).
 #![forbid(unsafe_code)]
@@ -16,6 +18,7 @@
 pub mod docker;
 pub mod local_exec;
 pub mod local_inventory;
+pub mod private_files;
 pub mod proxmox;
 pub mod routing;
 pub mod tls;

@@ -56,6 +56,7 @@ impl FromStr for ToolKind {
 /// How much Warden may do without asking. Defaults to `controlled`: safe
 /// unless the operator opts into more.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ControlLevel {
     /// Write tools are refused.

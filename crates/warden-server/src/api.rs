@@ -4,19 +4,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use warden_protocol::{
-    Approval, ApprovalState, ControlLevel, Resource, ResourceKind, SnapshotOffer,
+use warden_protocol::views::ApprovalView;
+pub use warden_protocol::views::{
+    ApprovalStateView, SessionState, SessionView, TurnAccepted, rfc3339,
 };
+use warden_protocol::{Approval, ControlLevel, Resource, ResourceKind};
 use warden_store::ApprovalPeople;
 
 use crate::auth::Role;
-
-/// RFC 3339 UTC for milliseconds since the epoch.
-pub fn rfc3339(ms: u64) -> String {
-    jiff::Timestamp::from_millisecond(i64::try_from(ms).unwrap_or(i64::MAX))
-        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-        .to_string()
-}
 
 /// A session's control level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -130,26 +125,6 @@ impl ResourceView {
     }
 }
 
-/// Whether a session is doing something.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionState {
-    Idle,
-    Running,
-    WaitingApproval,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SessionView {
-    pub id: String,
-    pub title: String,
-    pub control_level: Level,
-    pub created_at: String,
-    pub state: SessionState,
-    /// `RESOLVING`, `READING`, `WRITING` or `VERIFYING`.
-    pub fsm_state: String,
-}
-
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MessageView {
     /// `user` or `assistant`.
@@ -189,121 +164,18 @@ pub struct PostMessage {
     pub mentions: Option<Vec<String>>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TurnAccepted {
-    pub turn: usize,
-}
 
-/// An approval's state as the API shows it: a pending approval past its
-/// expiry is `expired`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalStateView {
-    Pending,
-    Approved,
-    Denied,
-    Expired,
-    Consumed,
-}
-
-impl ApprovalStateView {
-    pub fn of(approval: &Approval, now_ms: u64) -> Self {
-        match approval.state {
-            ApprovalState::Pending if now_ms >= approval.expires_at_ms => {
-                ApprovalStateView::Expired
-            }
-            ApprovalState::Pending => ApprovalStateView::Pending,
-            ApprovalState::Expired => ApprovalStateView::Expired,
-            ApprovalState::Approved => ApprovalStateView::Approved,
-            ApprovalState::Denied => ApprovalStateView::Denied,
-            ApprovalState::Consumed => ApprovalStateView::Consumed,
-        }
+/// An approval as the API shows it: the approval's own decider, else
+/// the one recorded beside it (rows from before deciders were kept).
+pub fn approval_view(approval: &Approval, people: &ApprovalPeople, now_ms: u64) -> ApprovalView {
+    let mut view = ApprovalView::of(approval, now_ms);
+    if view.decided_by.is_none() {
+        view.decided_by = people.decided_by.clone();
     }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalStateView::Pending => "pending",
-            ApprovalStateView::Approved => "approved",
-            ApprovalStateView::Denied => "denied",
-            ApprovalStateView::Expired => "expired",
-            ApprovalStateView::Consumed => "consumed",
-        }
+    if view.decided_at.is_none() {
+        view.decided_at = people.decided_at_ms.map(rfc3339);
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct ApprovalView {
-    pub id: String,
-    pub session_id: String,
-    pub tool: String,
-    pub target: String,
-    pub command: String,
-    pub risk: String,
-    pub description: String,
-    /// The exact arguments that will run (a file edit's path and content,
-    /// from which clients show a diff).
-    #[schema(value_type = Object)]
-    pub arguments: Value,
-    pub state: ApprovalStateView,
-    pub created_at: String,
-    pub expires_at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decided_by: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The snapshot of a Proxmox guest offered before the change, and what
-    /// that makes undoable (absent when the call touches no such guest).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<SnapshotOfferView>,
-}
-
-/// "Snapshot first" on an approval card: whether a snapshot of the guest
-/// is taken before the change, and in words what will be undoable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-pub struct SnapshotOfferView {
-    /// The guest that would be snapshotted (`vm:pve1:101`).
-    pub guest: String,
-    /// Whether the snapshot is taken before the change.
-    pub take: bool,
-    /// What the approver is told: what will be undoable, and how.
-    pub undoable: String,
-}
-
-impl From<&SnapshotOffer> for SnapshotOfferView {
-    fn from(offer: &SnapshotOffer) -> Self {
-        SnapshotOfferView {
-            guest: offer.guest.clone(),
-            take: offer.take,
-            undoable: offer.undoable.clone(),
-        }
-    }
-}
-
-impl ApprovalView {
-    pub fn of(approval: &Approval, people: &ApprovalPeople, now_ms: u64) -> Self {
-        ApprovalView {
-            id: approval.id.clone(),
-            session_id: approval.session_id.clone(),
-            tool: approval.tool.clone(),
-            target: approval.target.clone(),
-            command: approval.command.clone(),
-            risk: approval.risk.clone(),
-            description: approval.description.clone(),
-            arguments: approval.arguments.clone(),
-            state: ApprovalStateView::of(approval, now_ms),
-            created_at: rfc3339(approval.created_at_ms),
-            expires_at: rfc3339(approval.expires_at_ms),
-            decided_by: approval
-                .decided_by
-                .clone()
-                .or_else(|| people.decided_by.clone()),
-            decided_at: approval.decided_at_ms.or(people.decided_at_ms).map(rfc3339),
-            reason: approval.reason.clone(),
-            snapshot: approval.snapshot.as_ref().map(SnapshotOfferView::from),
-        }
-    }
+    view
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -398,6 +270,7 @@ pub struct TokenView {
 mod tests {
     use super::*;
     use serde_json::json;
+    use warden_protocol::SnapshotOffer;
 
     fn approval(snapshot: Option<SnapshotOffer>) -> Approval {
         serde_json::from_value(json!({
@@ -411,6 +284,18 @@ mod tests {
     }
 
     #[test]
+    fn the_view_takes_the_decider_recorded_beside_an_old_row() {
+        let people = ApprovalPeople {
+            decided_by: Some("user:alice".into()),
+            decided_at_ms: Some(5),
+            ..ApprovalPeople::default()
+        };
+        let view = approval_view(&approval(None), &people, 0);
+        assert_eq!(view.decided_by.as_deref(), Some("user:alice"));
+        assert_eq!(view.decided_at, Some(rfc3339(5)));
+    }
+
+    #[test]
     fn the_snapshot_offer_is_in_the_view_only_when_there_is_one() {
         let offer = SnapshotOffer {
             guest: "vm:pve1:101".into(),
@@ -420,13 +305,13 @@ mod tests {
         };
         let people = ApprovalPeople::default();
         let offered =
-            serde_json::to_value(ApprovalView::of(&approval(Some(offer)), &people, 0)).unwrap();
+            serde_json::to_value(approval_view(&approval(Some(offer)), &people, 0)).unwrap();
         assert_eq!(
             offered["snapshot"],
             json!({"guest": "vm:pve1:101", "take": false,
                    "undoable": "not undoable by Warden: no snapshot of web (vm:pve1:101) is taken first"})
         );
-        let plain = serde_json::to_value(ApprovalView::of(&approval(None), &people, 0)).unwrap();
+        let plain = serde_json::to_value(approval_view(&approval(None), &people, 0)).unwrap();
         assert!(plain.get("snapshot").is_none(), "{plain}");
     }
 

@@ -1,6 +1,7 @@
 //! How `warden serve` is set up: where it listens, where its data lives,
-//! TLS, the control-level ceiling, and the timings of approvals, logins
-//! and shutdown.
+//! TLS, the control-level ceiling, and the timings of logins, streams and
+//! shutdown. Everything a turn reads (the model, limits, approvals' life,
+//! budgets) is the world's effective configuration, the same as the CLI's.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,22 +46,16 @@ pub struct ServerConfig {
     pub max_control_level: ControlLevel,
     pub metrics: MetricsAccess,
     pub four_eyes: FourEyes,
-    /// How long an approval request waits for a human.
-    pub approval_ttl: Duration,
     /// How long a browser login lasts.
     pub login_ttl: Duration,
     /// On SIGTERM, how long running turns may still take before they are
     /// cancelled.
     pub shutdown_grace: Duration,
-    /// Tokens one session may spend (`None`: no budget).
-    pub budget_tokens: Option<u64>,
     /// A `: keepalive` comment goes to idle event streams this often.
     pub sse_keepalive: Duration,
     /// A session with no turn and no stream for this long leaves memory
     /// (its messages stay in the store; it comes back on its next use).
     pub session_idle_ttl: Duration,
-    /// Heartbeat and command limits for host agents.
-    pub agents: crate::agents::AgentSettings,
 }
 
 impl ServerConfig {
@@ -73,13 +68,10 @@ impl ServerConfig {
             max_control_level: ControlLevel::Controlled,
             metrics: MetricsAccess::Viewer,
             four_eyes: FourEyes::Off,
-            approval_ttl: Duration::from_secs(5 * 60),
             login_ttl: Duration::from_secs(12 * 60 * 60),
             shutdown_grace: Duration::from_secs(10),
-            budget_tokens: None,
             sse_keepalive: Duration::from_secs(15),
             session_idle_ttl: Duration::from_secs(60 * 60),
-            agents: crate::agents::AgentSettings::default(),
         }
     }
 

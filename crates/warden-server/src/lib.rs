@@ -4,31 +4,39 @@
 //! the waiting turn, users/roles/tokens, Prometheus metrics, an OpenAPI
 //! document generated from the handlers, and a graceful shutdown.
 //!
-//! Start it with [`start`], giving it a [`ServerConfig`], the store and the
-//! [`ServerPorts`] (inventory, hosts, approvals, audit, notes, model,
-//! Proxmox clusters).
+//! Start it with [`start`], giving it a [`ServerConfig`] (where it listens,
+//! TLS, the control-level ceiling, timings) and the [`World`] the world
+//! builder made from the effective configuration (store, inventory, hosts,
+//! agents, Proxmox, model, the turn configuration). Sessions run their
+//! turns through the one turn runner of `warden-core`; their events are
+//! the one vocabulary of `warden-protocol`.
+//!
+//! Map: [`config`] (the server's own knobs), `serve` (start, connections,
+//! graceful shutdown), `state` (what handlers share), `live` (sessions,
+//! their turns and event logs, approvals that wake waiting turns),
+//! `routes` (one file per area of `spec/api.md`), `api` (request and
+//! response bodies), [`auth`] (users, tokens, cookies, roles), `agents`
+//! (the agents' WebSocket endpoint; the hub itself is the world's),
+//! [`metrics`], [`tls`], `ui` (the embedded web UI).
+//!
+//! [`World`]: warden_world::World
 
 mod agents;
 mod api;
 pub mod auth;
-pub mod clusters;
 pub mod config;
 mod error;
 mod extract;
 mod live;
 pub mod metrics;
-pub mod ports;
 mod routes;
 mod serve;
 mod state;
-mod store_writer;
 pub mod tls;
 mod ui;
 
-pub use agents::AgentSettings;
 pub use api::rfc3339;
 pub use config::{FourEyes, MetricsAccess, ServerConfig, TlsMode, cap_level};
-pub use ports::{ModelFactory, ModelPrice, ServerPorts};
 pub use serve::{ServerError, ShutdownHandle, ShutdownReport, Started, start};
 
 /// The OpenAPI document of the API, as served at `/api/openapi.json`.

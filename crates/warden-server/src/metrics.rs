@@ -130,35 +130,6 @@ pub async fn track_requests(request: Request, next: Next) -> Response {
     response
 }
 
-pub fn tool_finished(tool: &str, kind: &'static str, ok: bool, elapsed: Duration) {
-    let outcome = if ok { "ok" } else { "failed" };
-    let kind = if kind.is_empty() { "unknown" } else { kind };
-    histogram!(
-        "warden_tool_duration_seconds",
-        "tool" => warden_core::telemetry::tool_label(tool),
-        "kind" => kind,
-        "outcome" => outcome
-    )
-    .record(elapsed.as_secs_f64());
-}
-
-/// Provider and model names come from configuration: short, safe characters.
-fn label(value: &str) -> String {
-    value
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/'))
-        .take(64)
-        .collect()
-}
-
-pub fn tokens(provider: &str, model: &str, input: u64, output: u64) {
-    let (provider, model) = (label(provider), label(model));
-    counter!("warden_model_tokens_total", "provider" => provider.clone(), "model" => model.clone(), "direction" => "input")
-        .increment(input);
-    counter!("warden_model_tokens_total", "provider" => provider, "model" => model, "direction" => "output")
-        .increment(output);
-}
-
 pub fn turn_started() {
     counter!("warden_turns_total").increment(1);
     gauge!("warden_running_turns").increment(1.0);

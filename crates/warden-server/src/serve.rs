@@ -15,12 +15,11 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tower::ServiceExt;
-use warden_store::Store;
+use warden_world::World;
 
 use crate::auth::{AccountError, BootstrapAdmin, LoginLimiter, bootstrap_admin};
 use crate::config::{ServerConfig, TlsMode};
 use crate::live::{ApprovalWaiters, Sessions};
-use crate::ports::{ServerPorts, StaticPorts};
 use crate::state::{AppState, CookieSecurity, HumanAction, Lifecycle, now_ms};
 use crate::tls::{TlsError, TlsSetup};
 
@@ -32,8 +31,8 @@ pub enum ServerError {
     Account(#[from] AccountError),
     #[error("cannot listen on {addr}: {message}")]
     Bind { addr: SocketAddr, message: String },
-    #[error("agent identity: {0}")]
-    AgentKey(#[from] crate::agents::grants::AgentKeyError),
+    #[error("the world was built without agents (WorldBuilder::agents)")]
+    NoAgents,
     #[error("{0}")]
     Internal(String),
 }
@@ -86,13 +85,9 @@ const CANCELLED_TURNS_STOP: Duration = Duration::from_secs(10);
 const TLS_HANDSHAKE: Duration = Duration::from_secs(10);
 const HEADER_READ: Duration = Duration::from_secs(30);
 
-/// Start serving. Returns once the listener is bound: the server answers
-/// `/api/health` from then on.
-pub async fn start(
-    config: ServerConfig,
-    store: Arc<Store>,
-    ports: ServerPorts,
-) -> Result<Started, ServerError> {
+/// Start serving `world` (built with agents). Returns once the listener is
+/// bound: the server answers `/api/health` from then on.
+pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, ServerError> {
     let tls = match &config.tls {
         TlsMode::Off => None,
         TlsMode::Files { cert, key } => Some(crate::tls::from_files(cert, key)?),
@@ -112,35 +107,17 @@ pub async fn start(
     let openapi_json = openapi
         .to_json()
         .map_err(|e| ServerError::Internal(format!("OpenAPI document: {e}")))?;
-    let signing_key = crate::agents::grants::load_or_create_signing_key(&store, now_ms())?;
-    let agents = Arc::new(crate::agents::Agents::new(
-        Arc::clone(&store),
-        signing_key,
-        config.agents.clone(),
-    ));
-    let ports = with_agents(ports, &agents);
-    let static_ports = StaticPorts::leak(&ports);
-    let writer_store = Arc::clone(&store);
+    let agents = world.agents.clone().ok_or(ServerError::NoAgents)?;
     let app = Arc::new(AppState {
-        stored_runner: warden_core::executor::Executor::new(
-            warden_core::executor::Settings {
-                approval_ttl: config.approval_ttl,
-                ..warden_core::executor::Settings::default()
-            },
-            static_ports.executor_ports(),
-        )
-        .with_guest_api(static_ports.guest_api),
         cookies: if tls.is_some() {
             CookieSecurity::Secure
         } else {
             CookieSecurity::Plain
         },
         config,
-        store,
-        ports: static_ports,
-        model: ports.model,
-        prices: ports.prices,
-        clusters: ports.clusters,
+        store: Arc::clone(&world.store),
+        world,
+        agents,
         sessions: Sessions::default(),
         waiters: ApprovalWaiters::default(),
         limiter: LoginLimiter::default(),
@@ -148,8 +125,6 @@ pub async fn start(
         lifecycle: Lifecycle::default(),
         started: Instant::now(),
         openapi_json: Arc::from(openapi_json),
-        agents,
-        writer: crate::store_writer::StoreWriter::start(Arc::clone(&writer_store)),
     });
     let listener = TcpListener::bind(app.config.listen)
         .await
@@ -180,26 +155,6 @@ pub async fn start(
         shutdown: ShutdownHandle(Arc::new(shutdown_tx)),
         task,
     })
-}
-
-/// The given ports with the agents added: their inventory after the given
-/// one (this machine first), and commands routed through them.
-fn with_agents(ports: ServerPorts, agents: &Arc<crate::agents::Agents>) -> ServerPorts {
-    let inventory: Arc<dyn warden_core::ports::Inventory> =
-        Arc::new(warden_core::ports::CompositeInventory::new(vec![
-            Arc::clone(&ports.inventory),
-            agents.inventory() as Arc<dyn warden_core::ports::Inventory>,
-        ]));
-    let hosts = Arc::new(crate::agents::backend::AgentRoutedHosts::new(
-        Arc::clone(&ports.hosts),
-        Arc::clone(&ports.inventory),
-        Arc::clone(agents),
-    ));
-    ServerPorts {
-        inventory,
-        hosts,
-        ..ports
-    }
 }
 
 async fn serve(

@@ -8,22 +8,22 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{Notify, watch};
-use warden_core::executor::{Executor, Settings};
-use warden_protocol::ControlLevel;
 use warden_store::Store;
+use warden_world::World;
+use warden_world::agents::Agents;
 
 use crate::auth::LoginLimiter;
 use crate::config::ServerConfig;
 use crate::live::{ApprovalWaiters, Sessions};
-use crate::ports::{ModelFactory, ModelPrice, StaticPorts};
 
 pub struct AppState {
     pub config: ServerConfig,
+    /// Everything turns act on, built from the effective configuration.
+    pub world: Arc<World>,
+    /// The world's store (the same one).
     pub store: Arc<Store>,
-    pub ports: StaticPorts,
-    pub model: ModelFactory,
-    pub prices: Vec<ModelPrice>,
-    pub clusters: Arc<dyn crate::clusters::ClusterAdmin>,
+    /// Host agents: their connections, inventory and commands.
+    pub agents: Arc<Agents>,
     pub sessions: Sessions,
     pub waiters: ApprovalWaiters,
     pub limiter: LoginLimiter,
@@ -31,13 +31,7 @@ pub struct AppState {
     pub lifecycle: Lifecycle,
     /// Cookies get `Secure` when the listener speaks TLS.
     pub cookies: CookieSecurity,
-    /// Runs approvals whose session is gone (`POST /api/approvals/{id}/run`).
-    pub stored_runner: Executor<'static>,
     pub started: Instant,
-    /// Writes turn results off the async workers.
-    pub writer: crate::store_writer::StoreWriter,
-    /// Host agents: their connections, inventory and commands.
-    pub agents: Arc<crate::agents::Agents>,
     /// The OpenAPI document, serialised once.
     pub openapi_json: Arc<str>,
 }
@@ -46,22 +40,6 @@ pub struct AppState {
 pub enum CookieSecurity {
     Plain,
     Secure,
-}
-
-impl AppState {
-    /// Executor settings for a session at `level`.
-    pub fn settings(&self, level: ControlLevel) -> Settings {
-        Settings {
-            control_level: level,
-            approval_ttl: self.config.approval_ttl,
-            ..Settings::default()
-        }
-    }
-
-    pub fn executor(&self, level: ControlLevel) -> Executor<'static> {
-        Executor::new(self.settings(level), self.ports.executor_ports())
-            .with_guest_api(self.ports.guest_api)
-    }
 }
 
 /// Milliseconds since the Unix epoch.
@@ -135,7 +113,7 @@ impl AppState {
             reason: None,
             duration_ms: 0,
         };
-        if let Err(error) = self.ports.audit.append(record) {
+        if let Err(error) = self.world.backends.audit.append(record) {
             tracing::error!(%error, "cannot audit a human decision");
         }
     }

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use warden_server::auth::{self, Role, TokenExpiry};
 use warden_server::rfc3339;
 
-use crate::storage::now_ms;
+use crate::time_fmt::now_ms;
 
 #[derive(Args)]
 pub struct UserArgs {
@@ -131,8 +131,7 @@ fn prompt_hidden(prompt: &str) -> Result<String> {
 }
 
 pub fn user(args: UserArgs) -> Result<ExitCode> {
-    let dir = crate::data_dir::resolve(args.data_dir)?;
-    let store = crate::data_dir::open(&dir)?;
+    let (dir, store) = crate::common::open_data_dir(args.data_dir)?;
     let mut out = std::io::stdout().lock();
     match args.command {
         UserCommand::Add { name, role } => {
@@ -155,8 +154,7 @@ pub fn user(args: UserArgs) -> Result<ExitCode> {
 }
 
 pub fn token(args: TokenArgs) -> Result<ExitCode> {
-    let dir = crate::data_dir::resolve(args.data_dir)?;
-    let store = crate::data_dir::open(&dir)?;
+    let (_, store) = crate::common::open_data_dir(args.data_dir)?;
     let mut out = std::io::stdout().lock();
     match args.command {
         TokenCommand::Create {

@@ -14,7 +14,9 @@ use clap::{Args, Subcommand};
 use warden_core::ports::{ApprovalState, ApprovalStore};
 use warden_store::Store;
 
-use crate::storage::{self, SqliteApprovals};
+use warden_world::storage::{self, SqliteApprovals};
+
+use crate::time_fmt::now_ms;
 
 #[derive(Args)]
 pub struct ApprovalsArgs {
@@ -63,12 +65,12 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
         return run_remote(&client, args.command);
     }
     // The same database as chat/ask: flag, then WARDEN_DB, then the config file.
-    let config = crate::config::Config::load(&crate::config::Overrides {
+    let config = warden_world::Config::load(&warden_world::Overrides {
         db: args.db.clone(),
         ..Default::default()
     })?;
     let store = storage::open(config.db.value.clone())?;
-    let now = storage::now_ms();
+    let now = now_ms();
     match args.command {
         ApprovalsCommand::List { state, json } => {
             // Listing still works when the sweep cannot be audited.
@@ -152,18 +154,20 @@ fn decide(
 }
 
 /// Run an approved call whose session is gone, and show what happened.
-fn run_stored(config: crate::config::Config, id: &str) -> Result<ExitCode> {
-    let world = crate::world::World::open(config)?;
-    crate::common::cancel_on_ctrl_c(&world.cancel)?;
-    let executor = world.executor();
-    let started = std::time::Instant::now();
-    let at = || warden_core::executor::Moment {
-        session: started.elapsed(),
-        wall_ms: storage::now_ms(),
+fn run_stored(config: warden_world::Config, id: &str) -> Result<ExitCode> {
+    let local = crate::local::Local::open(config)?;
+    crate::common::cancel_on_ctrl_c(&local.cancel)?;
+    let world = &local.world;
+    let executor = world
+        .backends
+        .executor(world.turn.settings(warden_protocol::ControlLevel::Controlled));
+    let at = warden_core::executor::Moment {
+        session: std::time::Duration::ZERO,
+        wall_ms: now_ms(),
     };
-    let run = world
+    let run = local
         .runtime
-        .block_on(executor.run_stored_approval(id, at()));
+        .block_on(executor.run_stored_approval(id, at));
     let outcome = &run.outcome.response;
     for exec in &run.outcome.execs {
         println!(
@@ -209,19 +213,17 @@ fn run_remote(client: &crate::remote::RemoteClient, command: ApprovalsCommand) -
                 runtime.block_on(approvals_decide(client, &id, true, reason.as_deref()))?;
             println!(
                 "{id}: {} by {}",
-                approval["state"].as_str().unwrap_or("?"),
-                approval["decided_by"].as_str().unwrap_or("?")
+                approval.state,
+                approval.decided_by.as_deref().unwrap_or("?")
             );
             std::thread::sleep(std::time::Duration::from_millis(500));
-            let current = runtime.block_on(client.get(&format!("/api/approvals/{id}")))?;
-            if current["state"].as_str() == Some("approved") {
+            let current: warden_protocol::views::ApprovalView =
+                runtime.block_on(client.get_as(&format!("/api/approvals/{id}")))?;
+            if current.state == warden_protocol::views::ApprovalStateView::Approved {
                 match runtime.block_on(
                     client.post(&format!("/api/approvals/{id}/run"), &serde_json::json!({})),
                 ) {
-                    Ok(ran) => println!(
-                        "ran on the server: {}",
-                        serde_json::to_string_pretty(&ran["outcome"])?
-                    ),
+                    Ok(ran) => print_remote_run(&id, &ran),
                     Err(error) => eprintln!("warden: not run from here: {error:#}"),
                 }
             }
@@ -230,10 +232,47 @@ fn run_remote(client: &crate::remote::RemoteClient, command: ApprovalsCommand) -
             let approval = runtime.block_on(approvals_decide(client, &id, false, Some(&reason)))?;
             println!(
                 "{id}: {} by {}",
-                approval["state"].as_str().unwrap_or("?"),
-                approval["decided_by"].as_str().unwrap_or("?")
+                approval.state,
+                approval.decided_by.as_deref().unwrap_or("?")
             );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What running an approval on the server did, in words.
+fn print_remote_run(id: &str, ran: &serde_json::Value) {
+    let outcome: Result<warden_protocol::ToolResponse, _> =
+        serde_json::from_value(ran["outcome"].clone());
+    match outcome {
+        Ok(response) => match &response.error {
+            None => {
+                println!("{id}: the approved call ran on the server.");
+                if let Some(stdout) = response
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("stdout"))
+                    .and_then(|s| s.as_str())
+                    .filter(|s| !s.trim().is_empty())
+                {
+                    println!("{}", stdout.trim_end());
+                }
+            }
+            Some(error) => println!("{id}: {} ({})", error.message, error.code),
+        },
+        Err(_) => println!("{id}: the server ran it; its answer was not a tool response."),
+    }
+    let verification = &ran["verification"];
+    if !verification.is_null() {
+        let shown = verification["data"]["stdout"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                verification["error"]["message"]
+                    .as_str()
+                    .map(|m| format!("the check failed: {m}"))
+            })
+            .unwrap_or_default();
+        println!("verification:\n{}", shown.trim_end());
+    }
 }

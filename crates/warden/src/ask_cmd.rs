@@ -1,21 +1,23 @@
 //! `warden ask "…"`: one request, one answer, and an exit code that says how
-//! it went (see [`crate::exit_codes`]). `--json` prints the stream events of
-//! DESIGN.md as JSON lines (the answer in `content` events, the final text
-//! in `done`); every failure is an `error` event with a code, then `done`.
+//! it went (see [`crate::exit_codes`]). `--json` prints the turn's stream
+//! events as JSON lines (`spec/api.md`: the answer in `content` events, the
+//! final text in `done`); every failure is an `error` event with a code,
+//! then `done`. With `--server` the server runs the turn and the terminal
+//! shows its stream the same way.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use warden_protocol::{RouteSummary, StreamEvent};
 
 use crate::approver::TerminalApprover;
 use crate::common::{CommonArgs, cancel_on_ctrl_c};
-use crate::conversation::{Chat, TurnOutcome};
-use crate::display::{JsonLines, JsonSink, Progress, TerminalDisplay, Verbosity, print_delta};
-use crate::exit_codes::{ASK_EXIT_CODES, AskExit, closing_error};
-use crate::remote::{self, RemoteArgs};
-use crate::world::World;
+use crate::display::{JsonLines, Progress, TerminalDisplay, Verbosity, finish_text};
+use crate::exit_codes::{ASK_EXIT_CODES, AskExit};
+use crate::local::Local;
+use crate::remote::session::{Output, RemoteChat, json_failure};
+use crate::remote::{RemoteArgs, RemoteClient};
+use crate::ticker::Ticker;
 
 #[derive(Args)]
 #[command(after_help = ASK_EXIT_CODES)]
@@ -38,45 +40,41 @@ pub struct AskArgs {
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let text = args.request.join(" ");
     if let Some(client) = args.remote.client()? {
-        let cancel = warden_protocol::CancelFlag::new();
-        cancel_on_ctrl_c(&cancel)?;
-        let output = if args.json {
-            remote::session::Output::JsonLines
-        } else {
-            remote::session::Output::Terminal
-        };
-        let exit = crate::common::runtime()?.block_on(remote::session::ask(
-            &client,
-            args.session.as_deref(),
-            &text,
-            args.common.level,
-            output,
-            &cancel,
-        ))?;
-        return Ok(exit.code());
+        return run_remote(args, client, &text);
     }
+    let session = args.session.as_deref().unwrap_or("-");
+    let opened = args.common.load().and_then(Local::open);
+    let local = match opened {
+        Ok(local) => local,
+        Err(error) if args.json => {
+            json_failure(session, "CONFIGURATION", &error);
+            return Ok(AskExit::Usage.code());
+        }
+        Err(error) => return Err(error),
+    };
+    cancel_on_ctrl_c(&local.cancel)?;
+    let mut runner = match local.runner(args.session.as_deref()) {
+        Ok(runner) => runner,
+        Err(error) if args.json => {
+            json_failure(session, "SESSION", &error);
+            return Ok(AskExit::Usage.code());
+        }
+        Err(error) => return Err(error),
+    };
+    let ticker = Ticker::for_stderr();
+    let mut approver = TerminalApprover::for_stdin(&local.cancel, &ticker);
     if args.json {
-        return run_json(args, &text);
+        let mut out = JsonLines::new(runner.id());
+        let report = local.turn(&mut runner, &text, &mut out, &mut approver);
+        out.write(report.done_event());
+        return Ok(AskExit::from(report.verdict()).code());
     }
-    let world = World::open(args.common.load()?)?;
-    cancel_on_ctrl_c(&world.cancel)?;
-    let mut approver = TerminalApprover::for_stdin(&world.cancel);
-    let mut chat = Chat::open(&world, args.session.as_deref())?;
     let verbosity = args.common.verbosity();
-    let mut display = TerminalDisplay::new(verbosity, Progress::Stderr);
-    let mut streamed = String::new();
-    let outcome =
-        world
-            .runtime
-            .block_on(chat.turn(&text, &mut display, &mut approver, &mut |delta| {
-                if let warden_core::agent::provider::Delta::Text(t) = delta {
-                    streamed.push_str(t);
-                }
-                print_delta(delta, verbosity);
-            }))?;
-    finish_text(&streamed, outcome.final_text.as_deref());
+    let mut display = TerminalDisplay::new(verbosity, Progress::Stderr, ticker);
+    let report = local.turn(&mut runner, &text, &mut display, &mut approver);
+    finish_text(&display.take_streamed(), report.final_text.as_deref());
     if verbosity == Verbosity::Verbose {
-        if let Some(route) = &outcome.route {
+        if let Some(route) = &report.route {
             eprintln!(
                 "  · routed by {} ({}{}) in {} µs; turn took {} ms; session {}",
                 route.stage.as_str(),
@@ -87,102 +85,41 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
                     .map(|t| format!(", target {t}"))
                     .unwrap_or_default(),
                 route.elapsed.as_micros(),
-                outcome.elapsed.as_millis(),
-                chat.session_id
+                report.elapsed.as_millis(),
+                runner.id()
             );
         }
     }
-    Ok(outcome.exit().code())
+    Ok(AskExit::from(report.verdict()).code())
 }
 
-/// The streamed text, then the final text if it differs (a phantom claim
-/// was replaced, or Gate 2 held an earlier answer).
-pub fn finish_text(streamed: &str, final_text: Option<&str>) {
-    match final_text {
-        Some(text) if streamed.trim().ends_with(text.trim()) => {
-            if !streamed.ends_with('\n') {
-                println!();
-            }
-        }
-        Some(text) => {
-            if !streamed.is_empty() && !streamed.ends_with('\n') {
-                println!();
-            }
-            println!("{text}");
-        }
-        None if !streamed.is_empty() && !streamed.ends_with('\n') => println!(),
-        None => println!("(no answer)"),
-    }
-}
-
-/// A failure before the turn could start, as `error` then `done`.
-fn json_failure(session_id: &str, code: &str, error: &anyhow::Error) -> ExitCode {
-    let out = JsonLines::new(session_id);
-    out.write(StreamEvent::Error {
-        code: Some(code.to_string()),
-        message: format!("{error:#}"),
-    });
-    out.write(StreamEvent::Done {
-        final_text: None,
-        route: None,
-    });
-    AskExit::Usage.code()
-}
-
-fn run_json(args: &AskArgs, text: &str) -> Result<ExitCode> {
-    let session = args.session.as_deref().unwrap_or("-");
-    let world = match args.common.load().and_then(World::open) {
-        Ok(world) => world,
-        Err(error) => return Ok(json_failure(session, "CONFIGURATION", &error)),
+/// The same request through a server: it runs the turn, this terminal
+/// shows the stream and answers approval prompts.
+fn run_remote(args: &AskArgs, client: RemoteClient, text: &str) -> Result<ExitCode> {
+    let output = if args.json {
+        Output::JsonLines
+    } else {
+        Output::Terminal
     };
-    cancel_on_ctrl_c(&world.cancel)?;
-    let mut approver = TerminalApprover::for_stdin(&world.cancel);
-    let mut chat = match Chat::open(&world, args.session.as_deref()) {
-        Ok(chat) => chat,
-        Err(error) => return Ok(json_failure(session, "SESSION", &error)),
-    };
-    let out = JsonLines::new(&chat.session_id);
-    let mut sink = JsonSink(&out);
-    let result = world
-        .runtime
-        .block_on(chat.turn(text, &mut sink, &mut approver, &mut |delta| {
-            out.delta(delta)
-        }));
-    match result {
-        Ok(outcome) => {
-            let exit = outcome.exit();
-            if let Some((code, message)) = closing_error(&outcome.result, exit) {
-                out.write(StreamEvent::Error {
-                    code: Some(code),
-                    message,
-                });
-            }
-            out.write(done_event(outcome));
-            Ok(exit.code())
-        }
-        Err(error) => {
-            out.write(StreamEvent::Error {
-                code: Some("INTERNAL".to_string()),
-                message: format!("{error:#}"),
-            });
-            out.write(StreamEvent::Done {
-                final_text: None,
-                route: None,
-            });
-            Ok(AskExit::Usage.code())
+    let ticker = Ticker::for_stderr();
+    let mut chat = RemoteChat::open(
+        client,
+        args.session.as_deref(),
+        args.common.level,
+        text,
+        output,
+        &ticker,
+    )?;
+    let mut display = TerminalDisplay::new(args.common.verbosity(), Progress::Stderr, ticker);
+    let turn = chat.run_turn(text, &mut display)?;
+    if output == Output::Terminal {
+        finish_text(&display.take_streamed(), turn.final_text.as_deref());
+        if turn.left_waiting {
+            eprintln!(
+                "session {} waits for the approval on the server",
+                chat.session_id()
+            );
         }
     }
-}
-
-fn done_event(outcome: TurnOutcome) -> StreamEvent {
-    let route = outcome.route.as_ref().map(|r| RouteSummary {
-        stage: r.stage.as_str().to_string(),
-        route: r.route.to_string(),
-        target: r.target.clone(),
-        routing_us: u64::try_from(r.elapsed.as_micros()).unwrap_or(u64::MAX),
-    });
-    StreamEvent::Done {
-        final_text: outcome.final_text,
-        route,
-    }
+    Ok(AskExit::from(turn.verdict).code())
 }

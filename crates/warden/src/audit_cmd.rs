@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use warden_store::{AuditVerification, Store};
 
-use crate::storage;
+use warden_world::storage;
 
 #[derive(Args)]
 pub struct AuditArgs {
@@ -63,11 +63,11 @@ enum AuditCommand {
 
 fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>> {
     // The same database as chat/ask: flag, then WARDEN_DB, then the config file.
-    let config = crate::config::Config::load(&crate::config::Overrides {
+    let config = warden_world::Config::load(&warden_world::Overrides {
         db,
         ..Default::default()
     })?;
-    storage::open(config.db.value)
+    Ok(storage::open(config.db.value)?)
 }
 
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
@@ -131,7 +131,7 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
         AuditCommand::Reanchor { reason } => {
             let store = open_store(args.db)?;
             let entry =
-                store.reanchor_audit(&storage::local_operator(), &reason, storage::now_ms())?;
+                store.reanchor_audit(&storage::local_operator(), &reason, crate::time_fmt::now_ms())?;
             println!(
                 "audit log re-anchored at record {} by {}; recorded as record {}",
                 entry.seq - 1,

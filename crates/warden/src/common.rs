@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use warden_protocol::{CancelFlag, ControlLevel};
 
-use crate::config::{Config, Overrides, parse_level_arg};
+use warden_world::config::parse_level_arg;
+use warden_world::{Config, Overrides};
 use crate::display::Verbosity;
 
 #[derive(Args, Clone, Debug, Default)]
@@ -29,11 +30,11 @@ pub struct CommonArgs {
 
 impl CommonArgs {
     pub fn load(&self) -> Result<Config> {
-        Config::load(&Overrides {
+        Ok(Config::load(&Overrides {
             config: self.config.clone(),
             db: self.db.clone(),
             level: self.level,
-        })
+        })?)
     }
 
     pub fn verbosity(&self) -> Verbosity {
@@ -117,4 +118,15 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+/// A server's data directory (`--data-dir`, else `$WARDEN_DATA_DIR`, else
+/// the user's), created private, and its database.
+pub fn open_data_dir(
+    flag: Option<PathBuf>,
+) -> Result<(PathBuf, std::sync::Arc<warden_store::Store>)> {
+    let dir = warden_world::storage::server_data_dir(flag)?;
+    warden_world::storage::create_private_dir(&dir)?;
+    let store = warden_world::storage::open(Some(dir.join("warden.db")))?;
+    Ok((dir, store))
 }

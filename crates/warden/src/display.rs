@@ -1,20 +1,18 @@
-//! How a turn looks: on a terminal (tool calls and results as they run,
-//! approval prompts, the streamed answer) or as JSON lines of the stream
-//! events of DESIGN.md (`warden ask --json`).
+//! How a turn looks: the stream events of `warden-protocol` on a terminal
+//! (tool calls and results as they run, the streamed answer), or as JSON
+//! lines (`warden ask --json`). The same display shows a turn run here and
+//! a turn run by a server (`--server`): both arrive as [`StreamEvent`]s.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
 
 use serde_json::Value;
+use warden_core::agent::LoopEvent;
+use warden_core::turn::TurnSink;
+use warden_protocol::{ErrorCode, EventEnvelope, StreamEvent, ToolResponse};
 
 use crate::style::Paint;
 use crate::ticker::Ticker;
-use warden_core::agent::provider::Delta;
-use warden_core::agent::{EventSink, LoopEvent};
-use warden_protocol::{EventEnvelope, StreamEvent, ToolResponse};
 
 /// Whether to show routing, gates, commands and timings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,24 +31,36 @@ pub enum Progress {
 
 pub struct TerminalDisplay {
     pub verbosity: Verbosity,
-    pub progress: Progress,
-    started: HashMap<usize, Instant>,
+    progress: Progress,
     ticker: Ticker,
     paint: Paint,
+    /// Calls started and not finished, by call id.
+    running: HashSet<String>,
+    /// The unredacted response of a call run here, until its `tool_end`.
+    raw: HashMap<String, ToolResponse>,
+    /// Answer text printed as it streamed.
+    streamed: String,
 }
 
 impl TerminalDisplay {
-    pub fn new(verbosity: Verbosity, progress: Progress) -> Self {
+    pub fn new(verbosity: Verbosity, progress: Progress, ticker: Ticker) -> Self {
         TerminalDisplay {
             verbosity,
             progress,
-            started: HashMap::new(),
-            ticker: Ticker::for_stderr(),
+            ticker,
             paint: match progress {
                 Progress::Stdout => Paint::stdout(),
                 Progress::Stderr => Paint::stderr(),
             },
+            running: HashSet::new(),
+            raw: HashMap::new(),
+            streamed: String::new(),
         }
+    }
+
+    /// The answer text printed so far (and forget it: a new turn starts).
+    pub fn take_streamed(&mut self) -> String {
+        std::mem::take(&mut self.streamed)
     }
 
     fn line(&mut self, text: &str) {
@@ -69,6 +79,170 @@ impl TerminalDisplay {
         if self.verbosity == Verbosity::Verbose {
             self.ticker.stop();
             eprintln!("  · {text}");
+        }
+    }
+
+    /// One event, as a person should see it.
+    pub fn show(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TurnStart { .. } | StreamEvent::Done { .. } => {}
+            StreamEvent::Content { text } => {
+                self.ticker.stop();
+                self.streamed.push_str(text);
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            StreamEvent::Thinking { text } => {
+                if self.verbosity == Verbosity::Verbose {
+                    self.ticker.stop();
+                    eprint!("{text}");
+                }
+            }
+            StreamEvent::ToolStart {
+                call_id,
+                name,
+                arguments,
+                kind,
+                ..
+            } => {
+                let described = describe_call(name, arguments);
+                let kind = self.paint.dim(&format!("[{kind}]"));
+                self.line(&format!("→ {described} {kind}"));
+                self.running.insert(call_id.clone());
+                self.ticker.start(described);
+            }
+            StreamEvent::ToolEnd {
+                call_id,
+                name,
+                ok,
+                error_code,
+                cached,
+                duration_ms,
+                output,
+            } => {
+                self.running.remove(call_id);
+                let cached = if *cached {
+                    ", from this session's knowledge"
+                } else {
+                    ""
+                };
+                let (tick, cross) = (self.paint.green("✓"), self.paint.red("✗"));
+                match (ok, error_code) {
+                    (true, _) => self.line(&format!("  {tick} {name} ({duration_ms} ms{cached})")),
+                    (false, Some(code)) => {
+                        self.line(&format!("  {cross} {name}: {code} ({duration_ms} ms)"))
+                    }
+                    (false, None) => self.line(&format!("  {cross} {name} ({duration_ms} ms)")),
+                }
+                let raw = self.raw.remove(call_id);
+                self.show_result(raw, output);
+                if !self.running.is_empty() {
+                    self.ticker
+                        .start(format!("{} call(s) running", self.running.len()));
+                }
+            }
+            // The approval prompt (here, or the remote driver's) shows it.
+            StreamEvent::ApprovalNeeded { .. } => {}
+            StreamEvent::ApprovalResolved {
+                approval_id,
+                decision,
+                by,
+            } => {
+                let by = by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default();
+                self.line(&format!("  approval {approval_id}: {decision}{by}"));
+            }
+            StreamEvent::FsmState { state } => self.verbose(&format!("session state: {state}")),
+            StreamEvent::Usage {
+                provider,
+                model,
+                input_tokens,
+                output_tokens,
+                cost_usd,
+            } => self.verbose(&format!(
+                "{provider}/{model}: {input_tokens} tokens in, {output_tokens} out{}",
+                cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default()
+            )),
+            StreamEvent::Error { code, message } => self.show_error(code, message),
+        }
+    }
+
+    fn show_error(&mut self, code: &str, message: &str) {
+        match code {
+            "PHANTOM_DETECTED" => {
+                let warning = self.paint.red(
+                    "  ⚠ RETRACTED: the answer claimed results that no tool call showed; it was replaced",
+                );
+                self.line(&warning);
+            }
+            // Warden itself failed: always worth a line.
+            "UNAVAILABLE" | "INTERNAL" => self.line(&format!("  ! {message}")),
+            // The answer says the rest in words.
+            _ => self.verbose(&format!("{code}: {message}")),
+        }
+    }
+
+    /// What a call returned: the first line of an error; with `-v` the
+    /// result itself (the real output for calls run here, the redacted
+    /// one a server sends otherwise).
+    fn show_result(&mut self, raw: Option<ToolResponse>, output: &str) {
+        let seen: Option<Value> = raw
+            .as_ref()
+            .and_then(|r| serde_json::to_value(r).ok())
+            .or_else(|| serde_json::from_str(output).ok());
+        let Some(seen) = seen else {
+            return;
+        };
+        let error = &seen["error"];
+        if self.verbosity != Verbosity::Verbose {
+            let required = error["code"].as_str() == Some(ErrorCode::ApprovalRequired.as_str());
+            if let Some(message) = error["message"].as_str().filter(|_| !required) {
+                self.line(&format!("    {}", first_line(message)));
+            }
+            return;
+        }
+        if let (Some(code), Some(message)) = (error["code"].as_str(), error["message"].as_str()) {
+            self.verbose(&format!("{code}: {message}"));
+            if let Some(hint) = error["details"]["recovery_hint"].as_str() {
+                self.verbose(&format!("hint: {hint}"));
+            }
+        }
+        let pretty = serde_json::to_string_pretty(&seen).unwrap_or_default();
+        for line in shown_output(&pretty, VERBOSE_OUTPUT_LINES) {
+            self.verbose(&format!("│ {line}"));
+        }
+        let redacted: Option<Value> = serde_json::from_str(output).ok();
+        if raw.is_some() && redacted.as_ref() != Some(&seen) {
+            self.verbose("(the model saw this with secrets redacted)");
+        }
+    }
+}
+
+impl TurnSink for TerminalDisplay {
+    fn event(&mut self, event: StreamEvent) {
+        self.show(&event);
+    }
+
+    fn raw_output(&mut self, call_id: &str, response: &ToolResponse) {
+        self.raw.insert(call_id.to_string(), response.clone());
+    }
+
+    fn notice(&mut self, text: &str) {
+        self.ticker.stop();
+        eprintln!("… {text}");
+    }
+
+    fn detail(&mut self, event: &LoopEvent) {
+        match event {
+            LoopEvent::Exec {
+                target,
+                command,
+                exit_code,
+            } => self.verbose(&format!("ran on {target}: `{command}` → exit {exit_code}")),
+            LoopEvent::AutoRewrite { from, to } => self.line(&format!(
+                "  ↻ `{from}` never ends; ran the bounded `{to}` instead"
+            )),
+            _ => {}
         }
     }
 }
@@ -104,115 +278,6 @@ pub fn describe_call(tool: &str, arguments: &Value) -> String {
     text
 }
 
-impl EventSink for TerminalDisplay {
-    fn emit(&mut self, event: LoopEvent) {
-        match event {
-            LoopEvent::ToolCall {
-                index,
-                name,
-                arguments,
-                kind,
-                ..
-            } => {
-                self.started.insert(index, Instant::now());
-                let described = describe_call(&name, &arguments);
-                let kind = self.paint.dim(&format!("[{kind}]"));
-                self.line(&format!("→ {described} {kind}"));
-                self.ticker.start(described);
-            }
-            LoopEvent::ToolResult {
-                index,
-                name,
-                ok,
-                error_code,
-                cached,
-                ..
-            } => {
-                let ms = self
-                    .started
-                    .remove(&index)
-                    .map(|t| t.elapsed().as_millis())
-                    .unwrap_or(0);
-                let cached = if cached {
-                    ", from this session's knowledge"
-                } else {
-                    ""
-                };
-                let (tick, cross) = (self.paint.green("✓"), self.paint.red("✗"));
-                match (ok, error_code) {
-                    (true, _) => self.line(&format!("  {tick} {name} ({ms} ms{cached})")),
-                    (false, Some(code)) => {
-                        self.line(&format!("  {cross} {name}: {code} ({ms} ms)"))
-                    }
-                    (false, None) => self.line(&format!("  {cross} {name} ({ms} ms)")),
-                }
-                if !self.started.is_empty() {
-                    self.ticker
-                        .start(format!("{} call(s) running", self.started.len()));
-                }
-            }
-            LoopEvent::Exec {
-                target,
-                command,
-                exit_code,
-            } => self.verbose(&format!("ran on {target}: `{command}` → exit {exit_code}")),
-            LoopEvent::FsmState { state } => self.verbose(&format!("session state: {state}")),
-            LoopEvent::ApprovalNeeded { .. } => {}
-            LoopEvent::ApprovalResolved {
-                approval_id,
-                decision,
-            } => self.line(&format!("  approval {approval_id}: {decision}")),
-            LoopEvent::AutoRewrite { from, to } => self.line(&format!(
-                "  ↻ `{from}` never ends; ran the bounded `{to}` instead"
-            )),
-            LoopEvent::PhantomDetected => {
-                let warning = self.paint.red(
-                    "  ⚠ RETRACTED: the answer claimed results that no tool call showed; it was replaced",
-                );
-                self.line(&warning)
-            }
-            LoopEvent::ScriptExhausted => {}
-            LoopEvent::Usage {
-                provider,
-                model,
-                input_tokens,
-                output_tokens,
-                cost_usd,
-            } => self.verbose(&format!(
-                "{provider}/{model}: {input_tokens} tokens in, {output_tokens} out{}",
-                cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default()
-            )),
-            LoopEvent::AssistantText { .. } => {}
-        }
-    }
-
-    fn tool_output(&mut self, _index: usize, response: &ToolResponse, model_sees: &Value) {
-        if self.verbosity != Verbosity::Verbose {
-            if let Some(error) = &response.error {
-                if error.code != warden_protocol::ErrorCode::ApprovalRequired {
-                    self.line(&format!("    {}", first_line(&error.message)));
-                }
-            }
-            return;
-        }
-        if let Some(error) = &response.error {
-            self.verbose(&format!("{}: {}", error.code, error.message));
-            if let Some(hint) = &error.details.recovery_hint {
-                self.verbose(&format!("hint: {hint}"));
-            }
-        }
-        // The result, cut to a screenful: the real output on the operator's
-        // own terminal, with a note when the model saw secrets redacted.
-        let seen = serde_json::to_string_pretty(response).unwrap_or_default();
-        for line in shown_output(&seen, VERBOSE_OUTPUT_LINES) {
-            self.verbose(&format!("│ {line}"));
-        }
-        if serde_json::to_value(response).ok().as_ref() != Some(model_sees) {
-            self.verbose("(the model saw this with secrets redacted)");
-        }
-    }
-}
-
 /// Lines of tool output shown with `-v`.
 const VERBOSE_OUTPUT_LINES: usize = 40;
 
@@ -237,156 +302,54 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-/// Prints streamed answer text as it arrives.
-pub fn print_delta(delta: Delta<'_>, verbosity: Verbosity) {
-    match delta {
-        Delta::Text(text) => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+/// The streamed text, then the final text if it differs (a phantom claim
+/// was replaced, or Gate 2 held an earlier answer).
+pub fn finish_text(streamed: &str, final_text: Option<&str>) {
+    match final_text {
+        Some(text) if streamed.trim().ends_with(text.trim()) => {
+            if !streamed.ends_with('\n') {
+                println!();
+            }
         }
-        Delta::Thinking(text) if verbosity == Verbosity::Verbose => eprint!("{text}"),
-        Delta::Thinking(_) => {}
-        Delta::Notice(text) => eprintln!("… {text}"),
+        Some(text) => {
+            if !streamed.is_empty() && !streamed.ends_with('\n') {
+                println!();
+            }
+            println!("{text}");
+        }
+        None if !streamed.is_empty() && !streamed.ends_with('\n') => println!(),
+        None => println!("(no answer)"),
     }
 }
 
-/// JSON lines of stream events, numbered per session.
+/// Stream events as JSON lines on stdout, numbered per session: what
+/// `warden ask --json` prints (the same objects the server's stream sends).
 pub struct JsonLines {
     session_id: String,
-    seq: AtomicU64,
-    started: Mutex<HashMap<usize, Instant>>,
+    seq: u64,
 }
 
 impl JsonLines {
     pub fn new(session_id: &str) -> Self {
         JsonLines {
             session_id: session_id.to_string(),
-            seq: AtomicU64::new(0),
-            started: Mutex::new(HashMap::new()),
+            seq: 0,
         }
     }
 
-    pub fn write(&self, event: StreamEvent) {
-        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
-        let envelope = EventEnvelope::new(self.session_id.clone(), seq, event);
+    pub fn write(&mut self, event: StreamEvent) {
+        self.seq += 1;
+        let envelope = EventEnvelope::new(self.session_id.clone(), self.seq, event);
         if let Ok(line) = serde_json::to_string(&envelope) {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }
     }
-
-    pub fn delta(&self, delta: Delta<'_>) {
-        match delta {
-            Delta::Text(text) => self.write(StreamEvent::Content {
-                text: text.to_string(),
-            }),
-            Delta::Thinking(text) => self.write(StreamEvent::Thinking {
-                text: text.to_string(),
-            }),
-            // Transport progress is for people watching a terminal.
-            Delta::Notice(_) => {}
-        }
-    }
 }
 
-/// The loop's events as stream events.
-pub struct JsonSink<'j>(pub &'j JsonLines);
-
-impl EventSink for JsonSink<'_> {
-    fn emit(&mut self, event: LoopEvent) {
-        let out = self.0;
-        match event {
-            LoopEvent::ToolCall {
-                index,
-                call_id,
-                name,
-                arguments,
-                kind,
-                ..
-            } => {
-                out.started
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(index, Instant::now());
-                out.write(StreamEvent::ToolStart {
-                    call_id,
-                    tool: name,
-                    arguments,
-                    kind,
-                });
-            }
-            LoopEvent::ToolResult {
-                index,
-                call_id,
-                name,
-                ok,
-                error_code,
-                ..
-            } => {
-                let duration_ms = out
-                    .started
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&index)
-                    .map(|t| u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX))
-                    .unwrap_or(0);
-                out.write(StreamEvent::ToolEnd {
-                    call_id,
-                    tool: name,
-                    ok,
-                    error_code,
-                    duration_ms,
-                });
-            }
-            LoopEvent::ApprovalNeeded {
-                approval_id,
-                tool,
-                target,
-                command,
-                risk,
-                description,
-            } => out.write(StreamEvent::ApprovalNeeded {
-                approval_id,
-                tool,
-                target,
-                command,
-                risk,
-                description,
-            }),
-            LoopEvent::ApprovalResolved {
-                approval_id,
-                decision,
-            } => out.write(StreamEvent::ApprovalResolved {
-                approval_id,
-                decision,
-                // The loop's event has no reason; the denial reaches the
-                // model in the call's result.
-                reason: None,
-            }),
-            LoopEvent::FsmState { state } => out.write(StreamEvent::FsmState { state }),
-            LoopEvent::Usage {
-                provider,
-                model,
-                input_tokens,
-                output_tokens,
-                cost_usd,
-            } => out.write(StreamEvent::Usage {
-                provider,
-                model,
-                input_tokens,
-                output_tokens,
-                cost_usd,
-            }),
-            LoopEvent::PhantomDetected => out.write(StreamEvent::Error {
-                code: Some("PHANTOM_DETECTED".to_string()),
-                message: "the answer claimed results that no tool call showed; it was replaced (see done.final_text)".into(),
-            }),
-            LoopEvent::Exec { .. }
-            | LoopEvent::AutoRewrite { .. }
-            | LoopEvent::ScriptExhausted
-            | LoopEvent::AssistantText { .. } => {}
-        }
+impl TurnSink for JsonLines {
+    fn event(&mut self, event: StreamEvent) {
+        self.write(event);
     }
 }

@@ -1,11 +1,9 @@
-//! What `warden ask` exits with, and the `error` events of `--json`: one
-//! reading of how a turn ended, so the exit code, the terminal and the JSON
-//! stream never disagree.
+//! What `warden ask` exits with: the core's one verdict on a turn (the same
+//! for a turn run here and one a server ran), as a number scripts rely on.
 
 use std::process::ExitCode;
 
-use warden_core::agent::{TurnEnd, TurnResult};
-use warden_core::router::Stage;
+use warden_core::turn::Verdict;
 
 /// `warden ask`'s exit codes (a contract: scripts and held-out checks use them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,77 +35,17 @@ impl AskExit {
     }
 }
 
-/// How one turn ends up, in order of what matters most to the caller.
-pub fn classify(result: &TurnResult, stage: Option<Stage>) -> AskExit {
-    match &result.end {
-        TurnEnd::Cancelled => return AskExit::Cancelled,
-        TurnEnd::ModelFailed { .. }
-        | TurnEnd::BudgetExceeded
-        | TurnEnd::LoopDetected { .. }
-        | TurnEnd::ModelCallLimit { .. }
-        | TurnEnd::Retracted => return AskExit::ModelFailed,
-        TurnEnd::Answered
-        | TurnEnd::Unverified
-        | TurnEnd::FailingCalls { .. }
-        | TurnEnd::ScriptExhausted => {}
-    }
-    if !result.pending_approvals.is_empty() {
-        AskExit::ApprovalPending
-    } else if result.refused_writes > 0 {
-        AskExit::WriteRefused
-    } else if result.last_call_failed
-        || matches!(
-            result.end,
-            TurnEnd::FailingCalls { .. } | TurnEnd::Unverified
-        )
-    {
-        AskExit::ToolFailed
-    } else if stage == Some(Stage::Unmatched) {
-        AskExit::NotUnderstood
-    } else {
-        AskExit::Answered
-    }
-}
-
-/// The `error` event a turn deserves before its `done`, beyond the ones
-/// the loop already streamed (a retraction is streamed as it happens).
-pub fn closing_error(result: &TurnResult, exit: AskExit) -> Option<(String, String)> {
-    let end_code = match &result.end {
-        TurnEnd::Retracted => None,
-        other => other.error_code(),
-    };
-    let message = |text: &str| text.to_string();
-    if let Some(code) = end_code {
-        let text = match &result.end {
-            TurnEnd::ModelFailed { message, .. } => message.clone(),
-            _ => result
-                .final_text
-                .clone()
-                .unwrap_or_else(|| message("the turn ended without an answer")),
-        };
-        return Some((code.to_string(), text));
-    }
-    match exit {
-        AskExit::ApprovalPending => Some((
-            "APPROVAL_PENDING".into(),
-            format!(
-                "waiting for approval: {}",
-                result.pending_approvals.join(", ")
-            ),
-        )),
-        AskExit::WriteRefused => Some((
-            "WRITE_REFUSED".into(),
-            message("a write was denied or refused by policy"),
-        )),
-        AskExit::ToolFailed => Some((
-            "TOOL_FAILED".into(),
-            message("a tool call failed and the answer rests on that failure"),
-        )),
-        AskExit::NotUnderstood => Some((
-            "NOT_UNDERSTOOD".into(),
-            message("the request was not understood and no model is configured"),
-        )),
-        AskExit::Answered | AskExit::Usage | AskExit::ModelFailed | AskExit::Cancelled => None,
+impl From<Verdict> for AskExit {
+    fn from(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Answered => AskExit::Answered,
+            Verdict::NotUnderstood => AskExit::NotUnderstood,
+            Verdict::ToolFailed => AskExit::ToolFailed,
+            Verdict::ApprovalPending => AskExit::ApprovalPending,
+            Verdict::WriteRefused => AskExit::WriteRefused,
+            Verdict::ModelFailed => AskExit::ModelFailed,
+            Verdict::Cancelled => AskExit::Cancelled,
+        }
     }
 }
 
@@ -115,61 +53,19 @@ pub fn closing_error(result: &TurnResult, exit: AskExit) -> Option<(String, Stri
 mod tests {
     use super::*;
 
-    fn result(end: TurnEnd) -> TurnResult {
-        TurnResult {
-            final_text: Some("text".into()),
-            end,
-            pending_approvals: Vec::new(),
-            refused_writes: 0,
-            last_call_failed: false,
-        }
-    }
-
     #[test]
-    fn the_most_important_outcome_decides() {
-        let answered = result(TurnEnd::Answered);
-        assert_eq!(
-            classify(&answered, Some(Stage::FastPath)),
-            AskExit::Answered
-        );
-        assert_eq!(
-            classify(&answered, Some(Stage::Unmatched)),
-            AskExit::NotUnderstood
-        );
-        let mut failed = result(TurnEnd::Answered);
-        failed.last_call_failed = true;
-        assert_eq!(classify(&failed, None), AskExit::ToolFailed);
-        let mut refused = failed.clone();
-        refused.refused_writes = 1;
-        assert_eq!(classify(&refused, None), AskExit::WriteRefused);
-        let mut pending = refused.clone();
-        pending.pending_approvals.push("a1".into());
-        assert_eq!(classify(&pending, None), AskExit::ApprovalPending);
-        let model = result(TurnEnd::ModelFailed {
-            code: "MODEL_TRUNCATED",
-            message: "cut".into(),
-        });
-        assert_eq!(classify(&model, None), AskExit::ModelFailed);
-        assert_eq!(
-            classify(&result(TurnEnd::Retracted), None),
-            AskExit::ModelFailed
-        );
-        assert_eq!(
-            classify(&result(TurnEnd::BudgetExceeded), None),
-            AskExit::ModelFailed
-        );
-        assert_eq!(
-            classify(&result(TurnEnd::Cancelled), None),
-            AskExit::Cancelled
-        );
-        assert_eq!(
-            closing_error(&model, AskExit::ModelFailed).map(|(c, _)| c),
-            Some("MODEL_TRUNCATED".to_string())
-        );
-        assert_eq!(closing_error(&answered, AskExit::Answered), None);
-        assert_eq!(
-            closing_error(&pending, AskExit::ApprovalPending).map(|(c, _)| c),
-            Some("APPROVAL_PENDING".to_string())
-        );
+    fn every_verdict_has_its_code() {
+        let table = [
+            (Verdict::Answered, 0),
+            (Verdict::NotUnderstood, 3),
+            (Verdict::ToolFailed, 4),
+            (Verdict::ApprovalPending, 5),
+            (Verdict::WriteRefused, 6),
+            (Verdict::ModelFailed, 7),
+            (Verdict::Cancelled, 130),
+        ];
+        for (verdict, code) in table {
+            assert_eq!(AskExit::from(verdict) as u8, code, "{verdict:?}");
+        }
     }
 }

@@ -16,14 +16,15 @@ use serde_json::{Value, json};
 use warden_core::agent::{
     Approver, Conversation, Decision, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
-use warden_core::executor::{Executor, Moment, Ports, Session};
-use warden_core::ports::{Approval, BoxFuture, MemoryApprovals, MemoryAudit, MemoryNotes};
+use warden_core::executor::{Moment, Session};
+use warden_core::ports::{Approval, Backends, BoxFuture};
 use warden_core::router::{Plan, RouteInfo, Router, Stage, route};
 use warden_core::simulated::SimulatedHosts;
 
 use crate::common::CommonArgs;
 use crate::display::describe_call;
-use crate::world::World;
+use crate::local::Local;
+use warden_world::World;
 
 #[derive(Args)]
 pub struct ExplainArgs {
@@ -60,13 +61,14 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
     let text = args.request.join(" ");
     let config = args.common.load()?;
     let model = config.provider_config();
-    let world = World::open(config)?;
-    let (info, plan) = route(&world.inventory, &text, model.is_some());
+    let local = Local::open(config)?;
+    let world = &local.world;
+    let (info, plan) = route(world.backends.inventory.as_ref(), &text, model.is_some());
     let level = world.config.control_level.value;
     let events = if plan.is_none() || info.stage == Stage::Llm {
         Vec::new()
     } else {
-        dry_run(&world, &text)?
+        dry_run(&local, &text)?
     };
     let calls = calls(&events);
     // An answer given without any tool (help, a refusal, suggestions).
@@ -123,28 +125,22 @@ fn print_route(text: &str, info: &RouteInfo) {
 }
 
 /// The route played through the real loop and executor; nothing runs.
-fn dry_run(world: &World, text: &str) -> Result<Vec<LoopEvent>> {
+fn dry_run(local: &Local, text: &str) -> Result<Vec<LoopEvent>> {
+    let world: &World = &local.world;
     let hosts = SimulatedHosts::new(warden_core::router::explain::dry_run_answers());
-    let approvals = MemoryApprovals::default();
-    let audit = MemoryAudit::default();
-    let notes = MemoryNotes::default();
-    let executor = Executor::new(
-        world.settings(),
-        Ports {
-            inventory: &world.inventory,
-            hosts: &hosts,
-            approvals: &approvals,
-            audit: &audit,
-            notes: &notes,
-        },
+    // The real inventory; hosts that run nothing; stores that end with us.
+    let backends = Backends::in_memory(
+        std::sync::Arc::clone(&world.backends.inventory),
+        std::sync::Arc::new(hosts),
     );
-    let mut router = Router::new(&world.inventory, None);
+    let executor = backends.executor(world.turn.settings(world.config.control_level.value));
+    let mut router = Router::new(std::sync::Arc::clone(&world.backends.inventory), None);
     let mut session = Session::new("explain");
     let mut recorder = Recorder(Vec::new());
     let mut events: Vec<LoopEvent> = Vec::new();
     let clock = || Moment {
         session: Duration::ZERO,
-        wall_ms: crate::storage::now_ms(),
+        wall_ms: crate::time_fmt::now_ms(),
     };
     let mut conversation = Conversation::default();
     {
@@ -158,7 +154,9 @@ fn dry_run(world: &World, text: &str) -> Result<Vec<LoopEvent>> {
             limits: LoopLimits::default(),
             on_delta: None,
         };
-        crate::common::runtime()?.block_on(run_turn(&mut ctx, &mut conversation, text));
+        local
+            .runtime
+            .block_on(run_turn(&mut ctx, &mut conversation, text));
     }
     Ok(events)
 }

@@ -9,12 +9,12 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
-use warden_core::ports::Inventory;
 use warden_protocol::{Resource, ResourceKind};
 
 use crate::common::CommonArgs;
-use crate::proxmox::Connected;
-use crate::world::World;
+use warden_world::proxmox::Connected;
+
+use crate::local::Local;
 
 #[derive(Args)]
 pub struct InventoryArgs {
@@ -29,9 +29,10 @@ pub struct InventoryArgs {
 }
 
 pub fn run(args: &InventoryArgs) -> Result<ExitCode> {
-    let world = World::open(args.common.load()?)?;
+    let local = Local::open(args.common.load()?)?;
+    let world = &local.world;
     let started = Instant::now();
-    let snapshot = world.inventory.snapshot();
+    let snapshot = world.backends.inventory.snapshot();
     let merge_ms = started.elapsed().as_secs_f64() * 1000.0;
     let resources: Vec<&Resource> = snapshot
         .all()

@@ -1,159 +1,160 @@
-//! This machine as Warden's first host: the infra crate's local inventory
-//! and executor, adapted to the core's ports.
+//! Turns run on this machine: the effective configuration loaded once, the
+//! world built by the one world builder on the CLI's one-thread runtime,
+//! Ctrl-C wired to the running turn, and a conversation ([`LocalChat`])
+//! that `ask` and `chat` drive through the one turn runner.
 
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use anyhow::{Context, Result};
+use warden_core::ports::AuditRecord;
+use warden_core::turn::{TurnReport, TurnRunner, TurnSink};
+use warden_protocol::{CancelFlag, ControlLevel};
+use warden_world::world::new_session_id;
+use warden_world::{Config, World, WorldBuilder};
 
-use warden_core::ports::{
-    BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
-};
-use warden_infra::{ExecError, LocalExecutor, LocalInventory, command_for, start_watchdog};
+use crate::approver::TerminalApprover;
+use crate::display::TerminalDisplay;
+use crate::repl::{ChatBackend, Finished};
+use crate::ticker::Ticker;
 
-/// How long an indexed snapshot of this machine is reused.
-const SNAPSHOT_TTL: Duration = Duration::from_secs(15);
-
-/// The local inventory (this host, its services, its containers), published
-/// as an indexed snapshot that tool calls borrow from.
-pub struct LocalResources {
-    local: LocalInventory,
-    snapshot: Mutex<Option<(Instant, Arc<InventorySnapshot>)>>,
+/// The world of this machine, for one command.
+pub struct Local {
+    pub world: World,
+    pub runtime: tokio::runtime::Runtime,
+    /// Set by Ctrl-C; re-armed before every turn.
+    pub cancel: CancelFlag,
 }
 
-impl LocalResources {
-    pub fn new(local: LocalInventory) -> Self {
-        LocalResources {
-            local,
-            snapshot: Mutex::new(None),
+impl Local {
+    /// Build the world of `config`; what cannot be used (a cluster that
+    /// does not answer) is said once on stderr, and Warden goes on.
+    pub fn open(config: Config) -> Result<Local> {
+        let runtime = crate::common::runtime()?;
+        let world = runtime
+            .block_on(WorldBuilder::new(config).build())
+            .context("building the world")?;
+        for problem in world.problems() {
+            eprintln!("warden: {problem}");
         }
-    }
-}
-
-impl Inventory for LocalResources {
-    fn snapshot(&self) -> Arc<InventorySnapshot> {
-        let mut cached = self.snapshot.lock().unwrap_or_else(PoisonError::into_inner);
-        match cached.as_ref() {
-            Some((taken, snapshot)) if taken.elapsed() < SNAPSHOT_TTL => Arc::clone(snapshot),
-            Some(_) | None => {
-                let snapshot = Arc::new(InventorySnapshot::new(self.local.resources()));
-                *cached = Some((Instant::now(), Arc::clone(&snapshot)));
-                snapshot
-            }
-        }
-    }
-}
-
-/// Runs commands on this machine, or in its containers through `docker exec`.
-pub struct LocalHosts {
-    executor: LocalExecutor,
-    host: warden_protocol::ResourceId,
-}
-
-impl LocalHosts {
-    /// Starts the commands' watchdog (this binary again: `main` runs it
-    /// first thing when asked to), so that no command outlives Warden, even
-    /// a Warden killed with SIGKILL.
-    pub fn new(executor: LocalExecutor, inventory: &LocalInventory) -> Self {
-        let grace = executor.options().kill_grace;
-        if let Err(error) = start_watchdog("/proc/self/exe", grace) {
-            // Commands still run and are still stopped on Ctrl-C, SIGTERM
-            // and exit; only the net under `kill -9` is missing: say so.
-            eprintln!("warden: {error}; commands would outlive a Warden killed outright");
-        }
-        LocalHosts {
-            executor,
-            host: inventory.host_id().clone(),
-        }
-    }
-}
-
-impl HostBackend for LocalHosts {
-    fn exec<'a>(
-        &'a self,
-        request: ExecRequest<'a>,
-    ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
-        Box::pin(async move {
-            let target = request.target.id.to_string();
-            let routed = command_for(request.target, &self.host, request.command)
-                .map_err(|e| HostError::Unreachable(target.clone(), e.to_string()))?;
-            // Awaited on the runtime itself: the executor waits on the
-            // process's exit, its timeout and the turn's flag at once.
-            let ran = self
-                .executor
-                .execute_routed(&routed, Some(request.cancel))
-                .await;
-            match ran {
-                Ok(output) => Ok(ExecOutput {
-                    stdout: output.stdout,
-                    stderr: output.stderr,
-                    exit_code: output.exit_code,
-                    truncated: output.truncated,
-                }),
-                Err(error) => Err(host_error(target, error)),
-            }
+        Ok(Local {
+            world,
+            runtime,
+            cancel: CancelFlag::new(),
         })
     }
-}
 
-/// The core's reading of an executor error: `Cancelled`/`Timeout`/`Failed`
-/// say the command started (a write may have happened); only a command
-/// that never started is `Unreachable` ("nothing ran").
-fn host_error(target: String, error: ExecError) -> HostError {
-    match error {
-        ExecError::TimedOut { limit, .. } => HostError::Timeout(limit),
-        ExecError::Cancelled { .. } => HostError::Cancelled,
-        error if !error.started() => HostError::Unreachable(target, error.to_string()),
-        error => HostError::Failed(error.to_string()),
+    /// A new conversation, or the stored one with `resume`, at the
+    /// configured level; Ctrl-C cancels its turns.
+    pub fn runner(&self, resume: Option<&str>) -> Result<TurnRunner> {
+        let level = self.world.config.control_level.value;
+        let mut runner = match resume {
+            Some(id) => self.world.resume_runner(id.to_string(), level)?,
+            None => self.world.new_runner(new_session_id(), level),
+        };
+        runner.session.cancel = self.cancel.clone();
+        Ok(runner)
+    }
+
+    /// One user message through the runner.
+    pub fn turn(
+        &self,
+        runner: &mut TurnRunner,
+        text: &str,
+        sink: &mut dyn TurnSink,
+        approver: &mut TerminalApprover,
+    ) -> TurnReport {
+        self.cancel.reset();
+        self.runtime
+            .block_on(runner.run(&self.world.backends, text, approver, sink))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `warden chat` on this machine.
+pub struct LocalChat {
+    local: Local,
+    runner: TurnRunner,
+    approver: TerminalApprover,
+}
 
-    #[test]
-    fn only_commands_that_never_started_are_unreachable() {
-        let target = || "host:web1".to_string();
-        let partial = warden_infra::PartialOutput::default();
-        assert_eq!(
-            host_error(
-                target(),
-                ExecError::Cancelled {
-                    elapsed: Duration::from_millis(5),
-                    partial: partial.clone()
-                }
-            ),
-            HostError::Cancelled
-        );
-        assert_eq!(
-            host_error(
-                target(),
-                ExecError::TimedOut {
-                    limit: Duration::from_secs(3),
-                    partial
-                }
-            ),
-            HostError::Timeout(Duration::from_secs(3))
-        );
-        for never_started in [
-            ExecError::CancelledBeforeStart,
-            ExecError::ShuttingDown,
-            ExecError::Spawn {
-                program: "/bin/bash".into(),
-                source: std::io::Error::other("no such file"),
-            },
-        ] {
-            let error = host_error(target(), never_started);
-            assert!(
-                matches!(&error, HostError::Unreachable(t, _) if t == "host:web1"),
-                "{error:?}"
-            );
+impl LocalChat {
+    pub fn new(local: Local, runner: TurnRunner, ticker: &Ticker) -> Self {
+        let approver = TerminalApprover::for_stdin(&local.cancel, ticker);
+        LocalChat {
+            local,
+            runner,
+            approver,
         }
-        let lost = host_error(
-            target(),
-            ExecError::Wait {
-                source: std::io::Error::other("gone"),
-            },
-        );
-        assert!(matches!(lost, HostError::Failed(_)), "{lost:?}");
+    }
+}
+
+impl ChatBackend for LocalChat {
+    fn banner(&self) -> Vec<String> {
+        let snapshot = self.local.world.backends.inventory.snapshot();
+        let resources = snapshot.all();
+        let host = resources
+            .first()
+            .map(|r| r.id.to_string())
+            .unwrap_or_else(|| "no host".into());
+        let model = match self.runner.model_identity() {
+            Some((provider, model)) => format!("{provider}/{model}"),
+            None => "none (the router answers; set WARDEN_PROVIDER to add one)".into(),
+        };
+        vec![
+            format!("Warden on {host} ({} resources known)", resources.len()),
+            format!("model: {model}"),
+        ]
+    }
+
+    fn session_id(&self) -> String {
+        self.runner.id().to_string()
+    }
+
+    fn level(&self) -> ControlLevel {
+        self.runner.level()
+    }
+
+    /// Audited as the local operator's decision, and not changed when it
+    /// cannot be audited.
+    fn set_level(&mut self, level: ControlLevel) -> Result<ControlLevel> {
+        let before = self.runner.level();
+        self.local
+            .world
+            .backends
+            .audit
+            .append(AuditRecord {
+                session_id: self.runner.id().to_string(),
+                actor: self.local.world.local_operator(),
+                tool: "session".into(),
+                target: None,
+                decision: "level_changed".into(),
+                code: None,
+                command: format!("/level {level}"),
+                reason: Some(format!("from {before} to {level}")),
+                duration_ms: 0,
+            })
+            .context("the change could not be audited")?;
+        self.runner.set_level(&self.local.world.backends, level);
+        Ok(level)
+    }
+
+    fn reset(&mut self) -> Result<()> {
+        self.runner.reset();
+        Ok(())
+    }
+
+    fn turn(&mut self, text: &str, display: &mut TerminalDisplay) -> Result<Finished> {
+        let report = self
+            .local
+            .turn(&mut self.runner, text, display, &mut self.approver);
+        Ok(Finished {
+            final_text: report.final_text.clone(),
+            route: report.route_summary(),
+            elapsed: Some(report.elapsed),
+        })
+    }
+
+    fn resume_hint(&self) -> String {
+        format!(
+            "session {id} saved; resume with `warden chat --session {id}`",
+            id = self.runner.id()
+        )
     }
 }

@@ -13,26 +13,21 @@ mod audit_cmd;
 mod chat_cmd;
 mod classify_cmd;
 mod common;
-mod config;
-mod conversation;
-mod data_dir;
 mod display;
 mod exit_codes;
 mod explain_cmd;
 mod inventory_cmd;
 mod local;
-mod proxmox;
 mod remote;
+mod repl;
 mod replay;
 mod serve_cmd;
 mod serve_world;
 mod sessions_cmd;
-mod storage;
 mod style;
 mod ticker;
 mod time_fmt;
 mod usage_cmd;
-mod world;
 
 #[derive(Parser)]
 #[command(

@@ -12,17 +12,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use warden_core::ports::{GuestApi, HostBackend, Inventory};
-use warden_infra::{ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
 use warden_protocol::ControlLevel;
-use warden_server::clusters::{ClusterAdmin, NoClusterAdmin};
-use warden_server::{
-    FourEyes, MetricsAccess, ModelFactory, ModelPrice, ServerConfig, ServerPorts, TlsMode,
-};
-
-use crate::config::{Config, Overrides, parse_level_arg};
-use crate::local::{LocalHosts, LocalResources};
-use crate::storage::{SqliteApprovals, SqliteAudit, SqliteNotes};
+use warden_server::{FourEyes, MetricsAccess, ServerConfig, TlsMode};
+use warden_world::agents::AgentSettings;
+use warden_world::config::parse_level_arg;
+use warden_world::world::Deciders;
+use warden_world::{Config, Overrides, Source, WorldBuilder};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -52,9 +47,10 @@ pub struct ServeArgs {
     /// An approver may not approve a request their own message caused.
     #[arg(long)]
     four_eyes: bool,
-    /// How long an approval request waits for a human, in seconds.
-    #[arg(long, default_value_t = 300)]
-    approval_ttl_secs: u64,
+    /// How long an approval request waits for a human, in seconds
+    /// (overrides the configuration's `approval_ttl_secs`).
+    #[arg(long)]
+    approval_ttl_secs: Option<u64>,
     /// On SIGTERM, how long running turns may still take, in seconds.
     #[arg(long, default_value_t = 10)]
     shutdown_grace_secs: u64,
@@ -71,44 +67,7 @@ pub struct ServeArgs {
     simulate: Option<PathBuf>,
 }
 
-fn model_factory(config: &Config) -> ModelFactory {
-    match config.provider_config() {
-        None => Arc::new(|| Ok(None)),
-        Some(provider) => Arc::new(move || {
-            warden_llm::connect(&provider)
-                .map(Some)
-                .map_err(|e| format!("{} at {}: {e}", provider.kind, provider.base_url()))
-        }),
-    }
-}
-
-fn prices(config: &Config) -> Vec<ModelPrice> {
-    let mut prices = Vec::new();
-    for (model, price) in &config.pricing {
-        for provider in ["openai", "anthropic", "gemini"] {
-            prices.push(ModelPrice {
-                provider: provider.to_string(),
-                model: model.clone(),
-                input_per_million: price.input,
-                output_per_million: price.output,
-            });
-        }
-    }
-    prices
-}
-
-/// This machine as inventory and host.
-fn local_world(config: &Config) -> (LocalResources, Arc<dyn HostBackend>) {
-    let local = LocalInventory::with_options(InventoryOptions::default());
-    let options = ExecOptions::default()
-        .with_timeout(config.exec_timeout.value)
-        .with_output_limit(config.exec_max_output.value)
-        .pass_env("DOCKER_HOST");
-    let hosts = LocalHosts::new(LocalExecutor::with_options(options), &local);
-    (LocalResources::new(local), Arc::new(hosts))
-}
-
-fn server_config(args: &ServeArgs, data_dir: PathBuf, config: &Config) -> ServerConfig {
+fn server_config(args: &ServeArgs, data_dir: PathBuf) -> ServerConfig {
     let mut server = ServerConfig::new(data_dir);
     server.listen = args.listen;
     server.tls = match (&args.tls_cert, &args.tls_key, args.tls_self_signed) {
@@ -130,15 +89,18 @@ fn server_config(args: &ServeArgs, data_dir: PathBuf, config: &Config) -> Server
     } else {
         FourEyes::Off
     };
-    server.approval_ttl = Duration::from_secs(args.approval_ttl_secs.max(1));
     server.shutdown_grace = Duration::from_secs(args.shutdown_grace_secs);
-    server.budget_tokens = config.budget_tokens.value;
-    server.agents = warden_server::AgentSettings {
+    server
+}
+
+/// How agents are treated: the heartbeat flag, and the same `[exec]`
+/// limits as commands on this machine.
+fn agent_settings(args: &ServeArgs, config: &Config) -> AgentSettings {
+    AgentSettings {
         heartbeat: Duration::from_secs(args.agent_heartbeat_secs),
         command_timeout: config.exec_timeout.value,
         max_output_bytes: u64::try_from(config.exec_max_output.value).unwrap_or(u64::MAX),
-    };
-    server
+    }
 }
 
 pub fn run(args: &ServeArgs) -> Result<ExitCode> {
@@ -149,13 +111,15 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .try_init();
-    let config = Config::load(&Overrides {
+    let mut config = Config::load(&Overrides {
         config: args.config.clone(),
         db: None,
         level: None,
     })?;
-    let data_dir = crate::data_dir::resolve(args.data_dir.clone())?;
-    let store = crate::data_dir::open(&data_dir)?;
+    if let Some(secs) = args.approval_ttl_secs {
+        config.set_approval_ttl(secs, Source::Flag("--approval-ttl-secs"))?;
+    }
+    let data_dir = warden_world::storage::server_data_dir(args.data_dir.clone())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Commands and model set-up run on the blocking pool; waiting
@@ -163,60 +127,28 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .max_blocking_threads(64)
         .build()
         .context("starting the async runtime")?;
-    // Kept for the whole process: the clusters' refresh stops when dropped.
-    let mut proxmox = Arc::new(crate::proxmox::ProxmoxWorld::none());
-    let mut clusters: Arc<dyn ClusterAdmin> = Arc::new(NoClusterAdmin);
-    let (inventory, hosts, guest_api): (
-        Arc<dyn Inventory>,
-        Arc<dyn HostBackend>,
-        Arc<dyn GuestApi>,
-    ) = match &args.simulate {
-        Some(file) => {
-            let (inventory, hosts) = crate::serve_world::load(file)?;
-            (inventory, hosts, Arc::new(warden_core::ports::NoGuestApi))
-        }
-        None => {
-            // The configuration file's clusters, then those an admin added
-            // through the API.
-            let mut configured = config.proxmox.clone();
-            let added = crate::proxmox::admin::load_added(&data_dir)?;
-            for cluster in &added {
-                if configured.iter().any(|c| c.name == cluster.name) {
-                    eprintln!(
-                        "warden serve: the cluster `{}` added through the API is also in the configuration file; the file's settings are used",
-                        cluster.name
-                    );
-                } else {
-                    configured.push(cluster.clone());
-                }
-            }
-            proxmox = Arc::new(crate::world::connect_clusters(&configured, &runtime));
-            clusters = Arc::new(crate::proxmox::admin::ProxmoxAdmin::new(
-                Arc::clone(&proxmox),
-                config.proxmox.clone(),
-                &added,
-                &data_dir,
-            ));
-            let (local, hosts) = local_world(&config);
-            let inventory = crate::world::world_inventory(local, &proxmox);
-            (Arc::new(inventory), hosts, Arc::new(proxmox.api.clone()))
-        }
-    };
-    let ports = ServerPorts {
-        inventory: Arc::clone(&inventory),
-        hosts,
-        guest_api,
-        approvals: Arc::new(SqliteApprovals::with_operator(Arc::clone(&store), "system")),
-        audit: Arc::new(SqliteAudit(Arc::clone(&store))),
-        notes: Arc::new(SqliteNotes(Arc::clone(&store))),
-        model: model_factory(&config),
-        prices: prices(&config),
-        clusters,
-    };
-    let server = server_config(args, data_dir.clone(), &config);
+    let agents = agent_settings(args, &config);
+    let mut builder = WorldBuilder::new(config)
+        .server_data_dir(data_dir.clone())
+        .deciders(Deciders::Named("system".into()))
+        .agents(agents);
+    if let Some(file) = &args.simulate {
+        let (inventory, hosts) = crate::serve_world::load(file)?;
+        builder = builder.simulated(inventory, hosts);
+    }
+    let world = Arc::new(
+        runtime
+            .block_on(builder.build())
+            .context("building the world")?,
+    );
+    for problem in world.problems() {
+        eprintln!("warden serve: {problem}");
+    }
+    let server = server_config(args, data_dir.clone());
     raise_open_files_limit();
     let served = runtime.block_on(async move {
-        let started = warden_server::start(server, store, ports).await?;
+        let inventory = Arc::clone(&world.backends.inventory);
+        let started = warden_server::start(server, world).await?;
         // Discover this machine in the background: neither start-up nor
         // the first request waits for it.
         tokio::task::spawn_blocking(move || inventory.snapshot());
@@ -242,7 +174,6 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     });
     // Whatever still runs on the blocking pool (a command past its turn)
     // does not hold the exit up.
-    drop(proxmox);
     runtime.shutdown_timeout(Duration::from_secs(5));
     served?;
     Ok(ExitCode::SUCCESS)

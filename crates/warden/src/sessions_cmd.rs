@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use warden_core::agent::provider::Message;
 
 use crate::common::CommonArgs;
-use crate::storage::now_ms;
+use crate::time_fmt::now_ms;
 use crate::time_fmt::{local_rfc3339, when};
 
 #[derive(Args)]
@@ -41,7 +41,7 @@ enum SessionsCommand {
 
 pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
     let config = args.common.load()?;
-    let store = crate::storage::open(config.db.value.clone())?;
+    let store = warden_world::storage::open(config.db.value.clone())?;
     match &args.command {
         None | Some(SessionsCommand::List) => list(&store, args.limit, args.json),
         Some(SessionsCommand::Show { id }) => show(&store, id, args.json),

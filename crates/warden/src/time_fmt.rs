@@ -4,6 +4,11 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    warden_world::now_ms()
+}
+
 /// `2026-11-23T13:05:02+01:00`, in the system's time zone.
 pub fn local_rfc3339(ms: u64) -> String {
     let Ok(ms) = i64::try_from(ms) else {

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::common::CommonArgs;
-use crate::storage::now_ms;
+use crate::time_fmt::now_ms;
 
 #[derive(Args)]
 pub struct UsageArgs {
@@ -43,13 +43,13 @@ fn parse_period(text: &str) -> Result<u64> {
 }
 
 /// Cost of tokens at a price per million.
-fn priced(price: &crate::config::FilePrice, input: u64, output: u64) -> f64 {
+fn priced(price: &warden_world::config::FilePrice, input: u64, output: u64) -> f64 {
     (input as f64 * price.input + output as f64 * price.output) / 1_000_000.0
 }
 
 pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
     let config = args.common.load()?;
-    let store = crate::storage::open(config.db.value.clone())?;
+    let store = warden_world::storage::open(config.db.value.clone())?;
     let since = args
         .since
         .as_deref()

@@ -15,10 +15,10 @@ use warden_protocol::agent::{
     verify_hello,
 };
 
-use super::Agents;
-use super::grants::random_bytes;
-use super::hub::{CloseReason, Registration};
-use crate::state::now_ms;
+use warden_world::agents::Agents;
+use warden_world::agents::grants::random_bytes;
+use warden_world::agents::hub::{CloseReason, Registration};
+use warden_world::now_ms;
 
 /// How long an agent has to answer the challenge.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);

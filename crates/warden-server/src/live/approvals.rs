@@ -126,7 +126,7 @@ async fn wait(app: &AppState, live: &LiveSession, approval: &Approval) -> Decisi
         let notified = registration.notify.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        match app.ports.approvals.get(&approval.id) {
+        match app.world.backends.approvals.get(&approval.id) {
             Ok(stored) if stored.state != ApprovalState::Pending => {
                 return Decision::Recorded(stored.state);
             }

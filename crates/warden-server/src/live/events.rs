@@ -9,124 +9,22 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
-use serde_json::Value;
 use tokio::sync::watch;
-
-use crate::api::ApprovalView;
-
-/// One event, serialised with `type` beside its fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum SessionEvent {
-    TurnStart {
-        turn: usize,
-        text: String,
-    },
-    Content {
-        text: String,
-    },
-    Thinking {
-        text: String,
-    },
-    ToolStart {
-        call_id: String,
-        name: String,
-        arguments: Value,
-        kind: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        target: Option<String>,
-    },
-    ToolEnd {
-        call_id: String,
-        name: String,
-        ok: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error_code: Option<String>,
-        cached: bool,
-        duration_ms: u64,
-        /// What the model saw, at most [`MAX_OUTPUT_BYTES`].
-        output: String,
-    },
-    ApprovalNeeded {
-        // Boxed: the largest event by far, and the rarest.
-        approval: Box<ApprovalView>,
-    },
-    ApprovalResolved {
-        approval_id: String,
-        /// `approved`, `denied` or `expired`.
-        decision: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        by: Option<String>,
-    },
-    FsmState {
-        state: &'static str,
-    },
-    Usage {
-        provider: String,
-        model: String,
-        input_tokens: u64,
-        output_tokens: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        cost_usd: Option<f64>,
-    },
-    Error {
-        code: String,
-        message: String,
-    },
-    Done {
-        turn: usize,
-        final_text: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        route: Option<warden_protocol::RouteSummary>,
-    },
-}
-
-/// A tool's output in an event is cut to this many bytes.
-pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
-
-/// `text` cut to at most `max` bytes on a character boundary.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_string()
-}
-
-impl SessionEvent {
-    pub fn event_type(&self) -> &'static str {
-        match self {
-            SessionEvent::TurnStart { .. } => "turn_start",
-            SessionEvent::Content { .. } => "content",
-            SessionEvent::Thinking { .. } => "thinking",
-            SessionEvent::ToolStart { .. } => "tool_start",
-            SessionEvent::ToolEnd { .. } => "tool_end",
-            SessionEvent::ApprovalNeeded { .. } => "approval_needed",
-            SessionEvent::ApprovalResolved { .. } => "approval_resolved",
-            SessionEvent::FsmState { .. } => "fsm_state",
-            SessionEvent::Usage { .. } => "usage",
-            SessionEvent::Error { .. } => "error",
-            SessionEvent::Done { .. } => "done",
-        }
-    }
-}
+use warden_protocol::StreamEvent;
 
 #[derive(Serialize)]
 struct Envelope<'a> {
     session_id: &'a str,
     seq: u64,
     #[serde(flatten)]
-    event: &'a SessionEvent,
+    event: &'a StreamEvent,
 }
 
 /// One stored event, ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEvent {
     pub seq: u64,
-    pub turn: usize,
+    pub turn: u64,
     pub event_type: &'static str,
     /// The `data:` JSON.
     pub json: Arc<str>,
@@ -155,7 +53,7 @@ impl Default for Retention {
 struct Log {
     session_id: Arc<str>,
     next_seq: u64,
-    turn: usize,
+    turn: u64,
     events: VecDeque<StoredEvent>,
     bytes: usize,
 }
@@ -182,10 +80,10 @@ impl EventLog {
     }
 
     /// Append an event (a `turn_start` opens its turn); returns its seq.
-    pub fn push(&self, event: &SessionEvent) -> u64 {
+    pub fn push(&self, event: &StreamEvent) -> u64 {
         let seq = {
             let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-            if let SessionEvent::TurnStart { turn, .. } = event {
+            if let StreamEvent::TurnStart { turn, .. } = event {
                 log.turn = *turn;
             }
             let seq = log.next_seq;
@@ -214,7 +112,8 @@ impl EventLog {
     }
 
     fn evict(&self, log: &mut Log) {
-        let oldest_kept_turn = log.turn.saturating_sub(self.retention.keep_turns - 1);
+        let keep = u64::try_from(self.retention.keep_turns).unwrap_or(u64::MAX);
+        let oldest_kept_turn = log.turn.saturating_sub(keep.saturating_sub(1));
         while let Some(front) = log.events.front() {
             let too_old = front.turn < oldest_kept_turn;
             let over_budget = log.bytes > self.retention.max_bytes
@@ -267,12 +166,14 @@ impl EventLog {
 mod tests {
     use super::*;
 
-    fn content(text: &str) -> SessionEvent {
-        SessionEvent::Content { text: text.into() }
+    use serde_json::Value;
+
+    fn content(text: &str) -> StreamEvent {
+        StreamEvent::Content { text: text.into() }
     }
 
-    fn turn(n: usize) -> SessionEvent {
-        SessionEvent::TurnStart {
+    fn turn(n: u64) -> StreamEvent {
+        StreamEvent::TurnStart {
             turn: n,
             text: format!("message {n}"),
         }
@@ -359,12 +260,5 @@ mod tests {
         log.push(&content("a"));
         assert!(rx.has_changed().unwrap());
         assert_eq!(*rx.borrow_and_update(), 1);
-    }
-
-    #[test]
-    fn clip_respects_character_boundaries() {
-        assert_eq!(clip("héllo", 2), "h");
-        assert_eq!(clip("héllo", 3), "hé");
-        assert_eq!(clip("abc", 10), "abc");
     }
 }

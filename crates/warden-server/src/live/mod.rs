@@ -1,5 +1,5 @@
 //! Live sessions (DESIGN invariant 7: session truth is in memory): each
-//! holds its executor, router, FSM/ResolvedContext, conversation and event
+//! holds its turn runner (FSM/ResolvedContext, conversation) and event
 //! stream. Messages go to the store after every turn; a stored session
 //! whose process is gone comes back with its history and a fresh state.
 

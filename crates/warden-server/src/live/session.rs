@@ -1,34 +1,19 @@
 //! One live session and the registry of them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
-use warden_core::agent::Conversation;
-use warden_core::agent::prompt::system_prompt;
-use warden_core::agent::provider::Message;
-use warden_core::executor::{Executor, Session};
-use warden_core::router::Router;
+use warden_core::turn::{TurnError, TurnRunner};
+use warden_protocol::views::{SessionState, SessionView, rfc3339};
 use warden_protocol::{CancelFlag, ControlLevel, FsmState};
 
 use super::events::{EventLog, Retention};
-use crate::api::{Level, SessionState, SessionView, rfc3339};
 use crate::auth::secrets::new_id;
 use crate::config::cap_level;
 use crate::error::ApiError;
 use crate::state::{AppState, now_ms};
-
-/// What only the running turn touches.
-pub struct Core {
-    pub executor: Executor<'static>,
-    pub router: Router<'static>,
-    pub session: Session,
-    pub conversation: Conversation,
-    /// Messages already in the store.
-    pub persisted: usize,
-    pub started: Instant,
-}
 
 #[derive(Debug, Clone)]
 struct Status {
@@ -47,9 +32,10 @@ pub struct LiveSession {
     pub events: EventLog,
     /// The running turn's cancellation (shared with its `Session`).
     pub cancel: CancelFlag,
-    pub core: Arc<tokio::sync::Mutex<Core>>,
+    /// The conversation and its turn runner: only the running turn holds it.
+    pub runner: Arc<tokio::sync::Mutex<TurnRunner>>,
     /// The last turn number handed out.
-    turns: AtomicUsize,
+    turns: AtomicU64,
     /// When a turn last ended (or the session was loaded).
     last_active: Mutex<Instant>,
 }
@@ -63,7 +49,7 @@ impl LiveSession {
         SessionView {
             id: self.id.clone(),
             title: lock(&self.title).clone(),
-            control_level: Level::from(self.level()),
+            control_level: self.level(),
             created_at: rfc3339(self.created_at_ms),
             state: lock(&self.status).state,
             fsm_state: lock(&self.fsm).as_str().to_string(),
@@ -100,7 +86,7 @@ impl LiveSession {
     }
 
     /// Idle → running; the new turn's number. 409 while a turn runs.
-    pub fn begin_turn(&self, by: &str) -> Result<usize, ApiError> {
+    pub fn begin_turn(&self, by: &str) -> Result<u64, ApiError> {
         let mut status = lock(&self.status);
         match status.state {
             SessionState::Idle => {
@@ -141,7 +127,7 @@ impl LiveSession {
     }
 
     /// The number of the last turn started.
-    pub fn current_turn(&self) -> usize {
+    pub fn current_turn(&self) -> u64 {
         self.turns.load(Ordering::SeqCst)
     }
 
@@ -200,7 +186,9 @@ impl Sessions {
         Arc::clone(map.entry(live.id.clone()).or_insert_with(|| Arc::new(live)))
     }
 
-    /// A new session, stored at once so that it is listed.
+    /// A new session, stored at once so that it is listed. Its level is
+    /// the one asked for, else the configured `control_level`, capped by
+    /// the server's ceiling.
     pub async fn create(
         app: &Arc<AppState>,
         title: Option<String>,
@@ -213,10 +201,10 @@ impl Sessions {
             .create_session(&id, &title, now)
             .map_err(ApiError::store)?;
         let level = cap_level(
-            level.unwrap_or(ControlLevel::Controlled),
+            level.unwrap_or(app.world.turn.control_level),
             app.config.max_control_level,
         );
-        let live = build(app, id, title, now, level, Vec::new()).await?;
+        let live = build(app, id, title, now, level, Loading::New).await?;
         Ok(app.sessions.insert(live))
     }
 
@@ -231,43 +219,25 @@ impl Sessions {
             .session_summary(id)
             .map_err(ApiError::store)?
             .ok_or_else(|| ApiError::NotFound(format!("no session `{id}`")))?;
-        let mut history = Vec::new();
-        for (i, json) in app
-            .store
-            .messages(id)
-            .map_err(ApiError::store)?
-            .iter()
-            .enumerate()
-        {
-            let message: Message = serde_json::from_str(json).map_err(|e| {
-                ApiError::Unavailable(format!("session {id}: stored message {i} is corrupt: {e}"))
-            })?;
-            history.push(message);
-        }
-        let level = cap_level(ControlLevel::Controlled, app.config.max_control_level);
+        let level = cap_level(app.world.turn.control_level, app.config.max_control_level);
         let live = build(
             app,
             summary.id,
             summary.title,
             summary.created_at_ms,
             level,
-            history,
+            Loading::Stored,
         )
         .await?;
         Ok(app.sessions.insert(live))
     }
 }
 
-/// The names the system prompt lists.
-pub fn prompt_names(app: &AppState) -> Vec<String> {
-    app.ports
-        .inventory
-        .snapshot()
-        .all()
-        .iter()
-        .take(20)
-        .map(|r| format!("{} ({})", r.name, r.id))
-        .collect()
+/// Whether a session's history is in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loading {
+    New,
+    Stored,
 }
 
 async fn build(
@@ -276,50 +246,25 @@ async fn build(
     title: String,
     created_at_ms: u64,
     level: ControlLevel,
-    history: Vec<Message>,
+    loading: Loading,
 ) -> Result<LiveSession, ApiError> {
-    let factory = Arc::clone(&app.model);
-    let model = tokio::task::spawn_blocking(move || factory())
-        .await
-        .map_err(|e| ApiError::Unavailable(format!("connecting the model failed: {e}")))?
-        .map_err(|e| ApiError::Unavailable(format!("cannot use the configured model: {e}")))?;
-    let router = Router::new(app.ports.inventory, model);
-    let mut conversation = Conversation::default();
-    let user_turns = history
-        .iter()
-        .filter(|m| matches!(m, Message::User { .. }))
-        .count();
-    conversation.messages = history;
-    let mut persisted = conversation.messages.len();
-    let inventory_app = Arc::clone(app);
-    let names = tokio::task::spawn_blocking(move || prompt_names(&inventory_app))
-        .await
-        .unwrap_or_default();
-    let prompt = Message::system(system_prompt(level, &names));
-    match conversation.messages.first_mut() {
-        Some(first @ Message::System { .. }) => *first = prompt,
-        _ => {
-            conversation.messages.insert(0, prompt);
-            if persisted > 0 {
-                // Not stored: the stored history stays as it was.
-                persisted += 1;
-            }
-        }
-    }
-    for price in &app.prices {
-        conversation.usage.prices.set(
-            &price.provider,
-            &price.model,
-            price.input_per_million,
-            price.output_per_million,
-        );
-    }
+    // Off the async workers: the inventory for the system prompt may be
+    // discovered now, and the history read from the store.
+    let world = Arc::clone(&app.world);
+    let runner_id = id.clone();
+    let mut runner = tokio::task::spawn_blocking(move || match loading {
+        Loading::New => Ok(world.new_runner(runner_id, level)),
+        Loading::Stored => world.resume_runner(runner_id, level),
+    })
+    .await
+    .map_err(|e| ApiError::Unavailable(format!("opening the session failed: {e}")))?
+    .map_err(|e| match e {
+        TurnError::NoSuchSession(id) => ApiError::NotFound(format!("no session `{id}`")),
+        other => ApiError::Unavailable(other.to_string()),
+    })?;
     let cancel = CancelFlag::new();
-    let session = Session {
-        cancel: cancel.clone(),
-        ..Session::new(id.clone())
-    };
-    let fsm = session.fsm.state();
+    runner.session.cancel = cancel.clone();
+    let fsm = runner.session.fsm.state();
     Ok(LiveSession {
         events: EventLog::new(&id, Retention::default()),
         id,
@@ -332,15 +277,8 @@ async fn build(
         }),
         fsm: Mutex::new(fsm),
         cancel,
-        core: Arc::new(tokio::sync::Mutex::new(Core {
-            executor: app.executor(level),
-            router,
-            session,
-            conversation,
-            persisted,
-            started: Instant::now(),
-        })),
-        turns: AtomicUsize::new(user_turns),
+        turns: AtomicU64::new(runner.turns()),
+        runner: Arc::new(tokio::sync::Mutex::new(runner)),
         last_active: Mutex::new(Instant::now()),
     })
 }

@@ -12,7 +12,10 @@ use warden_core::executor::Moment;
 use warden_core::ports::{Approval, ApprovalError, ApprovalState, check_consumable};
 use warden_store::ApprovalFilter;
 
-use crate::api::{ApprovalStateView, ApprovalView, ApproveRequest, DenyRequest, RunResult};
+use warden_protocol::ControlLevel;
+use warden_protocol::views::ApprovalView;
+
+use crate::api::{ApprovalStateView, ApproveRequest, DenyRequest, RunResult, approval_view};
 use crate::auth::{Caller, Role};
 use crate::config::FourEyes;
 use crate::error::ApiError;
@@ -32,11 +35,11 @@ pub struct ApprovalsQuery {
 
 fn view(app: &AppState, approval: &Approval) -> ApprovalView {
     let people = app.store.approval_people(&approval.id).unwrap_or_default();
-    ApprovalView::of(approval, &people, now_ms())
+    approval_view(approval, &people, now_ms())
 }
 
 fn load(app: &AppState, id: &str) -> Result<Approval, ApiError> {
-    match app.ports.approvals.get(id) {
+    match app.world.backends.approvals.get(id) {
         Ok(approval) => Ok(approval),
         Err(ApprovalError::NotFound(_)) => Err(ApiError::NotFound(format!("no approval `{id}`"))),
         Err(error) => Err(ApiError::store(error)),
@@ -145,7 +148,8 @@ fn decide(
     // The store records the decision, who made it and why, and audits it
     // in the same transaction.
     let decided = app
-        .ports
+        .world
+        .backends
         .approvals
         .decide_as(id, state, &caller.actor(), reason.clone(), now)
         .map_err(|e| refused(app, e, now))?;
@@ -217,7 +221,12 @@ pub async fn run(
         session: Duration::ZERO,
         wall_ms: now,
     };
-    let run = app.stored_runner.run_stored_approval(&id, at).await;
+    // An approved call runs as any approved write does: every gate again.
+    let world = &app.world;
+    let executor = world
+        .backends
+        .executor(world.turn.settings(ControlLevel::Controlled));
+    let run = executor.run_stored_approval(&id, at).await;
     app.audit_human(HumanAction {
         session_id: &approval.session_id,
         actor: &caller.user,

@@ -15,7 +15,7 @@ use crate::state::AppState;
 /// Taking a snapshot may discover (run commands): off the async workers.
 async fn snapshot(app: &Arc<AppState>) -> Result<Arc<InventorySnapshot>, ApiError> {
     let app = Arc::clone(app);
-    tokio::task::spawn_blocking(move || app.ports.inventory.snapshot())
+    tokio::task::spawn_blocking(move || app.world.backends.inventory.snapshot())
         .await
         .map_err(|e| ApiError::Unavailable(format!("inventory unavailable: {e}")))
 }

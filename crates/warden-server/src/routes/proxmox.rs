@@ -8,7 +8,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use crate::auth::{Caller, Role};
-use crate::clusters::{AddCluster, ClusterAdminError, ClusterView};
+use warden_world::proxmox::admin::ProxmoxAdmin;
+use warden_world::proxmox::clusters::{AddCluster, ClusterAdminError, ClusterView};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, HumanAction};
@@ -20,6 +21,17 @@ fn admin_error(error: ClusterAdminError) -> ApiError {
         ClusterAdminError::NotFound(message) => ApiError::NotFound(message),
         ClusterAdminError::Unavailable(message) => ApiError::Unavailable(message),
     }
+}
+
+/// The clusters this server manages; none in a simulated world.
+fn clusters(app: &AppState) -> Result<&ProxmoxAdmin, ApiError> {
+    app.world.cluster_admin.as_ref().ok_or_else(|| {
+        // The server's state, not a passing failure: 409, not 503.
+        ApiError::conflict(
+            "this server runs a simulated world: Proxmox clusters cannot be managed",
+            None,
+        )
+    })
 }
 
 fn audit(app: &AppState, caller: &Caller, decision: &str, name: &str, detail: &str) {
@@ -42,7 +54,12 @@ pub async fn list(
     caller: Caller,
 ) -> Result<Json<Vec<ClusterView>>, ApiError> {
     caller.require(Role::Admin)?;
-    Ok(Json(app.clusters.list()))
+    Ok(Json(app
+        .world
+        .cluster_admin
+        .as_ref()
+        .map(ProxmoxAdmin::list)
+        .unwrap_or_default()))
 }
 
 /// Connect a cluster: its first inventory is read before anything is kept,
@@ -57,7 +74,7 @@ pub async fn add(
     caller.require(Role::Admin)?;
     let name = body.name.clone();
     let url = body.url.clone();
-    let view = app.clusters.add(body).await.map_err(admin_error)?;
+    let view = clusters(&app)?.add(body).await.map_err(admin_error)?;
     audit(&app, &caller, "cluster_added", &name, &url);
     Ok((StatusCode::CREATED, Json(view)))
 }
@@ -72,7 +89,10 @@ pub async fn remove(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     caller.require(Role::Admin)?;
-    app.clusters.remove(&name).map_err(admin_error)?;
+    match app.world.cluster_admin.as_ref() {
+        Some(admin) => admin.remove(&name).map_err(admin_error)?,
+        None => return Err(ApiError::NotFound(format!("no Proxmox cluster `{name}`"))),
+    }
     audit(&app, &caller, "cluster_removed", &name, "");
     Ok(StatusCode::NO_CONTENT)
 }

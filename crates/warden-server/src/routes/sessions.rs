@@ -8,10 +8,10 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use warden_core::agent::provider::Message;
-use warden_protocol::{ControlLevel, FsmState};
+use warden_protocol::FsmState;
 
 use crate::api::{
-    CreateSession, Level, MessageView, PatchSession, PostMessage, SessionDetail, SessionState,
+    CreateSession, MessageView, PatchSession, PostMessage, SessionDetail, SessionState,
     SessionView, TurnAccepted, rfc3339,
 };
 use crate::auth::{Caller, Role};
@@ -31,10 +31,7 @@ fn stored_view(app: &AppState, summary: &warden_store::SessionSummary) -> Sessio
     SessionView {
         id: summary.id.clone(),
         title: summary.title.clone(),
-        control_level: Level::from(cap_level(
-            ControlLevel::Controlled,
-            app.config.max_control_level,
-        )),
+        control_level: cap_level(app.world.turn.control_level, app.config.max_control_level),
         created_at: rfc3339(summary.created_at_ms),
         state: SessionState::Idle,
         fsm_state: FsmState::Resolving.as_str().to_string(),

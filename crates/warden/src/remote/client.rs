@@ -81,31 +81,57 @@ impl RemoteClient {
         })
     }
 
+    /// The server's base URL.
+    pub fn server(&self) -> &str {
+        self.server.as_str()
+    }
+
+    /// The URL of `path`, whose query (after `?`) stays a query.
     fn url(&self, path: &str) -> String {
-        self.server.endpoint(path).to_string()
+        let (path, query) = match path.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (path, None),
+        };
+        let mut url = self.server.endpoint(path);
+        url.set_query(query);
+        url.to_string()
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value> {
+        let response = request
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {}", self.server.as_str()))?;
+        json_or_error(response).await
     }
 
     pub async fn get(&self, path: &str) -> Result<Value> {
-        let response = self
-            .http
-            .get(self.url(path))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {}", self.server.as_str()))?;
-        json_or_error(response).await
+        self.send(self.http.get(self.url(path))).await
     }
 
     pub async fn post(&self, path: &str, body: &Value) -> Result<Value> {
-        let response = self
-            .http
-            .post(self.url(path))
-            .bearer_auth(&self.token)
-            .json(body)
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {}", self.server.as_str()))?;
-        json_or_error(response).await
+        self.send(self.http.post(self.url(path)).json(body)).await
+    }
+
+    pub async fn patch(&self, path: &str, body: &Value) -> Result<Value> {
+        self.send(self.http.patch(self.url(path)).json(body)).await
+    }
+
+    /// `get`, parsed as `T`.
+    pub async fn get_as<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T> {
+        let value = self.get(path).await?;
+        serde_json::from_value(value).with_context(|| format!("the server's answer to {path}"))
+    }
+
+    /// `post`, parsed as `T`.
+    pub async fn post_as<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &Value,
+    ) -> Result<T> {
+        let value = self.post(path, body).await?;
+        serde_json::from_value(value).with_context(|| format!("the server's answer to {path}"))
     }
 
     /// The session's event stream from after `last_event_id`.
@@ -172,17 +198,19 @@ impl EventStream {
     }
 }
 
+/// The body as JSON; an empty body (204, or the 202 of a cancel) is `null`.
 async fn json_or_error(response: reqwest::Response) -> Result<Value> {
     if !response.status().is_success() {
         return Err(api_error(response).await);
     }
-    if response.status() == reqwest::StatusCode::NO_CONTENT {
+    let body = response
+        .bytes()
+        .await
+        .context("the server's answer broke off")?;
+    if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    response
-        .json()
-        .await
-        .context("the server sent invalid JSON")
+    serde_json::from_slice(&body).context("the server sent invalid JSON")
 }
 
 /// The spec's `{"error": {"code", "message"}}` as a readable error.

@@ -29,7 +29,7 @@ use warden_store::Store;
 
 pub(crate) mod scenario;
 
-use crate::storage::{SqliteApprovals, SqliteAudit};
+use warden_world::storage::{SqliteApprovals, SqliteAudit};
 
 use scenario::{ApprovalMode, Scenario};
 
@@ -55,7 +55,7 @@ pub struct Transcript {
 
 pub fn run(args: &ReplayArgs) -> Result<ExitCode> {
     let store = match &args.db {
-        Some(path) => crate::storage::open(Some(path.clone()))?,
+        Some(path) => warden_world::storage::open(Some(path.clone()))?,
         None => Arc::new(Store::open_in_memory()?),
     };
     if args.path.is_dir() {
@@ -182,7 +182,7 @@ pub fn replay(scenario: &Scenario, store: &Arc<Store>) -> Result<Transcript> {
     let started = Instant::now();
     let clock = move || Moment {
         session: started.elapsed(),
-        wall_ms: crate::storage::now_ms(),
+        wall_ms: crate::time_fmt::now_ms(),
     };
     let mut events = vec![LoopEvent::FsmState {
         state: session.fsm.state(),

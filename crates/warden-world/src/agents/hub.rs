@@ -173,7 +173,7 @@ impl AgentHub {
         }
         self.inventory
             .set_presence(agent_id, name, Presence::Connected);
-        crate::metrics::connected_agents(self.connected_count());
+        metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
         Some(Registration {
             conn_id,
             outgoing: outgoing_rx,
@@ -195,7 +195,7 @@ impl AgentHub {
         if let Some(conn) = removed {
             self.inventory
                 .set_presence(agent_id, &conn.name, Presence::Disconnected);
-            crate::metrics::connected_agents(self.connected_count());
+            metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
         }
     }
 
@@ -212,7 +212,7 @@ impl AgentHub {
             self.fail_pending(agent_id, conn.conn_id);
         }
         self.inventory.remove(agent_id, name);
-        crate::metrics::connected_agents(self.connected_count());
+        metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
     }
 
     pub fn connected_count(&self) -> usize {

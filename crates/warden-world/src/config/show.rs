@@ -89,6 +89,11 @@ impl Config {
                 &self.knowledge_ttl.source,
             ),
             (
+                "approval_ttl",
+                format!("{} s", self.approval_ttl.value.as_secs()),
+                &self.approval_ttl.source,
+            ),
+            (
                 "budget_tokens",
                 self.budget_tokens
                     .value

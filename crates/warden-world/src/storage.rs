@@ -6,36 +6,85 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use std::os::unix::fs::DirBuilderExt;
 
-use anyhow::{Context, Result};
 use warden_core::ports::{
     Approval, ApprovalError, ApprovalState, ApprovalStore, AuditError, AuditRecord, AuditSink,
-    Note, NotesError, NotesStore, check_consumable, check_decidable,
+    BoxFuture, ConversationStore, ConversationStoreError, Note, NotesError, NotesStore, TurnRecord,
+    check_consumable, check_decidable,
 };
-use warden_store::{Store, StoreError, StoredNote};
+use warden_store::{Store, StoreError, StoredNote, UsageRow};
 
-/// `$XDG_DATA_HOME/warden/warden.db`, else `~/.local/share/warden/warden.db`.
-pub fn default_database_path() -> Result<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
+/// Why the database cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot find a data directory: set {0}")]
+    NoDataDirectory(&'static str),
+    #[error("creating {path}: {source}")]
+    CreateDirectory {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The store's own error names the path and the problem.
+    #[error(transparent)]
+    Store(StoreError),
+    #[error("opening {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: StoreError,
+    },
+}
+
+/// The user's data directory: `$XDG_DATA_HOME/warden`, else
+/// `~/.local/share/warden`.
+fn user_data_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .context("cannot find a data directory: set --db or WARDEN_DB")?;
-    Ok(data.join("warden").join("warden.db"))
+        .map(|data| data.join("warden"))
+}
+
+/// `$XDG_DATA_HOME/warden/warden.db`, else `~/.local/share/warden/warden.db`.
+pub fn default_database_path() -> Result<PathBuf, OpenError> {
+    user_data_dir()
+        .map(|dir| dir.join("warden.db"))
+        .ok_or(OpenError::NoDataDirectory("--db or WARDEN_DB"))
+}
+
+/// Where `warden serve` keeps its data: `--data-dir`, else
+/// `$WARDEN_DATA_DIR`, else the user's data directory.
+pub fn server_data_dir(flag: Option<PathBuf>) -> Result<PathBuf, OpenError> {
+    if let Some(dir) = flag.or_else(|| std::env::var_os("WARDEN_DATA_DIR").map(PathBuf::from)) {
+        return Ok(dir);
+    }
+    user_data_dir().ok_or(OpenError::NoDataDirectory("--data-dir or WARDEN_DATA_DIR"))
+}
+
+/// Create `dir` private (0700) if it is missing.
+pub fn create_private_dir(dir: &std::path::Path) -> Result<(), OpenError> {
+    if dir.exists() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|source| OpenError::CreateDirectory {
+            path: dir.to_path_buf(),
+            source,
+        })
 }
 
 /// Open the database named by `--db`, `$WARDEN_DB` or the config file (its
 /// directory must exist: a typo should not scatter databases around), else
 /// the default location, whose directory is created private (0700).
-pub fn open(configured: Option<PathBuf>) -> Result<Arc<Store>> {
+pub fn open(configured: Option<PathBuf>) -> Result<Arc<Store>, OpenError> {
     let path = match configured {
         Some(path) => path,
         None => {
             let path = default_database_path()?;
             if let Some(dir) = path.parent() {
-                std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
+                create_private_dir(dir)?;
             }
             path
         }
@@ -50,8 +99,8 @@ pub fn open(configured: Option<PathBuf>) -> Result<Arc<Store>> {
             | StoreError::CannotWrite { .. }
             | StoreError::NotADatabase { .. }
             | StoreError::SchemaTooNew { .. }),
-        ) => Err(error.into()),
-        Err(error) => Err(anyhow::Error::new(error).context(format!("opening {}", path.display()))),
+        ) => Err(OpenError::Store(error)),
+        Err(source) => Err(OpenError::Open { path, source }),
     }
 }
 
@@ -217,6 +266,90 @@ impl NotesStore for SqliteNotes {
                     .collect()
             })
             .map_err(|e| NotesError(e.to_string()))
+    }
+}
+
+/// Conversations and their usage in the store. A turn's messages and usage
+/// are written together; under a multi-threaded runtime (the server) on
+/// the one store writer thread, so that a thousand turns ending at once
+/// neither stall the workers that stream everyone else's tokens nor take a
+/// blocking thread each.
+pub struct SqliteConversations {
+    store: Arc<Store>,
+    writer: std::sync::OnceLock<crate::store_writer::StoreWriter>,
+}
+
+impl SqliteConversations {
+    pub fn new(store: Arc<Store>) -> Self {
+        SqliteConversations {
+            store,
+            writer: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+fn store_error(error: impl std::fmt::Display) -> ConversationStoreError {
+    ConversationStoreError(error.to_string())
+}
+
+fn save_turn(store: &Store, record: &TurnRecord) -> Result<(), StoreError> {
+    store.append_messages(
+        &record.session_id,
+        &record.messages,
+        Some(&record.title),
+        record.at_ms,
+    )?;
+    for usage in &record.usage {
+        store.record_usage(&UsageRow {
+            session_id: usage.session_id.clone(),
+            provider: usage.provider.clone(),
+            model: usage.model.clone(),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cost_usd: usage.cost_usd,
+            at_ms: usage.at_ms,
+        })?;
+    }
+    Ok(())
+}
+
+impl ConversationStore for SqliteConversations {
+    fn create(&self, session_id: &str, title: &str, at_ms: u64) -> Result<(), ConversationStoreError> {
+        self.store
+            .create_session(session_id, title, at_ms)
+            .map_err(store_error)
+    }
+
+    fn exists(&self, session_id: &str) -> Result<bool, ConversationStoreError> {
+        self.store.session_exists(session_id).map_err(store_error)
+    }
+
+    fn messages(&self, session_id: &str) -> Result<Vec<String>, ConversationStoreError> {
+        self.store.messages(session_id).map_err(store_error)
+    }
+
+    fn tokens_used(&self, session_id: &str) -> Result<u64, ConversationStoreError> {
+        self.store.session_tokens(session_id).map_err(store_error)
+    }
+
+    fn save_turn(&self, record: TurnRecord) -> BoxFuture<'_, Result<(), ConversationStoreError>> {
+        Box::pin(async move {
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle)
+                    if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
+                {
+                    let writer = self.writer.get_or_init(|| {
+                        crate::store_writer::StoreWriter::start(Arc::clone(&self.store))
+                    });
+                    writer
+                        .write(move |store| save_turn(store, &record))
+                        .await
+                        .map_err(store_error)
+                }
+                // The CLI's one thread: the terminal is the only client.
+                _ => save_turn(&self.store, &record).map_err(store_error),
+            }
+        })
     }
 }
 

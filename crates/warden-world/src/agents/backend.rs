@@ -22,7 +22,7 @@ use super::Agents;
 use super::grants::{GrantFor, random_id, sign_grant};
 use super::hub::{ExecEnd, as_facts};
 use super::routing::{AgentRoute, route};
-use crate::state::now_ms;
+use crate::now_ms;
 
 /// How long past its own timeout a command may take to be reported.
 const RESULT_GRACE: Duration = Duration::from_secs(15);

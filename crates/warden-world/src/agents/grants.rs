@@ -30,12 +30,14 @@ pub enum AgentKeyError {
 
 /// `N` random bytes.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], AgentKeyError> {
-    crate::auth::secrets::random_bytes().map_err(|e| AgentKeyError::Random(e.to_string()))
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| AgentKeyError::Random(e.to_string()))?;
+    Ok(bytes)
 }
 
 /// `prefix` and 128 random bits in hex: request ids.
 pub fn random_id(prefix: &str) -> Result<String, AgentKeyError> {
-    crate::auth::secrets::new_id(prefix).map_err(|e| AgentKeyError::Random(e.to_string()))
+    crate::random_id(prefix).map_err(|e| AgentKeyError::Random(e.to_string()))
 }
 
 /// The server's signing key: the stored one, or a new one stored for good.

@@ -8,11 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
-use warden_core::ports::BoxFuture;
 use warden_infra::proxmox::{ConfigError, ProxmoxConfig, ProxmoxError};
-use warden_server::clusters::{
-    AddCluster, ClusterAdmin, ClusterAdminError, ClusterOrigin, ClusterTrust, ClusterView,
-};
+
+use super::clusters::{AddCluster, ClusterAdminError, ClusterOrigin, ClusterTrust, ClusterView};
 
 use super::{JoinError, ProxmoxWorld};
 
@@ -132,7 +130,7 @@ fn read_file(path: &Path) -> Result<StoredClusters, ClustersFileError> {
     })
 }
 
-/// The server's [`ClusterAdmin`] over the connected clusters.
+/// The clusters an admin manages through the server's API.
 pub struct ProxmoxAdmin {
     world: Arc<ProxmoxWorld>,
     /// The clusters in the configuration file.
@@ -196,11 +194,13 @@ impl ProxmoxAdmin {
     fn save(&self, clusters: Vec<StoredCluster>) -> Result<(), ClusterAdminError> {
         let text = toml::to_string(&StoredClusters { proxmox: clusters })
             .map_err(|e| ClusterAdminError::Unavailable(format!("cannot write clusters: {e}")))?;
-        warden_agent::private_files::write_private_file(&self.file, text.as_bytes())
+        warden_infra::private_files::write_private_file(&self.file, text.as_bytes())
             .map_err(|e| ClusterAdminError::Unavailable(e.to_string()))
     }
 
-    async fn add_cluster(&self, add: AddCluster) -> Result<ClusterView, ClusterAdminError> {
+    /// Connect a cluster and keep its settings; nothing changes when its
+    /// first inventory cannot be read.
+    pub async fn add(&self, add: AddCluster) -> Result<ClusterView, ClusterAdminError> {
         let stored = StoredCluster::from(add);
         let config = stored.config();
         if self.from_config.iter().any(|c| c.name == config.name) {
@@ -229,8 +229,9 @@ impl ProxmoxAdmin {
     }
 }
 
-impl ClusterAdmin for ProxmoxAdmin {
-    fn list(&self) -> Vec<ClusterView> {
+impl ProxmoxAdmin {
+    /// The clusters of the configuration file, then those added here.
+    pub fn list(&self) -> Vec<ClusterView> {
         let added = self
             .added
             .lock()
@@ -247,11 +248,8 @@ impl ClusterAdmin for ProxmoxAdmin {
             .collect()
     }
 
-    fn add(&self, cluster: AddCluster) -> BoxFuture<'_, Result<ClusterView, ClusterAdminError>> {
-        Box::pin(self.add_cluster(cluster))
-    }
-
-    fn remove(&self, name: &str) -> Result<(), ClusterAdminError> {
+    /// Disconnect a cluster added through the API and forget it.
+    pub fn remove(&self, name: &str) -> Result<(), ClusterAdminError> {
         if self.from_config.iter().any(|c| c.name == name) {
             return Err(ClusterAdminError::Conflict(format!(
                 "`{name}` is configured in the configuration file: remove it there"

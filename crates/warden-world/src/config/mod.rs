@@ -9,12 +9,36 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
 use serde::Deserialize;
+use warden_core::agent::usage::Prices;
 use warden_core::executor::snapshot_first::{SnapshotMode, SnapshotPolicy};
+use warden_core::turn::TurnConfig;
 use warden_infra::proxmox::ProxmoxConfig;
 use warden_llm::{ProviderConfig, ProviderKind, Secret};
 use warden_protocol::ControlLevel;
+
+/// Why the configuration cannot be used. Every message names the file,
+/// the key or the variable at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("invalid config file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("reading {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A value that makes no sense, with the key's name.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+type Result<T, E = ConfigError> = std::result::Result<T, E>;
+
+fn invalid<T>(message: String) -> Result<T> {
+    Err(ConfigError::Invalid(message))
+}
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +84,8 @@ struct FileConfig {
     control_level: Option<String>,
     /// How long a cached read answers an identical one (0: never).
     knowledge_ttl_secs: Option<u64>,
+    /// How long an approval request waits for a human.
+    approval_ttl_secs: Option<u64>,
     db: Option<PathBuf>,
     #[serde(default)]
     provider: FileProvider,
@@ -155,6 +181,7 @@ pub struct Config {
     pub max_output_tokens: Sourced<Option<u32>>,
     pub max_model_calls: Sourced<usize>,
     pub knowledge_ttl: Sourced<Duration>,
+    pub approval_ttl: Sourced<Duration>,
     pub budget_tokens: Sourced<Option<u64>>,
     pub exec_timeout: Sourced<Duration>,
     pub exec_max_output: Sourced<usize>,
@@ -193,6 +220,7 @@ impl Config {
             max_output_tokens: Sourced::new(defaults.max_output_tokens, Source::Default),
             max_model_calls: Sourced::new(DEFAULT_MAX_MODEL_CALLS, Source::Default),
             knowledge_ttl: Sourced::new(DEFAULT_KNOWLEDGE_TTL, Source::Default),
+            approval_ttl: Sourced::new(DEFAULT_APPROVAL_TTL, Source::Default),
             budget_tokens: Sourced::new(None, Source::Default),
             exec_timeout: Sourced::new(Duration::from_secs(30), Source::Default),
             exec_max_output: Sourced::new(64 * 1024, Source::Default),
@@ -227,8 +255,11 @@ impl Config {
             }
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
-                    let file: FileConfig = toml::from_str(&text)
-                        .with_context(|| format!("invalid config file {}", path.display()))?;
+                    let file: FileConfig =
+                        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                            path: path.clone(),
+                            message: e.to_string(),
+                        })?;
                     config.apply_file(file, &path, env)?;
                     config.file = Some(path.clone());
                     config.searched.push((path, Found::Read));
@@ -237,7 +268,10 @@ impl Config {
                     config.searched.push((path, Found::Missing));
                 }
                 Err(error) => {
-                    return Err(error).with_context(|| format!("reading {}", path.display()));
+                    return Err(ConfigError::Read {
+                        path,
+                        source: error,
+                    });
                 }
             }
         }
@@ -264,6 +298,9 @@ impl Config {
         if let Some(s) = file.knowledge_ttl_secs {
             self.knowledge_ttl.set(Duration::from_secs(s), src());
         }
+        if let Some(s) = file.approval_ttl_secs {
+            self.set_approval_ttl(s, src())?;
+        }
         if let Some(n) = file.agent_loop.max_model_calls {
             self.max_model_calls
                 .set(positive("loop.max_model_calls", n)?, src());
@@ -282,12 +319,12 @@ impl Config {
             self.api_key.set(Some(Secret::new(key)), src());
         }
         if let Some(var) = p.api_key_env {
-            let key = env(&var).with_context(|| {
-                format!(
+            let Some(key) = env(&var) else {
+                return invalid(format!(
                     "{}: provider.api_key_env names `{var}`, which is not set",
                     path.display()
-                )
-            })?;
+                ));
+            };
             self.api_key.set(Some(Secret::new(key)), src());
         }
         if let Some(model) = p.model {
@@ -335,11 +372,11 @@ impl Config {
         let mut names = std::collections::HashSet::new();
         for cluster in &file.proxmox {
             if !names.insert(cluster.name.as_str()) {
-                bail!(
+                return invalid(format!(
                     "{}: two [[proxmox]] clusters are named `{}`; names must be unique",
                     path.display(),
                     cluster.name
-                );
+                ));
             }
         }
         self.proxmox = file.proxmox;
@@ -379,10 +416,9 @@ impl Config {
                 .set(Some(PathBuf::from(v)), Source::Env("WARDEN_DB"));
         }
         if let Some(v) = get("WARDEN_BUDGET_TOKENS") {
-            let n = v
-                .trim()
-                .parse()
-                .with_context(|| format!("WARDEN_BUDGET_TOKENS must be a number, got `{v}`"))?;
+            let Ok(n) = v.trim().parse() else {
+                return invalid(format!("WARDEN_BUDGET_TOKENS must be a number, got `{v}`"));
+            };
             self.budget_tokens
                 .set(Some(n), Source::Env("WARDEN_BUDGET_TOKENS"));
         }
@@ -397,7 +433,9 @@ impl Config {
         }
         let kind: ProviderKind = name
             .parse()
-            .map_err(|e: warden_llm::ProviderError| anyhow::anyhow!("{e} (or `none`)"))?;
+            .map_err(|e: warden_llm::ProviderError| {
+                ConfigError::Invalid(format!("{e} (or `none`)"))
+            })?;
         if name == "ollama" && self.base_url.value.is_none() {
             self.base_url.set(
                 Some(warden_llm::config::OLLAMA_BASE_URL.to_string()),
@@ -406,6 +444,42 @@ impl Config {
         }
         self.provider.set(Some(kind), source);
         Ok(())
+    }
+
+    /// What the turn runner reads: the same for `warden ask` and `warden
+    /// serve`.
+    pub fn turn_config(&self) -> TurnConfig {
+        let mut prices = Prices::default();
+        for (model, price) in &self.pricing {
+            prices.set_for_any_provider(model, price.input, price.output);
+        }
+        TurnConfig {
+            control_level: self.control_level.value,
+            knowledge_ttl: self.knowledge_ttl.value,
+            approval_ttl: self.approval_ttl.value,
+            snapshots: self.snapshots.value.clone(),
+            max_model_calls: self.max_model_calls.value,
+            budget_tokens: self.budget_tokens.value,
+            max_reply_bytes: self.max_reply_bytes.value,
+            prices,
+            ..TurnConfig::default()
+        }
+    }
+
+    /// How long approval requests wait (`approval_ttl_secs`, or a flag).
+    pub fn set_approval_ttl(&mut self, secs: u64, source: Source) -> Result<()> {
+        self.approval_ttl
+            .set(seconds("approval_ttl_secs", secs)?, source);
+        Ok(())
+    }
+
+    /// How this machine runs commands (`[exec]`).
+    pub fn exec_options(&self) -> warden_infra::ExecOptions {
+        warden_infra::ExecOptions::default()
+            .with_timeout(self.exec_timeout.value)
+            .with_output_limit(self.exec_max_output.value)
+            // Commands for containers go through `docker exec`: keep the socket.
+            .pass_env("DOCKER_HOST")
     }
 
     /// The provider to connect to, if one is configured.
@@ -426,15 +500,14 @@ impl Config {
     }
 }
 
-/// Model calls one user message may cause, unless configured.
-pub const DEFAULT_MAX_MODEL_CALLS: usize = 12;
-/// How long a cached read is served, unless configured.
-pub const DEFAULT_KNOWLEDGE_TTL: Duration = Duration::from_secs(60);
+pub use warden_core::turn::config::{
+    DEFAULT_APPROVAL_TTL, DEFAULT_KNOWLEDGE_TTL, DEFAULT_MAX_MODEL_CALLS,
+};
 
 /// A count or size that must not be zero.
 fn positive<T: PartialEq + Default + fmt::Display>(key: &str, value: T) -> Result<T> {
     if value == T::default() {
-        bail!("{key} = 0 makes no sense: it must be at least 1");
+        return invalid(format!("{key} = 0 makes no sense: it must be at least 1"));
     }
     Ok(value)
 }
@@ -450,7 +523,9 @@ fn parse_level(text: &str) -> Result<ControlLevel> {
         "controlled" => Ok(ControlLevel::Controlled),
         "autonomous" => Ok(ControlLevel::Autonomous),
         other => {
-            bail!("unknown control level `{other}`: expected read_only, controlled or autonomous")
+            invalid(format!(
+                "unknown control level `{other}`: expected read_only, controlled or autonomous"
+            ))
         }
     }
 }

@@ -1,16 +1,13 @@
-//! Proxmox VE clusters managed through the API by an admin. The server
-//! knows them only through [`ClusterAdmin`]: whoever starts it (the binary)
-//! connects clusters and keeps the ones added here; tests and simulated
-//! worlds have none ([`NoClusterAdmin`]).
+//! What an admin sees and sends when managing Proxmox VE clusters through
+//! the server's API ([`super::admin::ProxmoxAdmin`] does the managing).
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-use warden_core::ports::BoxFuture;
 
 /// Where a cluster's settings live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ClusterOrigin {
     /// `[[proxmox]]` in the configuration file: changed there, not here.
@@ -20,7 +17,8 @@ pub enum ClusterOrigin {
 }
 
 /// How the server trusts a cluster's certificate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ClusterTrust {
     /// Pinned SHA-256 fingerprint.
@@ -34,7 +32,8 @@ pub enum ClusterTrust {
 }
 
 /// A connected cluster, never with its secret.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClusterView {
     pub name: String,
     pub url: String,
@@ -52,7 +51,8 @@ pub struct ClusterView {
 }
 
 /// `POST /api/proxmox/clusters`: the `[[proxmox]]` settings of one cluster.
-#[derive(Clone, Deserialize, ToSchema)]
+#[derive(Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AddCluster {
     /// A label, unique among clusters.
@@ -107,39 +107,4 @@ pub enum ClusterAdminError {
     NotFound(String),
     #[error("{0}")]
     Unavailable(String),
-}
-
-/// The clusters this server is connected to.
-pub trait ClusterAdmin: Send + Sync {
-    fn list(&self) -> Vec<ClusterView>;
-
-    /// Connect a cluster and keep its settings; nothing changes when its
-    /// first inventory cannot be read.
-    fn add(&self, cluster: AddCluster) -> BoxFuture<'_, Result<ClusterView, ClusterAdminError>>;
-
-    /// Disconnect a cluster added through the API and forget it.
-    fn remove(&self, name: &str) -> Result<(), ClusterAdminError>;
-}
-
-/// No clusters can be managed (a simulated world, tests).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoClusterAdmin;
-
-impl ClusterAdmin for NoClusterAdmin {
-    fn list(&self) -> Vec<ClusterView> {
-        Vec::new()
-    }
-
-    fn add(&self, _cluster: AddCluster) -> BoxFuture<'_, Result<ClusterView, ClusterAdminError>> {
-        // The server's state, not a passing failure: 409, not 503.
-        Box::pin(std::future::ready(Err(ClusterAdminError::Conflict(
-            "this server runs a simulated world: Proxmox clusters cannot be added".into(),
-        ))))
-    }
-
-    fn remove(&self, name: &str) -> Result<(), ClusterAdminError> {
-        Err(ClusterAdminError::NotFound(format!(
-            "no Proxmox cluster `{name}`"
-        )))
-    }
 }

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 use warden_core::ports::{CompositeInventory, Inventory};
-use warden_server::clusters::{AddCluster, ClusterAdmin, ClusterAdminError, ClusterOrigin};
+use super::super::clusters::{AddCluster, ClusterAdminError, ClusterOrigin};
 
 use super::super::ProxmoxWorld;
 use super::super::admin::{CLUSTERS_FILE, ProxmoxAdmin, load_added};
