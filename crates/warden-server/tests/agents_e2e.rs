@@ -121,7 +121,7 @@ fn tool_end(events: &[SseEvent]) -> Value {
 
 fn server_options() -> Options {
     Options {
-        config: Box::new(|config| config.agents.heartbeat = Duration::from_secs(1)),
+        agents: Box::new(|agents| agents.heartbeat = Duration::from_secs(1)),
         ..Options::default()
     }
 }

@@ -16,8 +16,8 @@ use warden_store::NewEnrollmentToken;
 
 async fn server_with_heartbeat(secs: u64) -> TestServer {
     start(Options {
-        config: Box::new(move |config| {
-            config.agents.heartbeat = Duration::from_secs(secs);
+        agents: Box::new(move |agents| {
+            agents.heartbeat = Duration::from_secs(secs);
         }),
         ..Options::default()
     })

@@ -258,7 +258,7 @@ async fn a_denial_tells_the_model_why_and_runs_nothing() {
 #[tokio::test]
 async fn an_expired_approval_ends_the_wait_and_cannot_be_approved() {
     let server = start(Options {
-        config: Box::new(|c| c.approval_ttl = Duration::from_secs(1)),
+        settings: Box::new(|c| c.approval_ttl.value = Duration::from_secs(1)),
         ..Options::default()
     })
     .await;

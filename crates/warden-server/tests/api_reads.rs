@@ -41,8 +41,10 @@ const SPEC_ENDPOINTS: &[(&str, &str)] = &[
     ("delete", "/api/tokens/{id}"),
 ];
 
-/// Endpoints beyond the spec's table: Proxmox clusters managed by an admin.
+/// Endpoints beyond the spec's table: Proxmox clusters managed by an admin,
+/// and forgetting what a session discovered (`/reset` in `warden chat --server`).
 const EXTENSIONS: &[(&str, &str)] = &[
+    ("post", "/api/sessions/{id}/reset"),
     ("get", "/api/proxmox/clusters"),
     ("post", "/api/proxmox/clusters"),
     ("delete", "/api/proxmox/clusters/{name}"),

@@ -29,7 +29,7 @@ pub mod world;
 mod store_writer;
 
 pub use config::{Config, ConfigError, Overrides, Source, Sourced};
-pub use world::{ModelSource, World, WorldBuilder, WorldError};
+pub use world::{ModelSource, Simulated, World, WorldBuilder, WorldError};
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {

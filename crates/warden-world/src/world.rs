@@ -63,13 +63,31 @@ pub enum Deciders {
     Named(String),
 }
 
+/// What stands in for this machine and the clusters in a simulated world.
+pub struct Simulated {
+    pub inventory: Arc<dyn Inventory>,
+    pub hosts: Arc<dyn HostBackend>,
+    pub guest_api: Arc<dyn GuestApi>,
+}
+
+impl Simulated {
+    /// An inventory and hosts, with no guest API.
+    pub fn new(inventory: Arc<dyn Inventory>, hosts: Arc<dyn HostBackend>) -> Self {
+        Simulated {
+            inventory,
+            hosts,
+            guest_api: Arc::new(NoGuestApi),
+        }
+    }
+}
+
 /// Builds a [`World`] from the effective configuration.
 pub struct WorldBuilder {
     config: Config,
     store: Option<Arc<Store>>,
     data_dir: Option<PathBuf>,
     agents: Option<AgentSettings>,
-    simulated: Option<(Arc<dyn Inventory>, Arc<dyn HostBackend>)>,
+    simulated: Option<Simulated>,
     model: Option<ModelSource>,
     deciders: Deciders,
     watchdog: Watchdog,
@@ -113,10 +131,10 @@ impl WorldBuilder {
         self
     }
 
-    /// This inventory and these hosts instead of this machine and the
-    /// configured clusters (`serve --simulate`, tests).
-    pub fn simulated(mut self, inventory: Arc<dyn Inventory>, hosts: Arc<dyn HostBackend>) -> Self {
-        self.simulated = Some((inventory, hosts));
+    /// This inventory, these hosts and this guest API instead of this
+    /// machine and the configured clusters (`serve --simulate`, tests).
+    pub fn simulated(mut self, simulated: Simulated) -> Self {
+        self.simulated = Some(simulated);
         self
     }
 
@@ -182,7 +200,7 @@ impl WorldBuilder {
             Arc<dyn HostBackend>,
             Arc<dyn GuestApi>,
         ) = match self.simulated {
-            Some((inventory, hosts)) => (inventory, hosts, Arc::new(NoGuestApi)),
+            Some(simulated) => (simulated.inventory, simulated.hosts, simulated.guest_api),
             None => {
                 let mut clusters = self.config.proxmox.clone();
                 let added = match &self.data_dir {

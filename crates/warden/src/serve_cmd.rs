@@ -134,7 +134,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .agents(agents);
     if let Some(file) = &args.simulate {
         let (inventory, hosts) = crate::serve_world::load(file)?;
-        builder = builder.simulated(inventory, hosts);
+        builder = builder.simulated(warden_world::Simulated::new(inventory, hosts));
     }
     let world = Arc::new(
         runtime

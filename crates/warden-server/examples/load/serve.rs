@@ -4,12 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use warden_core::ports::{MemoryApprovals, MemoryAudit, MemoryNotes};
 use warden_core::simulated::{SimulatedHosts, StaticInventory};
 use warden_protocol::Resource;
+use warden_server::ServerConfig;
 use warden_server::auth::{Role, TokenExpiry, create_token};
-use warden_server::{ServerConfig, ServerPorts};
 use warden_store::Store;
+use warden_world::world::Deciders;
+use warden_world::{Config, Simulated, WorldBuilder};
 
 use crate::Flags;
 use crate::paced::PacedModel;
@@ -22,23 +23,25 @@ pub async fn run(flags: &Flags) {
     let mut config = ServerConfig::new(dir.path().to_path_buf());
     config.listen = format!("127.0.0.1:{port}").parse().unwrap();
     let store = Arc::new(Store::open(&config.database_path()).unwrap());
-    let ports = ServerPorts {
-        inventory: Arc::new(StaticInventory::new(vec![Resource::new(
-            "host:web1".parse().unwrap(),
-            "web1",
-        )])),
-        hosts: Arc::new(SimulatedHosts::default()),
-        guest_api: Arc::new(warden_core::ports::NoGuestApi),
-        approvals: Arc::new(MemoryApprovals::default()),
-        audit: Arc::new(MemoryAudit::default()),
-        notes: Arc::new(MemoryNotes::default()),
-        model: Arc::new(move || Ok(Some(Box::new(PacedModel { pace, tokens }) as _))),
-        prices: Vec::new(),
-        clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
-    };
-    let started = warden_server::start(config, Arc::clone(&store), ports)
+    let world = WorldBuilder::new(Config::builtin())
+        .store(Arc::clone(&store))
+        .server_data_dir(config.data_dir.clone())
+        .deciders(Deciders::Named("system".into()))
+        .agents(Default::default())
+        .simulated(Simulated::new(
+            Arc::new(StaticInventory::new(vec![Resource::new(
+                "host:web1".parse().unwrap(),
+                "web1",
+            )])),
+            Arc::new(SimulatedHosts::default()),
+        ))
+        .model(Arc::new(move || {
+            Some(Box::new(PacedModel { pace, tokens }) as _)
+        }))
+        .build()
         .await
         .unwrap();
+    let started = warden_server::start(config, Arc::new(world)).await.unwrap();
     let token = create_token(&store, "load", Role::Operator, TokenExpiry::Never, None, 0)
         .unwrap()
         .secret;

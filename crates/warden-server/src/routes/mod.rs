@@ -67,6 +67,7 @@ fn api() -> OpenApiRouter<Arc<AppState>> {
         .routes(routes!(sessions::get, sessions::patch))
         .routes(routes!(sessions::post_message))
         .routes(routes!(sessions::cancel))
+        .routes(routes!(sessions::reset))
         .routes(routes!(events::stream))
         .routes(routes!(approvals::list))
         .routes(routes!(approvals::get))

@@ -208,3 +208,41 @@ pub async fn patch(
     }
     Ok(Json(live.view()))
 }
+
+/// Forget what the session discovered (its FSM and ResolvedContext, as
+/// `/reset` in `warden chat`); its messages stay. 409 while a turn runs.
+#[utoipa::path(post, path = "/api/sessions/{id}/reset", tag = "sessions",
+    params(("id" = String, Path, description = "Session id")),
+    responses((status = 200, description = "The session", body = SessionView)))]
+pub async fn reset(
+    State(app): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<SessionView>, ApiError> {
+    caller.require(Role::Operator)?;
+    let live = Sessions::get_or_load(&app, &id).await?;
+    let busy = || {
+        ApiError::conflict(
+            "a turn is running in this session; wait for it or cancel it",
+            Some("running"),
+        )
+    };
+    let Ok(mut runner) = live.runner.try_lock() else {
+        return Err(busy());
+    };
+    if live.is_busy() {
+        return Err(busy());
+    }
+    runner.reset();
+    live.set_fsm(runner.session.fsm.state());
+    drop(runner);
+    app.audit_human(HumanAction {
+        session_id: &live.id,
+        actor: &caller.user,
+        tool: "session",
+        target: None,
+        decision: "reset",
+        detail: "forgot what the session discovered",
+    });
+    Ok(Json(live.view()))
+}

@@ -14,16 +14,19 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 use thirtyfour::{ChromiumLikeCapabilities, Key};
-use warden_core::ports::{ExecOutput, MemoryNotes};
+use warden_core::ports::ExecOutput;
 use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
-use warden_llm::{ProviderConfig, ProviderKind};
+use warden_llm::ProviderKind;
 use warden_protocol::{ControlLevel, Resource, ResourceId};
 use warden_server::auth::{Role, add_user};
-use warden_server::{ModelPrice, ServerConfig, ServerPorts, Started};
+use warden_server::{ServerConfig, Started};
 use warden_store::Store;
+use warden_world::config::FilePrice;
+use warden_world::world::Deciders;
+use warden_world::{Config, Simulated, WorldBuilder};
 
 use super::fake_model::FakeModel;
-use crate::support::{StoreApprovals, StoreAudit, client, now_ms};
+use crate::support::{client, now_ms};
 
 /// How long a page gets for anything the tests wait on.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -177,33 +180,32 @@ impl World {
     async fn serve(&mut self) {
         let mut config = self.config.clone();
         config.listen = self.addr;
-        let base_url = self.model.base_url.clone();
-        let store = Arc::clone(&self.store);
-        let ports = ServerPorts {
-            inventory: Arc::new(StaticInventory::new(inventory())),
-            hosts: self.hosts.clone(),
-            guest_api: Arc::new(warden_core::ports::NoGuestApi),
-            approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
-            audit: Arc::new(StoreAudit(Arc::clone(&store))),
-            notes: Arc::new(MemoryNotes::default()),
-            model: Arc::new(move || {
-                let mut provider = ProviderConfig::new(ProviderKind::OpenAi);
-                provider.base_url = Some(base_url.clone());
-                provider.model = Some("test".into());
-                provider.max_retries = 0;
-                warden_llm::connect(&provider)
-                    .map(Some)
-                    .map_err(|e| e.to_string())
-            }),
-            prices: vec![ModelPrice {
-                provider: "openai".into(),
-                model: "test".into(),
-                input_per_million: 2.5,
-                output_per_million: 10.0,
-            }],
-            clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
-        };
-        let started = warden_server::start(config, store, ports).await.unwrap();
+        // The model as a configuration file would name it.
+        let mut settings = Config::builtin();
+        settings.provider.value = Some(ProviderKind::OpenAi);
+        settings.base_url.value = Some(self.model.base_url.clone());
+        settings.model.value = Some("test".into());
+        settings.max_retries.value = 0;
+        settings.pricing.insert(
+            "test".into(),
+            FilePrice {
+                input: 2.5,
+                output: 10.0,
+            },
+        );
+        let world = WorldBuilder::new(settings)
+            .store(Arc::clone(&self.store))
+            .server_data_dir(config.data_dir.clone())
+            .deciders(Deciders::Named("system".into()))
+            .agents(Default::default())
+            .simulated(Simulated::new(
+                Arc::new(StaticInventory::new(inventory())),
+                self.hosts.clone(),
+            ))
+            .build()
+            .await
+            .unwrap();
+        let started = warden_server::start(config, Arc::new(world)).await.unwrap();
         self.addr = started.local_addr;
         self.base = format!("http://{}", started.local_addr);
         self.started = Some(started);

@@ -12,15 +12,15 @@ use std::time::Duration;
 
 use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{Value, json};
-use warden_core::ports::{
-    Approval, ApprovalError, ApprovalState, ApprovalStore, AuditError, AuditRecord, AuditSink,
-    ExecOutput, MemoryNotes, check_consumable, check_decidable,
-};
+use warden_core::ports::ExecOutput;
 use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticInventory};
 use warden_protocol::{Resource, ResourceId};
 use warden_server::auth::{Role, TokenExpiry, add_user, create_token};
-use warden_server::{FourEyes, ServerConfig, ServerPorts, ShutdownHandle, Started};
+use warden_server::{FourEyes, ServerConfig, ShutdownHandle, Started};
 use warden_store::Store;
+use warden_world::agents::AgentSettings;
+use warden_world::world::Deciders;
+use warden_world::{Config, Simulated, WorldBuilder};
 
 #[allow(unused_imports)] // not every test binary uses both
 pub use model::{Script, ScriptBook};
@@ -30,67 +30,6 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64
-}
-
-/// Approvals in the store, as the binary wires them.
-pub struct StoreApprovals(pub Arc<Store>);
-
-impl ApprovalStore for StoreApprovals {
-    fn create(&self, approval: Approval) -> Result<(), ApprovalError> {
-        self.0
-            .insert_approval(&approval)
-            .map_err(|e| ApprovalError::Store(e.to_string()))
-    }
-
-    fn get(&self, id: &str) -> Result<Approval, ApprovalError> {
-        self.0
-            .approval(id)
-            .map_err(|e| ApprovalError::Store(e.to_string()))?
-            .ok_or_else(|| ApprovalError::NotFound(id.to_string()))
-    }
-
-    fn decide_as(
-        &self,
-        id: &str,
-        state: ApprovalState,
-        decided_by: &str,
-        reason: Option<String>,
-        now_ms: u64,
-    ) -> Result<Approval, ApprovalError> {
-        match self
-            .0
-            .decide_if_pending(id, state, decided_by, reason.as_deref(), now_ms)
-        {
-            Ok(Some(approval)) => Ok(approval),
-            Ok(None) => {
-                check_decidable(&self.get(id)?, now_ms)?;
-                Err(ApprovalError::Store("changed concurrently".into()))
-            }
-            Err(e) => Err(ApprovalError::Store(e.to_string())),
-        }
-    }
-
-    fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError> {
-        match self.0.consume_if_approved(id, now_ms) {
-            Ok(Some(approval)) => Ok(approval),
-            Ok(None) => {
-                check_consumable(&self.get(id)?, now_ms)?;
-                Err(ApprovalError::Store("changed concurrently".into()))
-            }
-            Err(e) => Err(ApprovalError::Store(e.to_string())),
-        }
-    }
-}
-
-pub struct StoreAudit(pub Arc<Store>);
-
-impl AuditSink for StoreAudit {
-    fn append(&self, record: AuditRecord) -> Result<(), AuditError> {
-        self.0
-            .append_audit(&record, now_ms())
-            .map(|_| ())
-            .map_err(|e| AuditError(e.to_string()))
-    }
 }
 
 /// pve1 with web1 (a VM) and cache (an LXC).
@@ -107,6 +46,10 @@ pub fn inventory() -> Vec<Resource> {
 
 pub struct Options {
     pub config: Box<dyn FnOnce(&mut ServerConfig)>,
+    /// Changes to the effective configuration (what turns read).
+    pub settings: Box<dyn FnOnce(&mut Config)>,
+    /// Changes to how agents are treated.
+    pub agents: Box<dyn FnOnce(&mut AgentSettings)>,
     pub book: ScriptBook,
     pub data_dir: Option<Arc<tempfile::TempDir>>,
     /// Resources added to the static inventory (this machine's own).
@@ -117,6 +60,8 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             config: Box::new(|_| {}),
+            settings: Box::new(|_| {}),
+            agents: Box::new(|_| {}),
             book: ScriptBook::default(),
             data_dir: None,
             extra_inventory: Vec::new(),
@@ -201,28 +146,33 @@ pub async fn start(options: Options) -> TestServer {
     let leaked_hosts: &'static Arc<SimulatedHosts> = Box::leak(Box::new(Arc::clone(&hosts)));
     let book = options.book;
     let factory_book = book.clone();
-    let ports = ServerPorts {
-        inventory: Arc::new(StaticInventory::new(
-            inventory()
-                .into_iter()
-                .chain(options.extra_inventory)
-                .collect(),
-        )),
-        hosts: hosts.clone(),
-        guest_api: Arc::new(ClusterGuests {
-            api: SimulatedGuestApi::new(leaked_hosts),
-            ids: inventory().into_iter().map(|r| r.id).collect(),
-        }),
-        approvals: Arc::new(StoreApprovals(Arc::clone(&store))),
-        audit: Arc::new(StoreAudit(Arc::clone(&store))),
-        notes: Arc::new(MemoryNotes::default()),
-        model: Arc::new(move || Ok(Some(Box::new(factory_book.provider()) as _))),
-        prices: Vec::new(),
-        clusters: Arc::new(warden_server::clusters::NoClusterAdmin),
-    };
-    let started = warden_server::start(config, Arc::clone(&store), ports)
+    let mut settings = Config::builtin();
+    (options.settings)(&mut settings);
+    let mut agents = AgentSettings::default();
+    (options.agents)(&mut agents);
+    let world = WorldBuilder::new(settings)
+        .store(Arc::clone(&store))
+        .server_data_dir(config.data_dir.clone())
+        .deciders(Deciders::Named("system".into()))
+        .agents(agents)
+        .simulated(Simulated {
+            inventory: Arc::new(StaticInventory::new(
+                inventory()
+                    .into_iter()
+                    .chain(options.extra_inventory)
+                    .collect(),
+            )),
+            hosts: hosts.clone(),
+            guest_api: Arc::new(ClusterGuests {
+                api: SimulatedGuestApi::new(leaked_hosts),
+                ids: inventory().into_iter().map(|r| r.id).collect(),
+            }),
+        })
+        .model(Arc::new(move || Some(Box::new(factory_book.provider()) as _)))
+        .build()
         .await
         .unwrap();
+    let started = warden_server::start(config, Arc::new(world)).await.unwrap();
     let base = format!("http://{}", started.local_addr);
     let token = |name: &str, role: Role| {
         create_token(&store, name, role, TokenExpiry::Never, None, now_ms())

@@ -200,6 +200,11 @@ pub struct Overrides {
 }
 
 impl Config {
+    /// The built-in defaults alone: no file, no environment, no flags.
+    pub fn builtin() -> Config {
+        Config::defaults()
+    }
+
     fn defaults() -> Config {
         let defaults = ProviderConfig::new(ProviderKind::OpenAi);
         Config {
