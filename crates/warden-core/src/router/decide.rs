@@ -35,7 +35,7 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
                 "no fast path, command parse or keyword matched".to_string(),
             );
         }
-        let suggestions = super::suggest::nearest(text, 3);
+        let suggestions = super::recognise::suggest::nearest(text, 3);
         let reason = match suggestions.first() {
             Some(best) => format!("nothing matched; the nearest phrasing is \"{best}\""),
             None => "nothing matched, and no phrasing is close".to_string(),

@@ -20,40 +20,18 @@ use warden_llm::{
 
 use crate::ports::Inventory;
 
-mod act;
-mod certificate;
-mod command_parser;
 mod decide;
-mod errors;
-mod exit;
-pub mod explain;
-mod facts;
-mod fast;
-mod fast_facts;
-mod fast_guests;
-mod guest_writes;
-mod guests;
-mod heuristics;
-pub mod intent;
-mod logs;
-mod modifiers;
-mod observe;
 pub mod plan;
-mod plan_guests;
+mod recognise;
 pub mod render;
-mod render_metrics;
-pub mod resolve;
-mod since;
-mod snapshot_list;
-mod steps;
-mod suggest;
-mod updates;
-mod window;
-mod write_route;
+mod routes;
 
 pub use intent::{Intent, Stage};
+pub use plan::resolve;
 pub use plan::{Call, Plan, Step};
-pub use steps::{Progress, next_step};
+pub use recognise::intent;
+pub use render::explain;
+pub use routes::{Progress, next_step};
 
 /// What routing decided for the current request, and how long it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +69,7 @@ pub fn route(
 /// The command in a request that is itself a shell command ("df -h",
 /// "$ uptime"), as the router would run it on this host.
 pub fn typed_command(text: &str) -> Option<String> {
-    match command_parser::as_command(text.trim())? {
+    match recognise::command_parser::as_command(text.trim())? {
         Intent::Run { command } => Some(command),
         _ => None,
     }

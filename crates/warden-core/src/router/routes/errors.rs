@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use super::logs::system_log_file;
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, failure, named};
-use super::resolve::has_systemd;
-use super::since::{Since, TimeUnit};
 use crate::executor::commands::quote;
+use crate::router::plan::{Call, Step, args};
+use crate::router::recognise::since::{Since, TimeUnit};
+use crate::router::render::{Res, block, failure, named};
+use crate::router::resolve::has_systemd;
 
 const NO_JOURNAL: &str = "@@warden:no-journal";
 const MAX_ENTRIES: usize = 200;

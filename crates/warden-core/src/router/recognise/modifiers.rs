@@ -213,7 +213,7 @@ fn non_empty(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::router::since::TimeUnit;
+    use crate::router::recognise::since::TimeUnit;
 
     const ALL: &[Modifier] = &[Modifier::Host, Modifier::Since, Modifier::Filter];
 

@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, clip_lines, named};
 use crate::executor::commands::quote;
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::{Res, block, clip_lines, named};
 
 const TIMEOUT_SECS: u32 = 5;
 
@@ -104,7 +104,7 @@ pub fn certificate(
             }
             Step::Answer(describe(&name, runner, res.stdout(), now_unix))
         }
-        (_, [result, ..]) => Step::Answer(super::render::failure(
+        (_, [result, ..]) => Step::Answer(crate::router::render::failure(
             &format!("read the certificate of {name} from {}", named(runner)),
             Res(result),
         )),

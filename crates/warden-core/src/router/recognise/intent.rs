@@ -7,11 +7,11 @@
 
 use warden_protocol::ResourceKind;
 
-use super::certificate::Endpoint;
-pub use super::facts::{Fact, ProcessOrder};
 use super::since::Since;
 pub use super::window::Window;
 use crate::executor::host_metrics::Metric;
+use crate::router::routes::certificate::Endpoint;
+pub use crate::router::routes::facts::{Fact, ProcessOrder};
 
 /// Which stage recognised the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

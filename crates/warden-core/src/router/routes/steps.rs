@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::plan::{Plan, Step};
 use super::{act, certificate, errors, exit, facts, guest_writes, guests, logs, observe};
+use crate::router::plan::{Plan, Step};
 
 /// The next step of a single plan, given the results of the previous
 /// step's calls (`last`) and of every call of this plan so far (`all`).
@@ -56,7 +56,8 @@ pub fn next_step(plan: &Plan, step: usize, last: &[Value], all: &[Value]) -> Ste
         Plan::HostFact { host, fact } => facts::fact(host, *fact, step, last),
         Plan::Errors { host, since } => errors::recent_errors(host, *since, step, last),
         Plan::Certificate { runner, endpoint } => {
-            let now = i64::try_from(super::since::now_unix()).unwrap_or(i64::MAX);
+            let now =
+                i64::try_from(crate::router::recognise::since::now_unix()).unwrap_or(i64::MAX);
             certificate::certificate(runner, endpoint, now, step, last)
         }
         Plan::ContainerExit { container } => exit::container_exit(container, step, last),

@@ -5,10 +5,10 @@
 use serde_json::{Map, Value, json};
 use warden_protocol::{Resource, ResourceKind};
 
-use super::intent::Window;
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, failure, named, utc_time};
-use super::snapshot_list::snapshots;
+use crate::router::intent::Window;
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::snapshot_list::snapshots;
+use crate::router::render::{Res, block, failure, named, utc_time};
 use crate::tools::history_text::render_history;
 
 pub fn guest_status(guest: &Resource, step: usize, last: &[Value]) -> Step {

@@ -4,13 +4,13 @@
 
 use warden_protocol::{Resource, ResourceKind};
 
-use super::intent::{Subject, Window};
-use super::plan::Plan;
-use super::render::{named, utc_parts};
+use super::build::Plan;
 use super::resolve::{self, NameProblem};
 use crate::executor::host_metrics::Metric;
 use crate::executor::valid_snapshot_name;
 use crate::ports::InventorySnapshot;
+use crate::router::intent::{Subject, Window};
+use crate::router::render::{named, utc_parts};
 
 /// The history of a node or guest; for anything else, its current values
 /// with a word on why there is no history.
@@ -70,7 +70,7 @@ pub fn take_snapshot(guest: Resource, name: Option<&str>) -> Plan {
     let name = match name {
         Some(name) => name.to_string(),
         None => {
-            let now = i64::try_from(super::since::now_unix()).unwrap_or(0);
+            let now = i64::try_from(crate::router::recognise::since::now_unix()).unwrap_or(0);
             let (year, month, day, hour, minute) = utc_parts(now);
             format!("snap-{year:04}{month:02}{day:02}-{hour:02}{minute:02}")
         }

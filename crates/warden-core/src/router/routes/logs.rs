@@ -7,12 +7,12 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::intent::{LogsRequest, MAX_LOG_LINES};
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, failure, named};
-use super::resolve::{has_systemd, log_files};
-use super::since::now_unix;
 use crate::executor::commands::quote;
+use crate::router::intent::{LogsRequest, MAX_LOG_LINES};
+use crate::router::plan::{Call, Step, args};
+use crate::router::recognise::since::now_unix;
+use crate::router::render::{Res, block, failure, named};
+use crate::router::resolve::{has_systemd, log_files};
 
 /// How many journal entries a filtered search looks through.
 const FILTER_WINDOW: u32 = 5000;

@@ -4,7 +4,7 @@
 
 use warden_protocol::Resource;
 
-use super::render::{block, clip_lines, named};
+use super::result::{block, clip_lines, named};
 
 pub const COMMAND: &str = "if command -v apt >/dev/null; then echo @@warden:apt; apt list --upgradable 2>/dev/null; \
 elif command -v dnf >/dev/null; then echo @@warden:dnf; dnf -q -C check-update || true; \

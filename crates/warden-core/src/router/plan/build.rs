@@ -6,12 +6,12 @@
 use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceKind};
 
-use super::certificate::Endpoint;
-use super::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest, Subject, Window};
 use super::resolve::{self, NameProblem, Target};
-use super::since::Since;
 use crate::executor::host_metrics::Metric;
 use crate::ports::InventorySnapshot;
+use crate::router::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest, Subject, Window};
+use crate::router::recognise::since::Since;
+use crate::router::routes::certificate::Endpoint;
 
 /// One tool call the router proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,7 +272,7 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
         },
         Intent::Errors { since, on } => Plan::Errors {
             host: resolve::host(inventory, on.as_deref())?,
-            since: since.unwrap_or(super::errors::DEFAULT_WINDOW),
+            since: since.unwrap_or(crate::router::routes::errors::DEFAULT_WINDOW),
         },
         Intent::Certificate { endpoint, on } => Plan::Certificate {
             runner: resolve::host(inventory, on.as_deref())?,
@@ -297,12 +297,12 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
             metric,
             subject,
             window,
-        } => super::plan_guests::history(inventory, *metric, subject.as_ref(), window)?,
+        } => super::guests::history(inventory, *metric, subject.as_ref(), window)?,
         Intent::Snapshots(subject) => Plan::ListSnapshots {
             guest: guest(inventory, subject)?,
         },
         Intent::TakeSnapshot { subject, name } => {
-            super::plan_guests::take_snapshot(guest(inventory, subject)?, name.as_deref())
+            super::guests::take_snapshot(guest(inventory, subject)?, name.as_deref())
         }
         Intent::Rollback { subject, snapshot } => Plan::Rollback {
             guest: guest(inventory, subject)?,
@@ -331,7 +331,7 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
         Intent::Recall { query } => Plan::Recall {
             query: query.clone(),
         },
-        Intent::Explain { command } => Plan::Say(super::explain::policy_answer(command)),
+        Intent::Explain { command } => Plan::Say(crate::router::explain::policy_answer(command)),
         Intent::Run { command } => {
             let verdict = warden_policy::classify(command);
             if verdict.read_allowed() || verdict.interactive.is_some() {
@@ -346,7 +346,7 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
                 ))
             }
         }
-        Intent::Help => Plan::Say(super::explain::HELP.to_string()),
+        Intent::Help => Plan::Say(crate::router::explain::HELP.to_string()),
     })
 }
 

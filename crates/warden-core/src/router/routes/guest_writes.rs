@@ -7,12 +7,12 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::intent::ControlOp;
-use super::plan::{Call, Step, args};
-use super::render::{Res, named};
-use super::snapshot_list::{current_parent, snapshot_names};
-use super::suggest::distance;
 use super::write_route::{Precheck, Verified, WriteRoute};
+use crate::router::intent::ControlOp;
+use crate::router::plan::{Call, Step, args};
+use crate::router::recognise::suggest::distance;
+use crate::router::render::snapshot_list::{current_parent, snapshot_names};
+use crate::router::render::{Res, named};
 use crate::tools::args::DEFAULT_SHUTDOWN_TIMEOUT_SECS;
 
 /// How a request's operation is carried out on a guest, and what it should

@@ -6,11 +6,11 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, clip_lines, failure, named};
-use super::resolve::has_systemd;
 use crate::executor::commands::quote;
 use crate::executor::host_metrics::Metric;
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::{Res, block, clip_lines, failure, named};
+use crate::router::resolve::has_systemd;
 
 /// Whether systemd is the running init (what `sd_booted()` checks):
 /// `systemctl` may be installed where systemd does not run (containers).
@@ -38,7 +38,7 @@ pub fn metric(host: &Resource, metric: Metric, step: usize, last: &[Value]) -> S
             Step::Calls(vec![Call::new("metrics", arguments)])
         }
         (_, [result, ..]) if Res(result).ok() => {
-            Step::Answer(super::render_metrics::metrics(host, Res(result)))
+            Step::Answer(crate::router::render::metrics::metrics(host, Res(result)))
         }
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read the metrics of {}", named(host)),
@@ -57,7 +57,7 @@ pub fn host_status(host: &Resource, step: usize, last: &[Value]) -> Step {
         (_, [result, ..]) if Res(result).ok() => Step::Answer(format!(
             "{} is up and answering.\n{}",
             named(host),
-            super::render_metrics::metrics(host, Res(result))
+            crate::router::render::metrics::metrics(host, Res(result))
         )),
         (_, [result, ..]) => Step::Answer(failure(&format!("reach {}", named(host)), Res(result))),
         (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
@@ -316,7 +316,7 @@ pub fn list_containers(host: &Resource, step: usize, last: &[Value]) -> Step {
 }
 
 pub fn list_services(host: &Resource, step: usize, last: &[Value]) -> Step {
-    let reported = !super::resolve::known_services(host).is_empty();
+    let reported = !crate::router::resolve::known_services(host).is_empty();
     match (step, last) {
         (0, _) if reported => {
             Step::Calls(vec![Call::new("discovery", args("get", host, json!({})))])

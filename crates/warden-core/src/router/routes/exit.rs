@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use super::observe::{SYSTEMD_RUNS, unit_blocks, unit_candidates};
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, clip_lines, failure, named};
 use crate::executor::commands::quote;
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::{Res, block, clip_lines, failure, named};
 
 const LOG_LINES: u32 = 20;
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";

@@ -7,8 +7,8 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::plan::{Call, Step, args};
-use super::render::{Res, failure, named, not_done};
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::{Res, failure, named, not_done};
 
 /// A read before the write, and what its result means: `Err` is the
 /// answer when the write could not work (nothing is proposed).

@@ -8,14 +8,14 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use super::exit::exit_code_words;
-use super::intent::ControlOp;
 use super::observe::{SYSTEMD_RUNS, container_state, unit_blocks, unit_candidates};
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, failure, named};
-use super::resolve::known_services;
-use super::suggest::distance;
 use super::write_route::{Precheck, Verified, WriteRoute};
 use crate::executor::commands::quote;
+use crate::router::intent::ControlOp;
+use crate::router::plan::{Call, Step, args};
+use crate::router::recognise::suggest::distance;
+use crate::router::render::{Res, block, failure, named};
+use crate::router::resolve::known_services;
 
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
 /// Marks the check before a service change (`warden explain` answers it

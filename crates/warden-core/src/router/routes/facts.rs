@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use super::observe::SYSTEMD_RUNS;
-use super::plan::{Call, Step, args};
-use super::render::{Res, block, clip_lines, failure, named};
+use crate::router::plan::{Call, Step, args};
+use crate::router::render::{Res, block, clip_lines, failure, named};
 
 const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
 const NO_SS: &str = "@@warden:no-ss";
@@ -65,7 +65,7 @@ impl Fact {
             Fact::Kernel => {
                 format!("uname -srvm; echo {OS_MARKER}; cat /etc/os-release 2>/dev/null || true")
             }
-            Fact::Updates => super::updates::COMMAND.to_string(),
+            Fact::Updates => crate::router::render::updates::COMMAND.to_string(),
             Fact::FailedUnits => format!(
                 "if {SYSTEMD_RUNS}; then systemctl list-units --failed --no-legend --plain --no-pager; else echo {NO_SYSTEMCTL}; fi"
             ),
@@ -78,7 +78,7 @@ impl Fact {
             Fact::Ports { port } => ports(host, port, stdout),
             Fact::Sessions => sessions(host, stdout),
             Fact::Kernel => kernel(host, stdout),
-            Fact::Updates => super::updates::answer(host, stdout),
+            Fact::Updates => crate::router::render::updates::answer(host, stdout),
             Fact::FailedUnits => failed_units(host, stdout),
         }
     }
@@ -142,7 +142,7 @@ fn top_processes(host: &Resource, order: ProcessOrder, stdout: &str) -> String {
     for f in rows {
         let rss = f[4]
             .parse::<u64>()
-            .map(|kib| super::render::bytes(kib * 1024))
+            .map(|kib| crate::router::render::bytes(kib * 1024))
             .unwrap_or_else(|_| f[4].to_string());
         lines.push(format!(
             "  {:>7}  {:<12} {:>6} {:>6} {:>10}  {}",
