@@ -26,6 +26,9 @@ mod recognise;
 pub mod render;
 mod routes;
 
+/// The command in a request that is itself a shell command ("df -h",
+/// "$ uptime"), as the router would run it on this host.
+pub use crate::text::typed_command;
 pub use intent::{Intent, Stage};
 pub use plan::resolve;
 pub use plan::{Call, Plan, Step};
@@ -64,15 +67,6 @@ pub fn route(
         elapsed: started.elapsed(),
     };
     (info, decision.plan)
-}
-
-/// The command in a request that is itself a shell command ("df -h",
-/// "$ uptime"), as the router would run it on this host.
-pub fn typed_command(text: &str) -> Option<String> {
-    match recognise::command_parser::as_command(text.trim())? {
-        Intent::Run { command } => Some(command),
-        _ => None,
-    }
 }
 
 /// `@name` is a structured mention for the loop; the router reads the name.

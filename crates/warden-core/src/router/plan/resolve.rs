@@ -4,9 +4,9 @@
 
 use warden_protocol::{Resource, ResourceKind};
 
-use crate::agent::mentions::name_matches;
 use crate::ports::InventorySnapshot;
 use crate::router::intent::{Subject, SubjectKind};
+use crate::text::name_matches;
 
 /// What a subject word names.
 #[derive(Debug, Clone, PartialEq)]

@@ -177,8 +177,8 @@ pub fn match_fast(original: &str, lower: &str) -> Option<(&'static str, Intent)>
     }
     if let Some(m) = EXPLAIN.captures(lower).and_then(|c| c.get(1)) {
         let typed = as_typed(m);
-        let command = unquote(&typed);
-        if super::command_parser::looks_like_command(command) {
+        let command = crate::text::unquote(&typed);
+        if crate::text::looks_like_command(command) {
             return Some((
                 EXPLAIN.name,
                 Intent::Explain {
@@ -329,15 +329,6 @@ pub(super) fn kind(m: Option<regex::Match<'_>>) -> Option<SubjectKind> {
 fn lines(m: Option<regex::Match<'_>>) -> u32 {
     m.and_then(|m| m.as_str().parse::<u32>().ok())
         .map_or(DEFAULT_LOG_LINES, |n| n.clamp(1, MAX_LOG_LINES))
-}
-
-pub(super) fn unquote(text: &str) -> &str {
-    for (open, close) in [('`', '`'), ('"', '"'), ('\'', '\''), ('“', '”')] {
-        if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close)) {
-            return inner.trim();
-        }
-    }
-    text
 }
 
 pub(super) fn metric_word(word: &str) -> Metric {

@@ -1,6 +1,6 @@
 //! Recognising a request: text → [`Intent`](intent::Intent).
 
-pub(super) mod command_parser;
+mod command_parser;
 mod fast;
 mod fast_facts;
 mod fast_guests;
