@@ -5,7 +5,7 @@
 //! says they are; keyword guesses, unknown names and services the host
 //! never reported go to the model.
 
-use super::intent::{self, ControlOp, Intent, Stage};
+use super::intent::{ControlOp, Intent, Stage};
 use super::plan::{self, Plan};
 use super::resolve;
 use crate::ports::InventorySnapshot;
@@ -28,7 +28,7 @@ fn to_model(route: &'static str, reason: String) -> Decision {
 }
 
 pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) -> Decision {
-    let Some(recognised) = intent::recognise(text) else {
+    let Some(recognised) = super::recognise::recognise(text) else {
         if model_available {
             return to_model(
                 "llm",

@@ -21,6 +21,7 @@ use warden_llm::{
 use crate::ports::Inventory;
 
 mod decide;
+mod markers;
 pub mod plan;
 mod recognise;
 pub mod render;

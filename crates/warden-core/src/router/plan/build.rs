@@ -9,9 +9,10 @@ use warden_protocol::{Resource, ResourceKind};
 use super::resolve::{self, NameProblem, Target};
 use crate::executor::host_metrics::Metric;
 use crate::ports::InventorySnapshot;
-use crate::router::intent::{ControlOp, Fact, Intent, ListWhat, LogsRequest, Subject, Window};
-use crate::router::recognise::since::Since;
-use crate::router::routes::certificate::Endpoint;
+use crate::router::intent::{
+    ControlOp, Endpoint, Fact, Intent, ListWhat, LogsRequest, Subject, Window,
+};
+use crate::router::recognise::since::{Since, TimeUnit};
 
 /// One tool call the router proposes.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,6 +205,12 @@ impl Plan {
     }
 }
 
+/// The window of "errors" when the request names none.
+const DEFAULT_ERRORS_WINDOW: Since = Since::Ago {
+    amount: 1,
+    unit: TimeUnit::Day,
+};
+
 /// Resolve an intent's names. Problems become a plan that says so.
 pub fn plan(inventory: &InventorySnapshot, intent: &Intent) -> Plan {
     build(inventory, intent).unwrap_or_else(|problem| Plan::Say(refusal(intent, &problem)))
@@ -272,7 +279,7 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
         },
         Intent::Errors { since, on } => Plan::Errors {
             host: resolve::host(inventory, on.as_deref())?,
-            since: since.unwrap_or(crate::router::routes::errors::DEFAULT_WINDOW),
+            since: since.unwrap_or(DEFAULT_ERRORS_WINDOW),
         },
         Intent::Certificate { endpoint, on } => Plan::Certificate {
             runner: resolve::host(inventory, on.as_deref())?,

@@ -3,10 +3,10 @@
 //! did X exit". Same rules as `fast`: anchored, lowercase, and a tail that
 //! is not understood fails the match.
 
+use super::endpoint::Endpoint;
 use super::fast::{KIND, LEAD, NAME, Pattern, each, name, names, on, typed};
 use super::intent::{Fact, Intent, ProcessOrder, Subject, SubjectKind};
 use super::modifiers::{self, Modifier};
-use crate::router::routes::certificate::Endpoint;
 
 const HOSTPORT: &str = r"((?:https://)?(?:\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.\-]*)(?::[0-9]{1,5})?/?)";
 const CERT: &str = r"(?:(?:tls|ssl|https|x509)[ \t]+)?(?:cert|certificate|certs)";

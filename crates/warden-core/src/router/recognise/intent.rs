@@ -1,17 +1,13 @@
-//! What a request asks for, as the router understands it. Three stages:
-//! regex fast paths for the common phrasings, a parser for requests that
-//! are themselves shell commands, and keyword heuristics for looser
-//! phrasings (trusted only without a model). The parser runs before the
-//! heuristics because a literal command is unambiguous, while keywords are
-//! a guess. Names are kept as typed; resolving them is the planner's job.
+//! What a request asks for, as the router understands it: the [`Intent`]
+//! and its parts, and which stage recognised it. Names are kept as typed;
+//! resolving them is the planner's job.
 
 use warden_protocol::ResourceKind;
 
+pub use super::endpoint::Endpoint;
 use super::since::Since;
 pub use super::window::Window;
 use crate::executor::host_metrics::Metric;
-use crate::router::routes::certificate::Endpoint;
-pub use crate::router::routes::facts::{Fact, ProcessOrder};
 
 /// Which stage recognised the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +154,39 @@ impl SubjectKind {
             SubjectKind::Guest => "guest (VM or LXC)",
             SubjectKind::Vm => "VM",
             SubjectKind::Lxc => "LXC container",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessOrder {
+    Cpu,
+    Memory,
+}
+
+/// A host fact a request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    TopProcesses(ProcessOrder),
+    /// Listening sockets, optionally only one port.
+    Ports {
+        port: Option<u16>,
+    },
+    Sessions,
+    Kernel,
+    Updates,
+    FailedUnits,
+}
+
+impl Fact {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fact::TopProcesses(_) => "top_processes",
+            Fact::Ports { .. } => "open_ports",
+            Fact::Sessions => "logged_in",
+            Fact::Kernel => "kernel",
+            Fact::Updates => "updates",
+            Fact::FailedUnits => "failed_units",
         }
     }
 }
@@ -318,88 +347,3 @@ pub struct Recognised {
 pub const DEFAULT_LOG_LINES: u32 = 50;
 /// Most log lines a route asks for.
 pub const MAX_LOG_LINES: u32 = 2000;
-
-/// Recognise a request; `None` when no stage matched.
-pub fn recognise(text: &str) -> Option<Recognised> {
-    let original = strip_politeness(text.trim());
-    if original.is_empty() {
-        return None;
-    }
-    let lower = original.to_lowercase();
-    if let Some((pattern, intent)) = super::fast::match_fast(original, &lower) {
-        return Some(Recognised {
-            stage: Stage::FastPath,
-            intent,
-            evidence: format!("the `{pattern}` pattern matched the whole request"),
-        });
-    }
-    // A literal command ("systemctl status nginx", "$ df -h") is taken as
-    // one before keyword guessing, which would read "status" as a question.
-    if let Some(intent) = super::command_parser::as_command(original) {
-        let program = match &intent {
-            Intent::Run { command } => command
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-            _ => String::new(),
-        };
-        return Some(Recognised {
-            stage: Stage::Parser,
-            intent,
-            evidence: format!(
-                "it parses as a shell command, and `{program}` is a program the command policy knows"
-            ),
-        });
-    }
-    super::heuristics::guess(original, &lower).map(|(intent, evidence)| Recognised {
-        stage: Stage::Heuristic,
-        intent,
-        evidence,
-    })
-}
-
-/// "please", "can you", "warden," and trailing punctuation say nothing
-/// about the request.
-fn strip_politeness(text: &str) -> &str {
-    let mut text = text.trim().trim_end_matches(['?', '!', '.', ' ']);
-    loop {
-        let lower = text.to_lowercase();
-        let prefix = [
-            "please ",
-            "pls ",
-            "warden, ",
-            "warden ",
-            "hey, ",
-            "hey ",
-            "can you ",
-            "could you ",
-            "would you ",
-            "can u ",
-            "i want to ",
-            "i'd like to ",
-            "i want you to ",
-        ]
-        .into_iter()
-        .find(|p| lower.starts_with(p));
-        match prefix {
-            Some(p) => text = text[p.len()..].trim_start(),
-            None => break,
-        }
-    }
-    text.trim_end_matches(" please").trim()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn politeness_is_ignored() {
-        assert_eq!(
-            strip_politeness("Please can you restart nginx?"),
-            "restart nginx"
-        );
-        assert_eq!(strip_politeness("warden, disk usage please"), "disk usage");
-    }
-}

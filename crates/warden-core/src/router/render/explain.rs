@@ -74,11 +74,11 @@ pub fn unmatched(text: &str, suggestions: &[String]) -> String {
 pub fn dry_run_answers() -> Vec<crate::simulated::Answer> {
     vec![crate::simulated::Answer {
         target: None,
-        matches: Box::new(|command: &str| command.contains(crate::router::routes::act::UNIT_CHECK)),
+        matches: Box::new(|command: &str| command.contains(crate::router::markers::UNIT_CHECK)),
         output: crate::ports::ExecOutput {
             stdout: format!(
                 "{}\nLoadState=loaded\nActiveState=active\nSubState=running\n",
-                crate::router::routes::act::UNIT_CHECK
+                crate::router::markers::UNIT_CHECK
             ),
             stderr: String::new(),
             exit_code: 0,

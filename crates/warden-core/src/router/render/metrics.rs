@@ -5,7 +5,8 @@
 use serde_json::Value;
 use warden_protocol::Resource;
 
-use super::result::{Res, block, bytes, clip_lines, named};
+use super::format::{block, bytes, clip_lines, named};
+use super::result::Res;
 
 /// The metrics section of a `metrics` result.
 pub fn metrics(host: &Resource, res: Res<'_>) -> String {

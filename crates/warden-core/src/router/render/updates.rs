@@ -1,16 +1,12 @@
-//! Pending package updates, from the package manager the host has. Only
-//! the local package lists are read (`apt list`, `dnf -C`, `apk list`):
-//! refreshing them is a write, so the answer says how fresh they are.
+//! Pending package updates in words, from the output of the command in
+//! `routes/facts.rs`: its first line (`@@warden:apt`, `dnf`, `yum`, `apk`
+//! or `no-package-manager`) names the package manager. Only the local
+//! package lists are read (`apt list`, `dnf -C`, `apk list`): refreshing
+//! them is a write, so the answer says how fresh they are.
 
 use warden_protocol::Resource;
 
-use super::result::{block, clip_lines, named};
-
-pub const COMMAND: &str = "if command -v apt >/dev/null; then echo @@warden:apt; apt list --upgradable 2>/dev/null; \
-elif command -v dnf >/dev/null; then echo @@warden:dnf; dnf -q -C check-update || true; \
-elif command -v yum >/dev/null; then echo @@warden:yum; yum -q -C check-update || true; \
-elif command -v apk >/dev/null; then echo @@warden:apk; apk list -u 2>/dev/null; \
-else echo @@warden:no-package-manager; fi";
+use super::format::{block, clip_lines, named};
 
 const SHOWN: usize = 30;
 

@@ -7,20 +7,18 @@
 use serde_json::{Value, json};
 use warden_protocol::Resource;
 
-use super::exit::exit_code_words;
-use super::observe::{SYSTEMD_RUNS, container_state, unit_blocks, unit_candidates};
+use super::systemd::{SYSTEMD_RUNS, unit_candidates};
 use super::write_route::{Precheck, Verified, WriteRoute};
 use crate::executor::commands::quote;
 use crate::router::intent::ControlOp;
+use crate::router::markers::{NO_SYSTEMCTL, UNIT_CHECK};
 use crate::router::plan::{Call, Step, args};
 use crate::router::recognise::suggest::distance;
+use crate::router::render::exit::exit_code_words;
+use crate::router::render::status::container_state;
+use crate::router::render::units::{exited_again, unit_blocks, unit_state};
 use crate::router::render::{Res, block, failure, named};
 use crate::router::resolve::known_services;
-
-const NO_SYSTEMCTL: &str = "@@warden:no-systemctl";
-/// Marks the check before a service change (`warden explain` answers it
-/// as if the unit exists, to show the rest of the plan).
-pub const UNIT_CHECK: &str = "@@warden:unit-check";
 
 /// Is there a systemd unit for `service`? Run before proposing a change.
 fn unit_check_command(service: &str) -> String {
@@ -175,46 +173,6 @@ pub fn service_control(
         state: &state,
     }
     .step(step, last, all)
-}
-
-/// "exited again with code 3", from `systemctl show`.
-fn exited_again(unit: &std::collections::BTreeMap<String, String>) -> String {
-    let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("");
-    let status = get("ExecMainStatus");
-    match (get("ExecMainCode"), get("Result")) {
-        (_, "oom-kill") => "the kernel's OOM killer killed it again".to_string(),
-        ("1", _) if status != "0" && !status.is_empty() => {
-            format!("it exited again with code {status}")
-        }
-        ("2" | "3", _) => format!("it was killed again by signal {status}"),
-        _ => format!(
-            "it is not running ({} ({}))",
-            get("ActiveState"),
-            get("SubState")
-        ),
-    }
-}
-
-/// "active (running), result success, since …".
-fn unit_state(unit: &std::collections::BTreeMap<String, String>) -> String {
-    let get = |k: &str| unit.get(k).map(String::as_str).unwrap_or("?");
-    let mut text = format!(
-        "{}: {} ({}), result {}",
-        get("Id"),
-        get("ActiveState"),
-        get("SubState"),
-        get("Result")
-    );
-    if let Some(restarts) = unit.get("NRestarts").filter(|n| n.as_str() != "0") {
-        text.push_str(&format!(", restarted {restarts} times by systemd"));
-    }
-    if let Some(since) = unit
-        .get("ActiveEnterTimestamp")
-        .filter(|s| !s.is_empty() && unit.get("ActiveState").is_some_and(|a| a == "active"))
-    {
-        text.push_str(&format!(", since {since}"));
-    }
-    text
 }
 
 pub fn container_control(

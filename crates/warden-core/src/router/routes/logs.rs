@@ -2,7 +2,8 @@
 //! else the journal), a service's journal (falling back to files under
 //! /var/log named like it), a container's log. Filters run on the host
 //! (`grep -F`, so the filter is text, not a pattern) except for containers,
-//! whose recent lines are filtered here.
+//! whose recent lines are filtered as the answer is worded
+//! (`render/logs.rs`).
 
 use serde_json::{Value, json};
 use warden_protocol::Resource;
@@ -11,7 +12,8 @@ use crate::executor::commands::quote;
 use crate::router::intent::{LogsRequest, MAX_LOG_LINES};
 use crate::router::plan::{Call, Step, args};
 use crate::router::recognise::since::now_unix;
-use crate::router::render::{Res, block, failure, named};
+use crate::router::render::logs::{container_log_answer, log_answer};
+use crate::router::render::{Res, capitalised, failure, named};
 use crate::router::resolve::{has_systemd, log_files};
 
 /// How many journal entries a filtered search looks through.
@@ -95,7 +97,7 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                 if file.is_none() && has_systemd(host) == Some(false) {
                     text.push_str(" (This host does not run systemd, so journald may not be collecting anything.)");
                 }
-                return Step::Answer(capitalise(&text));
+                return Step::Answer(capitalised(&text));
             }
             Step::Answer(log_answer(&source, host, request, out))
         }
@@ -105,26 +107,6 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
         )),
         (_, []) => Step::Answer(format!("Nothing came back from {}.", named(host))),
     }
-}
-
-fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -> String {
-    let count = out.lines().count();
-    let matching = request
-        .filter
-        .as_ref()
-        .map(|f| format!(" matching \"{f}\""))
-        .unwrap_or_default();
-    let since = request
-        .since
-        .as_ref()
-        .map(|s| format!(" {}", s.describe()))
-        .unwrap_or_default();
-    format!(
-        "Last {}{matching} of {source} on {}{since}:\n{}",
-        lines_word(count),
-        named(host),
-        block(out)
-    )
 }
 
 pub fn service_logs(
@@ -213,7 +195,7 @@ pub fn service_logs(
                 }
                 None => Step::Answer(format!(
                     "{} on {} has no entries for {service}{}, and no non-empty log file under /var/log is named like it.{}",
-                    capitalise(&journal),
+                    capitalised(&journal),
                     named(host),
                     request
                         .filter
@@ -242,30 +224,13 @@ pub fn service_logs(
             match last {
                 [result, ..] if Res(result).ran() => Step::Answer(format!(
                     "{} has no entries for {service}; its newest log file is {path}.\n{}",
-                    capitalise(&journal),
+                    capitalised(&journal),
                     log_answer(&path, host, request, Res(result).stdout())
                 )),
                 [result, ..] => Step::Answer(failure(&format!("read {path}"), Res(result))),
                 [] => Step::Answer(format!("Nothing came back from {}.", named(host))),
             }
         }
-    }
-}
-
-/// "1 line", "3 lines".
-fn lines_word(count: usize) -> String {
-    if count == 1 {
-        "1 line".to_string()
-    } else {
-        format!("{count} lines")
-    }
-}
-
-fn capitalise(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
-        None => String::new(),
     }
 }
 
@@ -289,102 +254,15 @@ pub fn container_logs(
             }
             Step::Calls(vec![Call::new("read", a)])
         }
-        (_, [result, ..]) if Res(result).ran() => {
-            let ordered = in_time_order(Res(result).stdout());
-            let selected: Vec<&String> = match &request.filter {
-                Some(filter) => {
-                    let needle = filter.to_lowercase();
-                    ordered
-                        .iter()
-                        .filter(|l| l.to_lowercase().contains(&needle))
-                        .collect()
-                }
-                None => ordered.iter().collect(),
-            };
-            let start = selected.len().saturating_sub(request.lines as usize);
-            let text = selected[start..]
-                .iter()
-                .map(|l| l.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
-            let window = match request.since {
-                Some(since) => format!(" {}", since.describe()),
-                None => String::new(),
-            };
-            if text.trim().is_empty() {
-                return Step::Answer(match &request.filter {
-                    Some(f) => format!(
-                        "No lines matching \"{f}\" in the {}log of {}{window}{}.",
-                        if ordered.len() >= MAX_LOG_LINES as usize {
-                            format!("last {MAX_LOG_LINES} lines of the ")
-                        } else {
-                            String::new()
-                        },
-                        named(container),
-                        if ordered.is_empty() {
-                            " (it logged nothing)"
-                        } else {
-                            ""
-                        }
-                    ),
-                    None => format!("{} has logged nothing{window}.", named(container)),
-                });
-            }
-            let matching = request
-                .filter
-                .as_ref()
-                .map(|f| format!(" matching \"{f}\""))
-                .unwrap_or_default();
-            Step::Answer(format!(
-                "Last {}{matching} of the log of {}{window} (stdout and stderr in time order, as the Docker engine timestamped them):\n{}",
-                lines_word(selected.len() - start),
-                named(container),
-                block(&text)
-            ))
-        }
+        (_, [result, ..]) if Res(result).ran() => Step::Answer(container_log_answer(
+            container,
+            request,
+            Res(result).stdout(),
+        )),
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read the logs of {}", named(container)),
             Res(result),
         )),
         (_, []) => Step::Answer(format!("Nothing came back about {}.", named(container))),
     }
-}
-
-/// `docker logs --timestamps` lines (stdout and stderr merged) sorted by
-/// their timestamps, shown to the second. A line without a timestamp (a
-/// message from the docker CLI) keeps its place after the line before it.
-pub fn in_time_order(output: &str) -> Vec<String> {
-    let mut keyed: Vec<(String, String)> = Vec::new();
-    let mut key = String::new();
-    for line in output.lines() {
-        let shown = match timestamp_of(line) {
-            Some((sortable, shown, rest)) => {
-                key = sortable;
-                format!("{shown} {rest}")
-            }
-            None => line.to_string(),
-        };
-        keyed.push((key.clone(), shown));
-    }
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    keyed.into_iter().map(|(_, line)| line).collect()
-}
-
-/// `2026-11-23T10:00:00.123456789Z rest` → (a key that sorts correctly,
-/// `2026-11-23T10:00:00Z`, `rest`).
-fn timestamp_of(line: &str) -> Option<(String, String, &str)> {
-    let (stamp, rest) = line.split_once(' ').unwrap_or((line, ""));
-    let body = stamp.strip_suffix('Z')?;
-    let (seconds, fraction) = body.split_once('.').unwrap_or((body, ""));
-    let well_formed = seconds.len() == 19
-        && seconds.as_bytes().get(10) == Some(&b'T')
-        && fraction.len() <= 9
-        && fraction.chars().all(|c| c.is_ascii_digit());
-    well_formed.then(|| {
-        (
-            format!("{seconds}.{fraction:0<9}"),
-            format!("{seconds}Z"),
-            rest,
-        )
-    })
 }

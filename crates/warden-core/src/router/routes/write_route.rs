@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use warden_protocol::Resource;
 
 use crate::router::plan::{Call, Step, args};
-use crate::router::render::{Res, failure, named, not_done};
+use crate::router::render::{Res, capitalised, failure, named, not_done};
 
 /// A read before the write, and what its result means: `Err` is the
 /// answer when the write could not work (nothing is proposed).
@@ -140,12 +140,4 @@ fn reached_host(res: Res<'_>) -> bool {
     let task_failed =
         res.code() == Some("EXECUTION_FAILED") && details["change_made"] != json!(false);
     res.ok() || res.ran() || task_failed || details["possibly_applied"] == json!(true)
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
-        None => String::new(),
-    }
 }

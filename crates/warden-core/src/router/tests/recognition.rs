@@ -5,10 +5,10 @@ use warden_protocol::ResourceKind;
 
 use crate::executor::host_metrics::Metric;
 use crate::router::intent::{
-    ControlOp, Fact, Intent, ListWhat, LogsRequest, Stage, Subject, SubjectKind, recognise,
+    ControlOp, Endpoint, Fact, Intent, ListWhat, LogsRequest, Stage, Subject, SubjectKind,
 };
+use crate::router::recognise::recognise;
 use crate::router::recognise::since::{Since, TimeUnit};
-use crate::router::routes::certificate::Endpoint;
 
 use Stage::{FastPath, Heuristic, Parser};
 
