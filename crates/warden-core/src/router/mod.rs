@@ -3,12 +3,28 @@
 //! executor, gates, approvals, verification and audit; it only *proposes*
 //! tool calls and words its answers from their results.
 //!
-//! Stages, in order: regex fast paths → a parser for requests that are
-//! shell commands → keyword heuristics → the configured model (if any).
-//! With a model configured the router claims only what it is sure of (a
-//! fast path or a parse whose names resolve as the request describes
-//! them) and hands the rest to the model (`decide.rs` says why). Without
-//! one, an unmatched request gets the nearest supported phrasings.
+//! A request goes through four stages, in order, one folder each:
+//!
+//! 1. `recognise/`: the text → an [`Intent`]. Regex fast paths, then a
+//!    parser for requests that are shell commands, then keyword
+//!    heuristics; the nearest phrasings for text that matched none.
+//! 2. `plan/`: the intent and the inventory → a [`Plan`]: its names
+//!    resolved to resources (or services on a host), the route it takes.
+//!    `decide.rs` then says whether the router claims the request: with a
+//!    model configured only what it is sure of (a fast path or a parse
+//!    whose names resolve as the request describes them), the rest goes
+//!    to the model; without one, an unmatched request gets the nearest
+//!    supported phrasings.
+//! 3. `routes/`: the plan carried out one [`Step`] per model call, each
+//!    from the results of the calls before ([`Progress`], [`next_step`]);
+//!    every change is discovered, checked, written (with approval) and
+//!    verified.
+//! 4. `render/`: the tool results → the answer's text.
+//!
+//! `markers.rs` holds the `@@warden:` lines a route's command prints and
+//! its answer splits on. Here: [`Router`], the provider that runs the
+//! stages turn by turn, and [`route`], the first two without running
+//! anything (`warden explain`, `--verbose`).
 
 use std::time::{Duration, Instant};
 

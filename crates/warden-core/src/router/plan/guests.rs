@@ -4,8 +4,8 @@
 
 use warden_protocol::{Resource, ResourceKind};
 
-use super::build::Plan;
 use super::resolve::{self, NameProblem};
+use super::resolved::Plan;
 use crate::executor::host_metrics::Metric;
 use crate::executor::valid_snapshot_name;
 use crate::ports::InventorySnapshot;

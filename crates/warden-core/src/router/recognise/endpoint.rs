@@ -1,5 +1,5 @@
-//! A TLS endpoint named in a request ("example.com", "example.com:8443",
-//! "https://example.com/", "[2001:db8::1]:443").
+//! A TLS endpoint named in a request (`example.com`, `example.com:8443`,
+//! `https://example.com/`, `[2001:db8::1]:443`).
 
 /// Where a TLS server listens.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,6 +27,7 @@ mod fast_facts;
 mod fast_guests;
 mod heuristics;
 pub mod intent;
+mod keywords;
 mod modifiers;
 pub(super) mod since;
 pub(super) mod suggest;
