@@ -14,6 +14,7 @@ pub mod redact;
 pub mod router;
 pub mod simulated;
 pub mod telemetry;
+mod text;
 pub mod tools;
 pub mod turn;
 

@@ -17,6 +17,7 @@ use warden_protocol::Resource;
 use crate::context::Registration;
 use crate::executor::Session;
 use crate::ports::InventorySnapshot;
+use crate::text::{name_matches, typed_command};
 
 /// Resolve mentions and names; returns notes for the model (routing
 /// summaries, unresolved mentions).
@@ -45,7 +46,7 @@ pub fn prefetch(
     }
     // A command typed for this host refers to the host: it runs there, and
     // routing advice to target something else could not be followed.
-    if crate::router::typed_command(message).is_some() {
+    if typed_command(message).is_some() {
         if let Some(host) = inventory
             .all()
             .iter()
@@ -132,59 +133,6 @@ fn plain_words(message: &str) -> impl Iterator<Item = &str> {
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.'))
         .map(|w| w.trim_matches('.'))
         .filter(|w| w.len() >= 3)
-}
-
-/// Common words that are never taken for resource names.
-const STOPWORDS: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "with",
-    "from",
-    "logs",
-    "log",
-    "show",
-    "check",
-    "what",
-    "why",
-    "how",
-    "restart",
-    "start",
-    "stop",
-    "status",
-    "service",
-    "services",
-    "disk",
-    "memory",
-    "cpu",
-    "config",
-    "file",
-    "host",
-    "node",
-    "container",
-    "please",
-    "then",
-    "this",
-    "that",
-    "all",
-    "last",
-    "lines",
-    "running",
-    "usage",
-];
-
-pub(crate) fn name_matches(resource: &Resource, word: &str) -> bool {
-    let word = word.to_lowercase();
-    if STOPWORDS.contains(&word.as_str()) {
-        return false;
-    }
-    let names = std::iter::once(&resource.name).chain(resource.aliases.iter());
-    names.map(|n| n.to_lowercase()).any(|name| {
-        name == word
-            || (word.len() >= 4 && name.starts_with(&word))
-            || (word.len() >= 4 && name.split(['-', '_', '.']).any(|part| part == word))
-            || (word.len() >= 5 && name.contains(&word))
-    })
 }
 
 #[cfg(test)]

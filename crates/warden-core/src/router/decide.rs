@@ -5,7 +5,7 @@
 //! says they are; keyword guesses, unknown names and services the host
 //! never reported go to the model.
 
-use super::intent::{self, ControlOp, Intent, Stage};
+use super::intent::{ControlOp, Intent, Stage};
 use super::plan::{self, Plan};
 use super::resolve;
 use crate::ports::InventorySnapshot;
@@ -28,14 +28,14 @@ fn to_model(route: &'static str, reason: String) -> Decision {
 }
 
 pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) -> Decision {
-    let Some(recognised) = intent::recognise(text) else {
+    let Some(recognised) = super::recognise::recognise(text) else {
         if model_available {
             return to_model(
                 "llm",
                 "no fast path, command parse or keyword matched".to_string(),
             );
         }
-        let suggestions = super::suggest::nearest(text, 3);
+        let suggestions = super::recognise::suggest::nearest(text, 3);
         let reason = match suggestions.first() {
             Some(best) => format!("nothing matched; the nearest phrasing is \"{best}\""),
             None => "nothing matched, and no phrasing is close".to_string(),

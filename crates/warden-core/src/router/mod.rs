@@ -3,12 +3,28 @@
 //! executor, gates, approvals, verification and audit; it only *proposes*
 //! tool calls and words its answers from their results.
 //!
-//! Stages, in order: regex fast paths → a parser for requests that are
-//! shell commands → keyword heuristics → the configured model (if any).
-//! With a model configured the router claims only what it is sure of (a
-//! fast path or a parse whose names resolve as the request describes
-//! them) and hands the rest to the model (`decide.rs` says why). Without
-//! one, an unmatched request gets the nearest supported phrasings.
+//! A request goes through four stages, in order, one folder each:
+//!
+//! 1. `recognise/`: the text → an [`Intent`]. Regex fast paths, then a
+//!    parser for requests that are shell commands, then keyword
+//!    heuristics; the nearest phrasings for text that matched none.
+//! 2. `plan/`: the intent and the inventory → a [`Plan`]: its names
+//!    resolved to resources (or services on a host), the route it takes.
+//!    `decide.rs` then says whether the router claims the request: with a
+//!    model configured only what it is sure of (a fast path or a parse
+//!    whose names resolve as the request describes them), the rest goes
+//!    to the model; without one, an unmatched request gets the nearest
+//!    supported phrasings.
+//! 3. `routes/`: the plan carried out one [`Step`] per model call, each
+//!    from the results of the calls before ([`Progress`], [`next_step`]);
+//!    every change is discovered, checked, written (with approval) and
+//!    verified.
+//! 4. `render/`: the tool results → the answer's text.
+//!
+//! `markers.rs` holds the `@@warden:` lines a route's command prints and
+//! its answer splits on. Here: [`Router`], the provider that runs the
+//! stages turn by turn, and [`route`], the first two without running
+//! anything (`warden explain`, `--verbose`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,40 +37,22 @@ use warden_llm::{
 
 use crate::ports::Inventory;
 
-mod act;
-mod certificate;
-mod command_parser;
 mod decide;
-mod errors;
-mod exit;
-pub mod explain;
-mod facts;
-mod fast;
-mod fast_facts;
-mod fast_guests;
-mod guest_writes;
-mod guests;
-mod heuristics;
-pub mod intent;
-mod logs;
-mod modifiers;
-mod observe;
+mod markers;
 pub mod plan;
-mod plan_guests;
+mod recognise;
 pub mod render;
-mod render_metrics;
-pub mod resolve;
-mod since;
-mod snapshot_list;
-mod steps;
-mod suggest;
-mod updates;
-mod window;
-mod write_route;
+mod routes;
 
+/// The command in a request that is itself a shell command ("df -h",
+/// "$ uptime"), as the router would run it on this host.
+pub use crate::text::typed_command;
 pub use intent::{Intent, Stage};
+pub use plan::resolve;
 pub use plan::{Call, Plan, Step};
-pub use steps::{Progress, next_step};
+pub use recognise::intent;
+pub use render::explain;
+pub use routes::{Progress, next_step};
 
 /// What routing decided for the current request, and how long it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,15 +85,6 @@ pub fn route(
         elapsed: started.elapsed(),
     };
     (info, decision.plan)
-}
-
-/// The command in a request that is itself a shell command ("df -h",
-/// "$ uptime"), as the router would run it on this host.
-pub fn typed_command(text: &str) -> Option<String> {
-    match command_parser::as_command(text.trim())? {
-        Intent::Run { command } => Some(command),
-        _ => None,
-    }
 }
 
 /// `@name` is a structured mention for the loop; the router reads the name.

@@ -7,8 +7,8 @@ use warden_protocol::Resource;
 
 use super::{inventory, ok_with};
 use crate::router::intent::{Fact, LogsRequest, ProcessOrder};
-use crate::router::logs::in_time_order;
-use crate::router::since::{Since, TimeUnit};
+use crate::router::recognise::since::{Since, TimeUnit};
+use crate::router::render::logs::in_time_order;
 use crate::router::{Plan, Step, next_step};
 
 fn named(name: &str) -> Resource {

@@ -4,11 +4,11 @@
 use warden_protocol::ResourceKind;
 
 use crate::executor::host_metrics::Metric;
-use crate::router::certificate::Endpoint;
 use crate::router::intent::{
-    ControlOp, Fact, Intent, ListWhat, LogsRequest, Stage, Subject, SubjectKind, recognise,
+    ControlOp, Endpoint, Fact, Intent, ListWhat, LogsRequest, Stage, Subject, SubjectKind,
 };
-use crate::router::since::{Since, TimeUnit};
+use crate::router::recognise::recognise;
+use crate::router::recognise::since::{Since, TimeUnit};
 
 use Stage::{FastPath, Heuristic, Parser};
 

@@ -2,7 +2,7 @@
 //! "why did X exit": phrasings that match and near-misses that must not.
 
 use crate::router::intent::{Fact, Intent, ProcessOrder, SubjectKind};
-use crate::router::since::{Since, TimeUnit};
+use crate::router::recognise::since::{Since, TimeUnit};
 
 use super::recognition::{ago, cert, check, fact, got, not, on, why};
 use crate::router::intent::Stage::{FastPath, Parser};
