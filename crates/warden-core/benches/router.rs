@@ -18,7 +18,7 @@ use warden_core::agent::{
     Conversation, Decision, FixedApprover, LoopEvent, LoopLimits, TurnContext, run_turn,
 };
 use warden_core::executor::{Executor, Moment, Ports, Session, Settings};
-use warden_core::ports::{ExecOutput, MemoryApprovals, MemoryAudit, MemoryNotes};
+use warden_core::ports::{ExecOutput, Inventory, MemoryApprovals, MemoryAudit, MemoryNotes};
 use warden_core::router::Router;
 use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
 use warden_protocol::{ControlLevel, Resource};

@@ -125,22 +125,6 @@ fn bounded(value: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn labels_are_bounded() {
-        assert_eq!(tool_label("read"), "read");
-        assert_eq!(tool_label("rm -rf /"), "other");
-        assert_eq!(action_label(&json!({"action": "exec"})), "exec");
-        assert_eq!(action_label(&json!({"action": "$(reboot)"})), "other");
-        assert_eq!(action_label(&json!({})), "none");
-        assert_eq!(bounded("gpt-4o\"}\n"), "gpt-4o");
-    }
-}
-
 /// A tool call finished after `elapsed` (the server exports it; the CLI
 /// has no recorder, so this costs nothing there).
 pub fn tool_finished(tool: &str, kind: ToolKind, ok: bool, elapsed: Duration) {
@@ -170,4 +154,20 @@ pub fn tokens(provider: &str, model: &str, input: u64, output: u64) {
         .increment(input);
     counter!("warden_model_tokens_total", "provider" => provider, "model" => model, "direction" => "output")
         .increment(output);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn labels_are_bounded() {
+        assert_eq!(tool_label("read"), "read");
+        assert_eq!(tool_label("rm -rf /"), "other");
+        assert_eq!(action_label(&json!({"action": "exec"})), "exec");
+        assert_eq!(action_label(&json!({"action": "$(reboot)"})), "other");
+        assert_eq!(action_label(&json!({})), "none");
+        assert_eq!(bounded("gpt-4o\"}\n"), "gpt-4o");
+    }
 }

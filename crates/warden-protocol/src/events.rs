@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::codes::ErrorCode;
-use crate::views::ApprovalView;
 pub use crate::session::{
     ControlLevel, FsmState, ToolKind, UnknownControlLevel, UnknownFsmState, UnknownToolKind,
 };
+use crate::views::ApprovalView;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -434,8 +434,7 @@ mod tests {
     #[test]
     fn bare_events_parse_without_an_envelope() {
         let e: StreamEvent =
-            serde_json::from_value(json!({"type": "done", "turn": 1, "final_text": null}))
-                .unwrap();
+            serde_json::from_value(json!({"type": "done", "turn": 1, "final_text": null})).unwrap();
         assert_eq!(
             e,
             StreamEvent::Done {

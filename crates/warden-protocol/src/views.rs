@@ -215,8 +215,14 @@ mod tests {
     #[test]
     fn a_pending_approval_past_its_expiry_is_expired() {
         let a = approval(None);
-        assert_eq!(ApprovalView::of(&a, 1_999).state, ApprovalStateView::Pending);
-        assert_eq!(ApprovalView::of(&a, 2_000).state, ApprovalStateView::Expired);
+        assert_eq!(
+            ApprovalView::of(&a, 1_999).state,
+            ApprovalStateView::Pending
+        );
+        assert_eq!(
+            ApprovalView::of(&a, 2_000).state,
+            ApprovalStateView::Expired
+        );
     }
 
     #[test]
@@ -226,7 +232,10 @@ mod tests {
         let back: ApprovalView = serde_json::from_str(&text).unwrap();
         assert_eq!(back, view);
         assert_eq!(back.expires_at_ms(), Some(2_000));
-        assert_eq!(parse_rfc3339(&rfc3339(1_764_000_000_123)), Some(1_764_000_000_123));
+        assert_eq!(
+            parse_rfc3339(&rfc3339(1_764_000_000_123)),
+            Some(1_764_000_000_123)
+        );
         let session = SessionView {
             id: "s1".into(),
             title: "t".into(),
@@ -238,6 +247,9 @@ mod tests {
         let value = serde_json::to_value(&session).unwrap();
         assert_eq!(value["control_level"], "read_only");
         assert_eq!(value["state"], "waiting_approval");
-        assert_eq!(serde_json::from_value::<SessionView>(value).unwrap(), session);
+        assert_eq!(
+            serde_json::from_value::<SessionView>(value).unwrap(),
+            session
+        );
     }
 }

@@ -164,7 +164,6 @@ pub struct PostMessage {
     pub mentions: Option<Vec<String>>,
 }
 
-
 /// An approval as the API shows it: the approval's own decider, else
 /// the one recorded beside it (rows from before deciders were kept).
 pub fn approval_view(approval: &Approval, people: &ApprovalPeople, now_ms: u64) -> ApprovalView {

@@ -25,8 +25,8 @@ pub mod config;
 pub mod local;
 pub mod proxmox;
 pub mod storage;
-pub mod world;
 mod store_writer;
+pub mod world;
 
 pub use config::{Config, ConfigError, Overrides, Source, Sourced};
 pub use world::{ModelSource, Simulated, World, WorldBuilder, WorldError};

@@ -314,7 +314,12 @@ fn save_turn(store: &Store, record: &TurnRecord) -> Result<(), StoreError> {
 }
 
 impl ConversationStore for SqliteConversations {
-    fn create(&self, session_id: &str, title: &str, at_ms: u64) -> Result<(), ConversationStoreError> {
+    fn create(
+        &self,
+        session_id: &str,
+        title: &str,
+        at_ms: u64,
+    ) -> Result<(), ConversationStoreError> {
         self.store
             .create_session(session_id, title, at_ms)
             .map_err(store_error)

@@ -181,10 +181,8 @@ impl WorldBuilder {
         };
         let agents = match &self.agents {
             Some(settings) => {
-                let key = crate::agents::grants::load_or_create_signing_key(
-                    &store,
-                    crate::now_ms(),
-                )?;
+                let key =
+                    crate::agents::grants::load_or_create_signing_key(&store, crate::now_ms())?;
                 Some(Arc::new(Agents::new(
                     Arc::clone(&store),
                     key,
@@ -233,10 +231,8 @@ impl WorldBuilder {
                 let executor = LocalExecutor::with_options(self.config.exec_options());
                 let hosts = LocalHosts::new(executor, &local, self.watchdog);
                 let clusters: Arc<dyn Inventory> = Arc::clone(&proxmox.inventories) as _;
-                let inventory = CompositeInventory::new(vec![
-                    Arc::new(LocalResources::new(local)),
-                    clusters,
-                ]);
+                let inventory =
+                    CompositeInventory::new(vec![Arc::new(LocalResources::new(local)), clusters]);
                 (
                     Arc::new(inventory),
                     Arc::new(hosts),
@@ -260,9 +256,7 @@ impl WorldBuilder {
             ),
             None => (given_inventory, given_hosts),
         };
-        let model = self
-            .model
-            .unwrap_or_else(|| configured_model(&self.config));
+        let model = self.model.unwrap_or_else(|| configured_model(&self.config));
         Ok(World {
             turn: Arc::new(self.config.turn_config()),
             backends: Backends {

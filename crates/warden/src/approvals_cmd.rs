@@ -158,16 +158,16 @@ fn run_stored(config: warden_world::Config, id: &str) -> Result<ExitCode> {
     let local = crate::local::Local::open(config)?;
     crate::common::cancel_on_ctrl_c(&local.cancel)?;
     let world = &local.world;
-    let executor = world
-        .backends
-        .executor(world.turn.settings(warden_protocol::ControlLevel::Controlled));
+    let executor = world.backends.executor(
+        world
+            .turn
+            .settings(warden_protocol::ControlLevel::Controlled),
+    );
     let at = warden_core::executor::Moment {
         session: std::time::Duration::ZERO,
         wall_ms: now_ms(),
     };
-    let run = local
-        .runtime
-        .block_on(executor.run_stored_approval(id, at));
+    let run = local.runtime.block_on(executor.run_stored_approval(id, at));
     let outcome = &run.outcome.response;
     for exec in &run.outcome.execs {
         println!(

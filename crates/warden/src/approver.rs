@@ -26,7 +26,7 @@ pub enum Answer {
     /// Ctrl-C: nothing decided, and the turn is to be cancelled.
     Interrupted,
     /// No answer could be read, or it came too late.
-    NoAnswer,
+    Unanswered,
 }
 
 /// The card of an approval request, on stderr.
@@ -58,19 +58,19 @@ pub fn ask(ticker: &Ticker, approval: &ApprovalView) -> Answer {
     // A line editor reads the answer: in raw mode Ctrl-C is a key, so it
     // cancels the prompt instead of being lost in a blocked read.
     let Ok(mut editor) = DefaultEditor::new() else {
-        return Answer::NoAnswer;
+        return Answer::Unanswered;
     };
     let answer = match editor.readline("Run it? [y/N] ") {
         Ok(answer) => answer,
         Err(ReadlineError::Interrupted) => return Answer::Interrupted,
-        Err(_) => return Answer::NoAnswer,
+        Err(_) => return Answer::Unanswered,
     };
     if approval
         .expires_at_ms()
         .is_some_and(|at| crate::time_fmt::now_ms() >= at)
     {
         eprintln!("  too late: the request expired while waiting; nothing ran.");
-        return Answer::NoAnswer;
+        return Answer::Unanswered;
     }
     match answer.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" => Answer::Approve,
@@ -132,7 +132,7 @@ impl TerminalApprover {
         match ask(&self.ticker, &view) {
             Answer::Approve => Decision::Approve,
             Answer::Deny(reason) => Decision::Deny(reason),
-            Answer::NoAnswer => Decision::Pending,
+            Answer::Unanswered => Decision::Pending,
             Answer::Interrupted => {
                 eprintln!(
                     "  cancelled: nothing ran; the request stays pending (`warden approvals approve {}` to run it later).",

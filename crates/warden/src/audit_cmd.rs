@@ -130,8 +130,11 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
         }
         AuditCommand::Reanchor { reason } => {
             let store = open_store(args.db)?;
-            let entry =
-                store.reanchor_audit(&storage::local_operator(), &reason, crate::time_fmt::now_ms())?;
+            let entry = store.reanchor_audit(
+                &storage::local_operator(),
+                &reason,
+                crate::time_fmt::now_ms(),
+            )?;
             println!(
                 "audit log re-anchored at record {} by {}; recorded as record {}",
                 entry.seq - 1,

@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use warden_protocol::{CancelFlag, ControlLevel};
 
+use crate::display::Verbosity;
 use warden_world::config::parse_level_arg;
 use warden_world::{Config, Overrides};
-use crate::display::Verbosity;
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct CommonArgs {

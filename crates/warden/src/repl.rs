@@ -123,11 +123,7 @@ enum Flow {
     Quit,
 }
 
-fn slash_command(
-    command: &str,
-    backend: &mut dyn ChatBackend,
-    verbosity: &mut Verbosity,
-) -> Flow {
+fn slash_command(command: &str, backend: &mut dyn ChatBackend, verbosity: &mut Verbosity) -> Flow {
     let mut words = command.split_whitespace();
     match words.next().unwrap_or_default() {
         "quit" | "exit" | "q" => return Flow::Quit,

@@ -151,7 +151,10 @@ mod tests {
         ticker.start("read exec host:web1".into());
         assert!(drawing(&ticker));
         let paused = ticker.pause();
-        assert!(!drawing(&ticker), "the line is off while a question is asked");
+        assert!(
+            !drawing(&ticker),
+            "the line is off while a question is asked"
+        );
         // Calls may start and end meanwhile: still nothing drawn.
         ticker.start("two calls".into());
         assert!(!drawing(&ticker));

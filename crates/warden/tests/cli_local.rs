@@ -91,21 +91,27 @@ fn ask_json_prints_stream_events() {
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(
         types,
-        ["tool_start", "tool_end", "content", "done"],
+        ["turn_start", "tool_start", "tool_end", "content", "done"],
         "{out}"
     );
+    // The spec's names: a tool is `name`, the turn is numbered.
+    assert_eq!(events[1]["name"], "metrics", "{out}");
+    assert!(events[1].get("tool").is_none(), "{out}");
+    assert_eq!(events[0]["turn"], 1);
+    assert_eq!(events[4]["turn"], 1);
+    assert_eq!(events[4]["outcome"]["end"], "answered", "{out}");
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["seq"], i as u64 + 1);
         assert_eq!(e["session_id"], events[0]["session_id"]);
     }
     assert!(
-        events[2]["text"]
+        events[3]["text"]
             .as_str()
             .unwrap()
             .starts_with("Memory on "),
         "{out}"
     );
-    assert_eq!(events[3]["final_text"], events[2]["text"]);
+    assert_eq!(events[4]["final_text"], events[3]["text"]);
 }
 
 #[test]

@@ -37,10 +37,8 @@ impl Prices {
         input_per_million: f64,
         output_per_million: f64,
     ) {
-        self.any_provider.insert(
-            model.to_string(),
-            (input_per_million, output_per_million),
-        );
+        self.any_provider
+            .insert(model.to_string(), (input_per_million, output_per_million));
     }
 
     /// The cost of `usage`, or `None` when the model has no known price.
@@ -133,7 +131,11 @@ mod tests {
             ("ollama", "llama", None),
         ];
         for (provider, model, cost) in table {
-            assert_eq!(prices.cost(provider, model, usage), cost, "{provider}/{model}");
+            assert_eq!(
+                prices.cost(provider, model, usage),
+                cost,
+                "{provider}/{model}"
+            );
         }
     }
 

@@ -41,8 +41,12 @@ pub struct ConversationStoreError(pub String);
 /// Stored conversations: their messages and what they spent.
 pub trait ConversationStore: Send + Sync {
     /// A new, empty conversation, listed at once.
-    fn create(&self, session_id: &str, title: &str, at_ms: u64)
-    -> Result<(), ConversationStoreError>;
+    fn create(
+        &self,
+        session_id: &str,
+        title: &str,
+        at_ms: u64,
+    ) -> Result<(), ConversationStoreError>;
 
     fn exists(&self, session_id: &str) -> Result<bool, ConversationStoreError>;
 
@@ -89,7 +93,11 @@ impl ConversationStore for MemoryConversations {
     }
 
     fn messages(&self, session_id: &str) -> Result<Vec<String>, ConversationStoreError> {
-        Ok(self.with(|s| s.get(session_id).map(|(m, _)| m.clone()).unwrap_or_default()))
+        Ok(self.with(|s| {
+            s.get(session_id)
+                .map(|(m, _)| m.clone())
+                .unwrap_or_default()
+        }))
     }
 
     fn tokens_used(&self, session_id: &str) -> Result<u64, ConversationStoreError> {
@@ -151,6 +159,7 @@ impl Backends {
 
     /// An executor over these parts with `settings`.
     pub fn executor(&self, settings: crate::executor::Settings) -> crate::executor::Executor<'_> {
-        crate::executor::Executor::new(settings, self.ports()).with_guest_api(self.guest_api.as_ref())
+        crate::executor::Executor::new(settings, self.ports())
+            .with_guest_api(self.guest_api.as_ref())
     }
 }

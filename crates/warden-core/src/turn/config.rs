@@ -74,7 +74,9 @@ impl TurnConfig {
         LoopLimits {
             max_model_calls: self.max_model_calls,
             budget: Budget {
-                max_tokens: self.budget_tokens.map(|max| max.saturating_sub(tokens_used)),
+                max_tokens: self
+                    .budget_tokens
+                    .map(|max| max.saturating_sub(tokens_used)),
             },
             ..LoopLimits::default()
         }

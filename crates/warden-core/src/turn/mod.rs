@@ -310,7 +310,9 @@ impl TurnRunner {
             };
             run_turn(&mut ctx, &mut self.conversation, text).await
         };
-        let mut adapter = adapter.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut adapter = adapter
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         adapter.flush();
         let usage = std::mem::take(&mut adapter.usage);
         let route = self.router.last_route().cloned();

@@ -176,7 +176,9 @@ mod tests {
             (result(TurnEnd::Retracted), Verdict::ModelFailed),
             (result(TurnEnd::BudgetExceeded), Verdict::ModelFailed),
             (
-                result(TurnEnd::LoopDetected { tool: "read".into() }),
+                result(TurnEnd::LoopDetected {
+                    tool: "read".into(),
+                }),
                 Verdict::ModelFailed,
             ),
             (

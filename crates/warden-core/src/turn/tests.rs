@@ -69,7 +69,10 @@ fn a_routed_turn_streams_the_spec_events_and_is_stored() {
     assert!(report.stored.is_ok());
     let seen = kinds(&events);
     assert_eq!(seen.first(), Some(&"turn_start"), "{seen:?}");
-    assert!(seen.contains(&"tool_start") && seen.contains(&"tool_end"), "{seen:?}");
+    assert!(
+        seen.contains(&"tool_start") && seen.contains(&"tool_end"),
+        "{seen:?}"
+    );
     assert!(!seen.contains(&"error"), "{events:?}");
     let end = events
         .iter()
@@ -149,7 +152,11 @@ fn the_configuration_reaches_the_loop_and_the_store() {
         &mut approver,
         &mut events,
     ));
-    assert_eq!(report.outcome.end, TurnEndKind::ModelCallLimit, "{events:?}");
+    assert_eq!(
+        report.outcome.end,
+        TurnEndKind::ModelCallLimit,
+        "{events:?}"
+    );
     assert_eq!(report.verdict(), Verdict::ModelFailed);
     let usages: Vec<Option<f64>> = events
         .iter()
@@ -160,7 +167,9 @@ fn the_configuration_reaches_the_loop_and_the_store() {
         .collect();
     assert_eq!(usages, vec![Some(10.0); 3], "{events:?}");
     assert!(
-        events.iter().any(|e| matches!(e, StreamEvent::Error { code, .. } if code == "MODEL_CALL_LIMIT")),
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Error { code, .. } if code == "MODEL_CALL_LIMIT")),
         "{events:?}"
     );
     assert_eq!(conversations.tokens_used("s2").unwrap(), 45);

@@ -31,12 +31,7 @@ pub fn start_turn(
     // after the 202 is not lost.
     live.cancel.reset();
     crate::metrics::turn_started();
-    let task = tokio::spawn(run(
-        Arc::clone(app),
-        Arc::clone(live),
-        text,
-        by.to_string(),
-    ));
+    let task = tokio::spawn(run(Arc::clone(app), Arc::clone(live), text, by.to_string()));
     let app = Arc::clone(app);
     let live = Arc::clone(live);
     tokio::spawn(async move {

@@ -8,11 +8,11 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use crate::auth::{Caller, Role};
-use warden_world::proxmox::admin::ProxmoxAdmin;
-use warden_world::proxmox::clusters::{AddCluster, ClusterAdminError, ClusterView};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, HumanAction};
+use warden_world::proxmox::admin::ProxmoxAdmin;
+use warden_world::proxmox::clusters::{AddCluster, ClusterAdminError, ClusterView};
 
 fn admin_error(error: ClusterAdminError) -> ApiError {
     match error {
@@ -54,12 +54,13 @@ pub async fn list(
     caller: Caller,
 ) -> Result<Json<Vec<ClusterView>>, ApiError> {
     caller.require(Role::Admin)?;
-    Ok(Json(app
-        .world
-        .cluster_admin
-        .as_ref()
-        .map(ProxmoxAdmin::list)
-        .unwrap_or_default()))
+    Ok(Json(
+        app.world
+            .cluster_admin
+            .as_ref()
+            .map(ProxmoxAdmin::list)
+            .unwrap_or_default(),
+    ))
 }
 
 /// Connect a cluster: its first inventory is read before anything is kept,

@@ -168,7 +168,9 @@ pub async fn start(options: Options) -> TestServer {
                 ids: inventory().into_iter().map(|r| r.id).collect(),
             }),
         })
-        .model(Arc::new(move || Some(Box::new(factory_book.provider()) as _)))
+        .model(Arc::new(move || {
+            Some(Box::new(factory_book.provider()) as _)
+        }))
         .build()
         .await
         .unwrap();

@@ -436,11 +436,9 @@ impl Config {
             self.provider.set(None, source);
             return Ok(());
         }
-        let kind: ProviderKind = name
-            .parse()
-            .map_err(|e: warden_llm::ProviderError| {
-                ConfigError::Invalid(format!("{e} (or `none`)"))
-            })?;
+        let kind: ProviderKind = name.parse().map_err(|e: warden_llm::ProviderError| {
+            ConfigError::Invalid(format!("{e} (or `none`)"))
+        })?;
         if name == "ollama" && self.base_url.value.is_none() {
             self.base_url.set(
                 Some(warden_llm::config::OLLAMA_BASE_URL.to_string()),
@@ -467,7 +465,6 @@ impl Config {
             budget_tokens: self.budget_tokens.value,
             max_reply_bytes: self.max_reply_bytes.value,
             prices,
-            ..TurnConfig::default()
         }
     }
 
@@ -527,11 +524,9 @@ fn parse_level(text: &str) -> Result<ControlLevel> {
         "read_only" | "read-only" | "readonly" => Ok(ControlLevel::ReadOnly),
         "controlled" => Ok(ControlLevel::Controlled),
         "autonomous" => Ok(ControlLevel::Autonomous),
-        other => {
-            invalid(format!(
-                "unknown control level `{other}`: expected read_only, controlled or autonomous"
-            ))
-        }
+        other => invalid(format!(
+            "unknown control level `{other}`: expected read_only, controlled or autonomous"
+        )),
     }
 }
 

@@ -236,7 +236,7 @@ impl RemoteChat {
                     .await?;
             }
             Answer::Interrupted => self.cancel.cancel(),
-            Answer::NoAnswer => {}
+            Answer::Unanswered => {}
         }
         Ok(())
     }
@@ -317,9 +317,9 @@ pub async fn approvals_list(client: &RemoteClient, state: &str, as_json: bool) -
     }
     let now = crate::time_fmt::now_ms();
     for a in listed {
-        let expires = a
-            .expires_at_ms()
-            .map_or(a.expires_at.clone(), |ms| crate::time_fmt::relative(ms, now));
+        let expires = a.expires_at_ms().map_or(a.expires_at.clone(), |ms| {
+            crate::time_fmt::relative(ms, now)
+        });
         println!(
             "{}  {}  on {}  risk {}  expires {expires}\n    {}",
             a.id, a.tool, a.target, a.risk, a.command

@@ -7,8 +7,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use warden_core::ports::{CompositeInventory, Inventory};
 use super::super::clusters::{AddCluster, ClusterAdminError, ClusterOrigin};
+use warden_core::ports::{CompositeInventory, Inventory};
 
 use super::super::ProxmoxWorld;
 use super::super::admin::{CLUSTERS_FILE, ProxmoxAdmin, load_added};
