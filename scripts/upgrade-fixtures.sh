@@ -2,7 +2,7 @@
 # Makes the upgrade fixtures: databases written by earlier releases' own
 # `warden` binaries, the way a user writes them (CLI requests, approvals
 # decided at the terminal, and for stop 14 its server, users, tokens and
-# agents), for crates/warden-store/tests/upgrade.rs and
+# agents), for crates/warden-store/tests/upgrade/ and
 # crates/warden/tests/upgrade_cli.rs.
 #
 #   scripts/upgrade-fixtures.sh [stop05] [stop14]    (default: both)
@@ -13,8 +13,8 @@
 # release kept one) and views.txt (what the release itself showed of its
 # data) go to crates/warden-store/tests/fixtures/upgrade/<release>/.
 # Set FIXTURE_TARGET_DIR to reuse a cargo target directory between runs.
-# Needs git, cargo, python3 (a fake model on loopback; stop 14 also installs
-# fakepve into a venv for a Proxmox approval) and sqlite3.
+# Needs git, cargo, curl, sqlite3 and python3 (a fake model on loopback;
+# stop 14 also installs fakepve into a venv for a Proxmox approval).
 # Nothing leaves this machine except fakepve's pip install.
 set -euo pipefail
 
