@@ -19,6 +19,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+# The recipes run with a private HOME; cargo and rustup keep theirs.
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 fixtures="$repo/crates/warden-store/tests/fixtures/upgrade"
 fake_model="$repo/scripts/upgrade-fixtures/fake_openai.py"
 
