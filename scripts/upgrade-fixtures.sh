@@ -143,8 +143,9 @@ pve_secret=5b0c7a1e-1111-4222-8333-944455556666
 start_fakepve() {
   bash "$work/src/scripts/fakepve/setup.sh" "$work/fakepve-venv"
   mkfifo "$work/pve.in"
+  mkdir -p "$work/pve-cert"
   "$work/fakepve-venv/bin/python" "$work/src/scripts/fakepve/launch.py" \
-    --token "warden@pve!ops=$pve_secret" --generate 1 --nodes 1 \
+    --token "warden@pve!ops=$pve_secret" --generate 1 --nodes 1 --cert-dir "$work/pve-cert" \
     <"$work/pve.in" >"$work/pve.json" 2>"$work/pve.err" &
   pids+=("$!")
   # It runs until its stdin closes.
