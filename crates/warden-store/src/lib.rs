@@ -3,6 +3,10 @@
 //! (anchored by a file beside the database), conversation history, token
 //! usage and notes. Writes happen in transactions, so a process killed
 //! mid-write leaves the previous state.
+//!
+//! Databases written by earlier releases' own binaries are kept in
+//! `tests/fixtures/upgrade/` (see its README); `tests/upgrade/` checks that
+//! each opens with everything after the migrations.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
