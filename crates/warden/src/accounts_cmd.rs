@@ -21,6 +21,9 @@ pub struct UserArgs {
     /// The server's data directory (default: $WARDEN_DATA_DIR, else ~/.local/share/warden).
     #[arg(long, global = true)]
     data_dir: Option<PathBuf>,
+    /// The server's config file: its `db`, when set, is the database used.
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -45,6 +48,9 @@ pub struct TokenArgs {
     /// The server's data directory (default: $WARDEN_DATA_DIR, else ~/.local/share/warden).
     #[arg(long, global = true)]
     data_dir: Option<PathBuf>,
+    /// The server's config file: its `db`, when set, is the database used.
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -131,7 +137,7 @@ fn prompt_hidden(prompt: &str) -> Result<String> {
 }
 
 pub fn user(args: UserArgs) -> Result<ExitCode> {
-    let (dir, store) = crate::common::open_data_dir(args.data_dir)?;
+    let (dir, store) = crate::common::open_data_dir(args.data_dir, args.config)?;
     let mut out = std::io::stdout().lock();
     match args.command {
         UserCommand::Add { name, role } => {
@@ -154,7 +160,7 @@ pub fn user(args: UserArgs) -> Result<ExitCode> {
 }
 
 pub fn token(args: TokenArgs) -> Result<ExitCode> {
-    let (_, store) = crate::common::open_data_dir(args.data_dir)?;
+    let (_, store) = crate::common::open_data_dir(args.data_dir, args.config)?;
     let mut out = std::io::stdout().lock();
     match args.command {
         TokenCommand::Create {

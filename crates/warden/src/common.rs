@@ -121,12 +121,19 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 /// A server's data directory (`--data-dir`, else `$WARDEN_DATA_DIR`, else
-/// the user's), created private, and its database.
+/// the user's), created private, and its database: the configuration's
+/// `db` when set (as `warden serve --config` uses it), else `warden.db` there.
 pub fn open_data_dir(
     flag: Option<PathBuf>,
+    config: Option<PathBuf>,
 ) -> Result<(PathBuf, std::sync::Arc<warden_store::Store>)> {
     let dir = warden_world::storage::server_data_dir(flag)?;
     warden_world::storage::create_private_dir(&dir)?;
-    let store = warden_world::storage::open(Some(dir.join("warden.db")))?;
+    let config = Config::load(&Overrides {
+        config,
+        ..Overrides::default()
+    })?;
+    let db = config.db.value.unwrap_or_else(|| dir.join("warden.db"));
+    let store = warden_world::storage::open(Some(db))?;
     Ok((dir, store))
 }
