@@ -12,4 +12,5 @@ mod fakepve;
 mod golden;
 mod keys;
 mod pve;
+mod remote;
 mod support;

@@ -136,6 +136,11 @@ impl Script {
     }
 }
 
+/// The fake model of `script`, for a test that runs `warden` itself.
+pub fn start_model(script: &Script, context: &Arc<crate::keys::Context>) -> Arc<FakeServer> {
+    script.start(context)
+}
+
 /// A loopback address that accepts no more connections (its listen queue
 /// is full and nobody accepts): connecting there hangs until the client
 /// gives up. Kept for the life of the test process.
@@ -255,10 +260,54 @@ pub struct Serve {
     child: Child,
     pub base: String,
     pub token: String,
+    pub dir: PathBuf,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
+/// A token with `role`, made offline on the data directory.
+pub fn offline_token(dir: &Path, config: &Path, role: &str) -> String {
+    let out = warden(dir)
+        .args([
+            "token",
+            "create",
+            "--name",
+            role,
+            "--role",
+            role,
+            "--data-dir",
+        ])
+        .arg(dir)
+        .arg("--config")
+        .arg(config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 impl Serve {
+    /// A server with `config` (its `{model}` the fake model of `script`),
+    /// its data in a fresh directory.
+    pub fn with_model(
+        config: &str,
+        script: &Script,
+        context: &Arc<crate::keys::Context>,
+    ) -> (Serve, Arc<FakeServer>) {
+        let dir = tempfile::tempdir().unwrap().keep();
+        let model = script.start(context);
+        let path = write_config(&dir, config, &model.url());
+        (Serve::start(&dir, &path, &[]), model)
+    }
+
+    /// A token with `role` on this server.
+    pub fn token_for(&self, role: &str) -> String {
+        offline_token(&self.dir, &self.dir.join("config.toml"), role)
+    }
+
     pub fn start(dir: &Path, config: &Path, env: &[(&str, &str)]) -> Serve {
         let token = warden(dir)
             .args(["token", "create", "--name", "admin", "--role", "admin"])
@@ -307,6 +356,7 @@ impl Serve {
             child,
             base,
             token,
+            dir: dir.to_path_buf(),
             stderr,
         }
     }
