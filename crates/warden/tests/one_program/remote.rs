@@ -102,7 +102,7 @@ fn approvals_are_listed_over_the_api() {
 #[test]
 fn ctrl_c_cancels_a_remote_turn_without_an_error() {
     let (serve, _model) = Serve::with_model("", &Script::of(Vec::new()), &Context::plain());
-    let mut child = remote(&serve, &serve.token, &["ask", "sleep 20"])
+    let child = remote(&serve, &serve.token, &["ask", "sleep 20"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
