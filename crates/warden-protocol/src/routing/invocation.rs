@@ -35,6 +35,13 @@ impl ExecTag {
         is_plain_tag(&tag).then_some(ExecTag(tag))
     }
 
+    /// `w{process}-{counter}-{nanos in hex}`: plain by construction; unique
+    /// on a machine when the caller passes its pid, a counter of its own
+    /// and the time (which tells apart processes that reused a pid).
+    pub fn unique(process: u32, counter: u64, nanos: u128) -> Self {
+        ExecTag(format!("w{process}-{counter}-{nanos:x}"))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -482,6 +482,8 @@ fn hops_become_command_lines() {
 #[test]
 fn tags_are_plain_words() {
     assert!(ExecTag::new("w123-4-abc_DEF").is_some());
+    let unique = ExecTag::unique(u32::MAX, u64::MAX, u128::MAX);
+    assert_eq!(ExecTag::new(unique.as_str()), Some(unique.clone()));
     for bad in ["", "a b", "a/b", "x;y", "$(id)", &"a".repeat(129)] {
         assert!(ExecTag::new(bad).is_none(), "{bad:?}");
     }
