@@ -164,6 +164,15 @@ struct ConcurrencyProbe {
 }
 
 impl HostBackend for ConcurrencyProbe {
+    fn backends<'a>(
+        &'a self,
+        target: &'a warden_protocol::Resource,
+    ) -> crate::ports::BoxFuture<'a, warden_protocol::routing::Backends> {
+        Box::pin(std::future::ready(crate::simulated::reaching_everything(
+            target,
+        )))
+    }
+
     fn exec<'a>(
         &'a self,
         _request: crate::ports::ExecRequest<'a>,

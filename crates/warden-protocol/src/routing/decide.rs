@@ -8,13 +8,15 @@ use crate::{Resource, ResourceId, ResourceKind};
 /// cluster-wide API action (storage pools, backups of every node).
 pub fn route(target: Option<&Resource>, call: CallKind, facts: &Facts<'_>) -> Route {
     match (call, target) {
-        (CallKind::ApiAction, target) => api_route(target, facts.guest_api),
+        (CallKind::ApiAction, target) => route_api_action(target, facts.guest_api),
         (CallKind::Shell, None) => Route::Unreachable(Unreachable::NoTarget),
         (CallKind::Shell, Some(target)) => shell_route(target, facts),
     }
 }
 
-fn api_route(target: Option<&Resource>, guest_api: GuestApiService) -> Route {
+/// [`route`] for an API action, which needs no shell backend: the API
+/// that serves the target, or [`Unreachable::NoGuestApi`].
+pub fn route_api_action(target: Option<&Resource>, guest_api: GuestApiService) -> Route {
     match guest_api {
         GuestApiService::Serves => Route::GuestApi(ApiRoute {
             node: target.map(node_of),

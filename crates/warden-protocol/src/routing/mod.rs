@@ -27,7 +27,8 @@
 //!
 //! **An API action** (guest power, snapshots, history, storage pools,
 //! backups) goes to the Proxmox API when one serves the target
-//! ([`ApiVia::ProxmoxApi`]); otherwise it is unreachable as an API call and
+//! ([`ApiVia::ProxmoxApi`]; [`route_api_action`] when no shell backend is
+//! at hand); otherwise it is unreachable as an API call and
 //! the executor plans its command-line equivalent (`pct stop 141` on the
 //! node), which is routed as a shell command.
 //!
@@ -50,7 +51,7 @@ mod invocation;
 mod tests;
 
 pub use answer::{ApiRoute, ApiVia, Hop, Route, Runner, ShellRoute, Unreachable};
-pub use decide::{machine_of, node_of, route};
+pub use decide::{machine_of, node_of, route, route_api_action};
 pub use facts::{
     AgentFacts, Backends, CallKind, Children, Facts, GuestApiService, Presence, ThisMachine,
 };
