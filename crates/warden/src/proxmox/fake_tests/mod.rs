@@ -25,6 +25,14 @@ mod writes;
 struct NoAgents;
 
 impl HostBackend for NoAgents {
+    fn backends<'a>(
+        &'a self,
+        _target: &'a warden_protocol::Resource,
+    ) -> BoxFuture<'a, warden_protocol::routing::Backends> {
+        use warden_protocol::routing::{Backends, ThisMachine};
+        Box::pin(std::future::ready(Backends::only(ThisMachine::nothing())))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,
