@@ -61,7 +61,7 @@ pub fn invocation_for(
 mod tests {
     use super::*;
     use warden_protocol::ResourceKind;
-    use warden_protocol::routing::{CONTAINER_WRAPPER, Children};
+    use warden_protocol::routing::{CONTAINER_WRAPPER, Children, Machines};
 
     fn reach() -> ThisMachine {
         let resources = vec![
@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn reach_comes_from_this_hosts_resources() {
         let reach = reach();
-        assert_eq!(reach.hosts, ["pve1".to_string()].into());
+        assert_eq!(reach.hosts, Machines::Named(["pve1".to_string()].into()));
         let ids =
             |ids: &[&str]| Children::Reported(ids.iter().map(|i| i.parse().unwrap()).collect());
         assert_eq!(reach.docker, ids(&["docker_container:pve1:abc123def456"]));

@@ -3,11 +3,10 @@
 //! and remember every command that reached them. A simulated guest API
 //! answers Proxmox-backed calls from the same table.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use warden_protocol::routing::{AgentFacts, Backends, Children, Presence, ThisMachine, machine_of};
-use warden_protocol::{Resource, ResourceId, ResourceKind};
+use warden_protocol::routing::{Backends, Children, Machines, ThisMachine};
+use warden_protocol::{Resource, ResourceId};
 
 use crate::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
@@ -89,44 +88,21 @@ impl SimulatedHosts {
     }
 }
 
-/// Facts under which a shell command for `target` is run here, as simulated
-/// hosts answer every target: its machine is this machine (its containers
-/// entered from here), and a VM or LXC has an agent of its own, connected.
-/// What has no shell (storage, Kubernetes) stays unreachable.
-pub fn reaching_everything(target: &Resource) -> Backends {
-    let hosts: BTreeSet<String> = machine_of(&target.id)
-        .map(str::to_string)
-        .into_iter()
-        .collect();
-    let agents = match target.id.kind {
-        ResourceKind::Vm | ResourceKind::Lxc => vec![AgentFacts {
-            id: format!("simulated-{}", target.id),
-            name: target.name.clone(),
-            presence: Presence::Connected,
-        }],
-        ResourceKind::Host
-        | ResourceKind::Node
-        | ResourceKind::DockerHost
-        | ResourceKind::DockerContainer
-        | ResourceKind::K8sCluster
-        | ResourceKind::K8sNode
-        | ResourceKind::K8sPod
-        | ResourceKind::Storage => Vec::new(),
-    };
-    Backends {
-        own_hosts: hosts.clone(),
-        this_machine: ThisMachine {
-            hosts,
-            docker: Children::Any,
-            lxc: Children::Any,
-        },
-        agents,
-    }
+/// Facts under which every shell command is run here, as simulated hosts
+/// answer every target: this machine answers for every machine (guests
+/// included) and enters every container. What has no shell (storage,
+/// Kubernetes) stays unreachable.
+pub fn reaching_everything() -> Backends {
+    Backends::only(ThisMachine {
+        hosts: Machines::All,
+        docker: Children::Any,
+        lxc: Children::Any,
+    })
 }
 
 impl HostBackend for SimulatedHosts {
-    fn backends<'a>(&'a self, target: &'a Resource) -> BoxFuture<'a, Backends> {
-        Box::pin(std::future::ready(reaching_everything(target)))
+    fn backends<'a>(&'a self, _target: &'a Resource) -> BoxFuture<'a, Backends> {
+        Box::pin(std::future::ready(reaching_everything()))
     }
 
     fn exec<'a>(

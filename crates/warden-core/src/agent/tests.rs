@@ -166,11 +166,9 @@ struct ConcurrencyProbe {
 impl HostBackend for ConcurrencyProbe {
     fn backends<'a>(
         &'a self,
-        target: &'a warden_protocol::Resource,
+        _target: &'a warden_protocol::Resource,
     ) -> crate::ports::BoxFuture<'a, warden_protocol::routing::Backends> {
-        Box::pin(std::future::ready(crate::simulated::reaching_everything(
-            target,
-        )))
+        Box::pin(std::future::ready(crate::simulated::reaching_everything()))
     }
 
     fn exec<'a>(

@@ -86,9 +86,14 @@ impl HostBackend for NoAgentInVms<'_> {
         &'a self,
         target: &'a Resource,
     ) -> BoxFuture<'a, warden_protocol::routing::Backends> {
-        let mut backends = crate::simulated::reaching_everything(target);
-        backends.agents.clear();
-        Box::pin(std::future::ready(backends))
+        use warden_protocol::routing::{Backends, Children, Machines, ThisMachine, machine_of};
+        // This machine is the target's machine (guests are not machines).
+        let hosts = machine_of(&target.id).map(str::to_string).into_iter();
+        Box::pin(std::future::ready(Backends::only(ThisMachine {
+            hosts: Machines::Named(hosts.collect()),
+            docker: Children::Any,
+            lxc: Children::Any,
+        })))
     }
 
     fn exec<'a>(

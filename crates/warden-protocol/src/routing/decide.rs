@@ -1,7 +1,7 @@
 //! The decision itself (the table in the [module docs](super)).
 
 use super::answer::{ApiRoute, ApiVia, Hop, Route, Runner, ShellRoute, Unreachable};
-use super::facts::{AgentFacts, CallKind, Facts, GuestApiService, Presence};
+use super::facts::{AgentFacts, CallKind, Children, Facts, GuestApiService, Machines, Presence};
 use crate::{Resource, ResourceId, ResourceKind};
 
 /// Where and how `call` for `target` runs. `None` as the target is a
@@ -48,85 +48,108 @@ fn shell_route(target: &Resource, facts: &Facts<'_>) -> Route {
             return through_agent(agent, on, Hop::HostShell);
         }
     }
-    if id.kind == ResourceKind::Vm {
-        return match facts.guest_api {
-            GuestApiService::Serves => Route::GuestApi(ApiRoute {
-                node: Some(node_of(target)),
-                via: ApiVia::QemuGuestAgent,
-            }),
-            GuestApiService::NotServed => unreachable(Unreachable::VmWithoutAgent {
-                id: id.clone(),
-                name: target.name.clone(),
-                node: machine.to_string(),
-            }),
-        };
-    }
     let Some(hop) = hop_into(id) else {
         return unreachable(Unreachable::InvalidId { id: id.clone() });
     };
-    let this_machine = &backends.this_machine;
-    if this_machine.is(machine) {
-        let children = match id.kind {
-            ResourceKind::DockerContainer => &this_machine.docker,
-            ResourceKind::Lxc => &this_machine.lxc,
-            // This machine's shell: nothing to enter.
-            ResourceKind::Host
-            | ResourceKind::Node
-            | ResourceKind::DockerHost
-            | ResourceKind::Vm
-            | ResourceKind::K8sCluster
-            | ResourceKind::K8sNode
-            | ResourceKind::K8sPod
-            | ResourceKind::Storage => {
-                return Route::Shell(ShellRoute {
-                    runner: Runner::ThisMachine,
-                    hop,
-                });
-            }
-        };
-        return match children {
-            super::Children::Nothing => unreachable(Unreachable::NoContainerAccess {
-                id: id.clone(),
-                machine: machine.to_string(),
-            }),
-            children if children.contains(id) => Route::Shell(ShellRoute {
-                runner: Runner::ThisMachine,
-                hop,
-            }),
-            _ if backends.agents.iter().any(|a| a.name == machine) => {
-                unreachable(Unreachable::ShadowedAgent { id: id.clone() })
-            }
-            _ => unreachable(Unreachable::NotReported {
-                id: id.clone(),
-                machine: machine.to_string(),
-            }),
-        };
-    }
+    // This machine's own inventory comes first: an agent named like one
+    // of its hosts is never used.
     if backends.own_hosts.contains(machine) {
+        if backends.this_machine.is(machine) {
+            return this_machine_route(target, machine, hop, facts);
+        }
         return unreachable(Unreachable::NotRunHere {
             machine: machine.to_string(),
-            this_machine: this_machine.hosts.iter().cloned().collect(),
+            this_machine: backends.this_machine.names(),
         });
     }
-    let Some(agent) = backends.agent_named(machine) else {
-        return unreachable(Unreachable::NoAgent {
+    if let Some(agent) = backends.agent_named(machine) {
+        if id.kind == ResourceKind::Vm {
+            return vm_without_agent(target, machine, facts.guest_api);
+        }
+        if agent.presence == Presence::Disconnected {
+            return unreachable(Unreachable::AgentDisconnected {
+                machine: machine.to_string(),
+            });
+        }
+        // The agent is told the container itself (it enters it again by
+        // its own facts); a node or Docker host is its `host:` id.
+        let on = match hop {
+            Hop::HostShell => ResourceId::global(ResourceKind::Host, machine),
+            Hop::DockerExec { .. } | Hop::PctExec { .. } => id.clone(),
+        };
+        return through_agent(agent, on, hop);
+    }
+    if backends.this_machine.is(machine) {
+        return this_machine_route(target, machine, hop, facts);
+    }
+    if id.kind == ResourceKind::Vm {
+        return vm_without_agent(target, machine, facts.guest_api);
+    }
+    unreachable(Unreachable::NoAgent {
+        id: id.clone(),
+        machine: machine.to_string(),
+        this_machine: backends.this_machine.names(),
+    })
+}
+
+/// A command this machine runs: in its shell, or entering its container.
+fn this_machine_route(target: &Resource, machine: &str, hop: Hop, facts: &Facts<'_>) -> Route {
+    let id = &target.id;
+    let backends = facts.backends;
+    let here = |hop| {
+        Route::Shell(ShellRoute {
+            runner: Runner::ThisMachine,
+            hop,
+        })
+    };
+    let children = match id.kind {
+        ResourceKind::DockerContainer => &backends.this_machine.docker,
+        ResourceKind::Lxc => &backends.this_machine.lxc,
+        // Only a simulated machine answers for a VM as a whole.
+        ResourceKind::Vm => {
+            return match backends.this_machine.hosts {
+                Machines::All => here(Hop::HostShell),
+                Machines::Named(_) => vm_without_agent(target, machine, facts.guest_api),
+            };
+        }
+        ResourceKind::Host
+        | ResourceKind::Node
+        | ResourceKind::DockerHost
+        | ResourceKind::K8sCluster
+        | ResourceKind::K8sNode
+        | ResourceKind::K8sPod
+        | ResourceKind::Storage => return here(hop),
+    };
+    match children {
+        Children::Nothing => Route::Unreachable(Unreachable::NoContainerAccess {
             id: id.clone(),
             machine: machine.to_string(),
-            this_machine: this_machine.hosts.iter().cloned().collect(),
-        });
-    };
-    if agent.presence == Presence::Disconnected {
-        return unreachable(Unreachable::AgentDisconnected {
+        }),
+        children if children.contains(id) => here(hop),
+        _ if backends.agents.iter().any(|a| a.name == machine) => {
+            Route::Unreachable(Unreachable::ShadowedAgent { id: id.clone() })
+        }
+        _ => Route::Unreachable(Unreachable::NotReported {
+            id: id.clone(),
             machine: machine.to_string(),
-        });
+        }),
     }
-    // The agent is told the container itself (it enters it again by its
-    // own facts); a node or Docker host is its `host:` id.
-    let on = match hop {
-        Hop::HostShell => ResourceId::global(ResourceKind::Host, machine),
-        Hop::DockerExec { .. } | Hop::PctExec { .. } => id.clone(),
-    };
-    through_agent(agent, on, hop)
+}
+
+/// A VM no agent of its own serves: its QEMU guest agent through the API
+/// of its cluster, else nothing (a node's agent cannot enter a VM).
+fn vm_without_agent(target: &Resource, node: &str, guest_api: GuestApiService) -> Route {
+    match guest_api {
+        GuestApiService::Serves => Route::GuestApi(ApiRoute {
+            node: Some(node_of(target)),
+            via: ApiVia::QemuGuestAgent,
+        }),
+        GuestApiService::NotServed => Route::Unreachable(Unreachable::VmWithoutAgent {
+            id: target.id.clone(),
+            name: target.name.clone(),
+            node: node.to_string(),
+        }),
+    }
 }
 
 fn through_agent(agent: &AgentFacts, on: ResourceId, hop: Hop) -> Route {

@@ -29,13 +29,22 @@ impl Children {
     }
 }
 
+/// The machines the asking process runs commands for itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Machines {
+    /// These, by the uid of their `host:` id (usually one: this machine).
+    /// `node:X` and `docker_host:X` are the same machine as `host:X`.
+    Named(BTreeSet<String>),
+    /// Every machine no agent serves, guests included: simulated hosts
+    /// (replay, tests), which answer for anything.
+    All,
+}
+
 /// The process that asks (Warden itself, or an agent): the machines it
 /// runs commands for itself, and the containers it can enter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThisMachine {
-    /// Names of the `host:` resources that are this machine (usually one).
-    /// `node:X` and `docker_host:X` are the same machine as `host:X`.
-    pub hosts: BTreeSet<String>,
+    pub hosts: Machines,
     /// Docker containers on it, entered with `docker exec`.
     pub docker: Children,
     /// LXC containers on it (a Proxmox node), entered with `pct exec`.
@@ -47,7 +56,7 @@ impl ThisMachine {
     /// backend reaches no host).
     pub fn nothing() -> Self {
         ThisMachine {
-            hosts: BTreeSet::new(),
+            hosts: Machines::Named(BTreeSet::new()),
             docker: Children::Nothing,
             lxc: Children::Nothing,
         }
@@ -57,7 +66,7 @@ impl ThisMachine {
     /// its containers; no `pct exec`.
     pub fn warden_host(name: impl Into<String>) -> Self {
         ThisMachine {
-            hosts: BTreeSet::from([name.into()]),
+            hosts: Machines::Named(BTreeSet::from([name.into()])),
             docker: Children::Any,
             lxc: Children::Nothing,
         }
@@ -74,14 +83,26 @@ impl ThisMachine {
                 .collect()
         };
         ThisMachine {
-            hosts: BTreeSet::from([host.to_string()]),
+            hosts: Machines::Named(BTreeSet::from([host.to_string()])),
             docker: Children::Reported(of_kind(ResourceKind::DockerContainer)),
             lxc: Children::Reported(of_kind(ResourceKind::Lxc)),
         }
     }
 
+    /// Whether it runs commands for `machine`.
     pub fn is(&self, machine: &str) -> bool {
-        self.hosts.contains(machine)
+        match &self.hosts {
+            Machines::Named(names) => names.contains(machine),
+            Machines::All => true,
+        }
+    }
+
+    /// Its names, for messages (none for [`Machines::All`]).
+    pub fn names(&self) -> Vec<String> {
+        match &self.hosts {
+            Machines::Named(names) => names.iter().cloned().collect(),
+            Machines::All => Vec::new(),
+        }
     }
 }
 
@@ -118,7 +139,7 @@ impl Backends {
     /// CLI without a server; an agent).
     pub fn only(this_machine: ThisMachine) -> Self {
         Backends {
-            own_hosts: this_machine.hosts.clone(),
+            own_hosts: this_machine.names().into_iter().collect(),
             this_machine,
             agents: Vec::new(),
         }

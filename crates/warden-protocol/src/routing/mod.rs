@@ -53,7 +53,8 @@ mod tests;
 pub use answer::{ApiRoute, ApiVia, Hop, Route, Runner, ShellRoute, Unreachable};
 pub use decide::{machine_of, node_of, route, route_api_action};
 pub use facts::{
-    AgentFacts, Backends, CallKind, Children, Facts, GuestApiService, Presence, ThisMachine,
+    AgentFacts, Backends, CallKind, Children, Facts, GuestApiService, Machines, Presence,
+    ThisMachine,
 };
 pub use invocation::{
     CONTAINER_SHELL, CONTAINER_WRAPPER, EXEC_TAG_VAR, ExecTag, Invocation, invocation,

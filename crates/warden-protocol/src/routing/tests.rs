@@ -321,7 +321,7 @@ fn this_machine_shadows_agents_named_like_it() {
         |ids: &[&str]| Children::Reported(ids.iter().map(|id| id.parse().unwrap()).collect());
     let backends = Backends {
         this_machine: ThisMachine {
-            hosts: BTreeSet::from(["here".to_string()]),
+            hosts: Machines::Named(BTreeSet::from(["here".to_string()])),
             docker: reported(&["docker_container:here:def456"]),
             lxc: Children::Nothing,
         },
@@ -356,6 +356,56 @@ fn this_machine_shadows_agents_named_like_it() {
             "db1",
             No,
             "unreachable: no agent is enrolled for pve1 (where lxc:pve1:1 runs), and only this machine (host:here) is reachable without an agent",
+        ),
+    ];
+    check(&backends, &cases);
+}
+
+#[test]
+fn simulated_hosts_answer_for_every_machine_no_agent_serves() {
+    use GuestApiService::NotServed as No;
+    let backends = Backends {
+        this_machine: ThisMachine {
+            hosts: Machines::All,
+            docker: Children::Any,
+            lxc: Children::Any,
+        },
+        own_hosts: BTreeSet::from(["here".to_string()]),
+        agents: vec![
+            agent("a-pve9", "pve9", Presence::Connected),
+            agent("a-ct141", "ct141", Presence::Connected),
+        ],
+    };
+    let cases = [
+        ("host:here", "here", No, "here: shell"),
+        ("vm:pve1:101", "web1", No, "here: shell"),
+        ("lxc:pve1:141", "media-server", No, "here: pct exec 141"),
+        (
+            "docker_container:media-server:abc123",
+            "jellyfin",
+            No,
+            "here: docker exec abc123",
+        ),
+        // Agents still serve their machines and guests.
+        ("host:pve9", "pve9", No, "a-pve9 on host:pve9: shell"),
+        (
+            "lxc:pve9:142",
+            "ct142",
+            No,
+            "a-pve9 on lxc:pve9:142: pct exec 142",
+        ),
+        ("lxc:pve9:141", "ct141", No, "a-ct141 on host:ct141: shell"),
+        (
+            "vm:pve9:101",
+            "vm101",
+            No,
+            "unreachable: vm:pve9:101 (vm101) has no agent of its own connected, no Proxmox API serves it, and the agent on pve9 cannot run commands inside a VM",
+        ),
+        (
+            "storage:pve1:local",
+            "local",
+            No,
+            "unreachable: storage:pve1:local is a storage pool, which has no shell of its own: run the command on its node",
         ),
     ];
     check(&backends, &cases);
@@ -522,11 +572,14 @@ fn children() -> impl Strategy<Value = Children> {
 
 prop_compose! {
     fn any_backends()(hosts in prop::collection::btree_set(machine_name(), 0..3),
+                      everything in prop::bool::weighted(0.2),
                       extra in prop::collection::btree_set(machine_name(), 0..2),
                       docker in children(), lxc in children(),
                       agents in prop::collection::vec((machine_name(), any::<bool>()), 0..5)) -> Backends {
+        let own_hosts = if everything { extra } else { hosts.union(&extra).cloned().collect() };
+        let hosts = if everything { Machines::All } else { Machines::Named(hosts) };
         Backends {
-            own_hosts: hosts.union(&extra).cloned().collect(),
+            own_hosts,
             this_machine: ThisMachine { hosts, docker, lxc },
             agents: agents.into_iter().enumerate().map(|(i, (name, up))| AgentFacts {
                 id: format!("a{i}"),
@@ -568,6 +621,9 @@ proptest! {
                 match runner {
                     Runner::ThisMachine => {
                         prop_assert!(machine.is_some_and(|m| backends.this_machine.is(m)));
+                        if target.id.kind == ResourceKind::Vm {
+                            prop_assert_eq!(&backends.this_machine.hosts, &Machines::All);
+                        }
                     }
                     Runner::Agent { agent_id, agent_name, on } => {
                         let agent = backends.agents.iter().find(|a| a.id == agent_id).unwrap();

@@ -11,7 +11,6 @@
 //! such; a write is never sent again, a read once if the agent is back
 //! within a few seconds. The turn's cancel flag sends `cancel`.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,10 +56,11 @@ impl AgentRoutedHosts {
         }
     }
 
-    /// The routing facts: this machine as the wrapped backend runs it,
-    /// restricted to what this machine's inventory reports (that inventory
-    /// comes first: an agent named like one of its hosts is never used),
-    /// and every enrolled agent.
+    /// The routing facts: this machine as the wrapped backend runs it;
+    /// the hosts of this machine's inventory (which comes first: an agent
+    /// named like one of them is never used); every enrolled agent. With
+    /// such a shadowed agent about, this machine's containers are only
+    /// those its own inventory reports (the agent's are run nowhere).
     async fn backends_for(&self, target: &Resource) -> Backends {
         let mut backends = self.local.backends(target).await;
         // This machine's inventory may discover: off the async workers.
@@ -68,30 +68,35 @@ impl AgentRoutedHosts {
         let local = tokio::task::spawn_blocking(move || inventory.snapshot())
             .await
             .unwrap_or_default();
-        let own_hosts: BTreeSet<String> = local
+        backends.own_hosts = local
             .all()
             .iter()
             .filter(|r| r.id.kind == ResourceKind::Host)
             .map(|r| r.id.uid.clone())
             .collect();
-        let this_machine = &mut backends.this_machine;
-        this_machine.hosts.retain(|host| own_hosts.contains(host));
-        let known = |kind: ResourceKind, children: &Children| -> Children {
-            let ids = local
-                .all()
-                .iter()
-                .filter(|r| r.id.kind == kind && children.contains(&r.id))
-                .map(|r| r.id.clone())
-                .collect();
-            match children {
-                Children::Nothing => Children::Nothing,
-                Children::Any | Children::Reported(_) => Children::Reported(ids),
-            }
-        };
-        this_machine.docker = known(ResourceKind::DockerContainer, &this_machine.docker);
-        this_machine.lxc = known(ResourceKind::Lxc, &this_machine.lxc);
-        backends.own_hosts = own_hosts;
         backends.agents = as_facts(self.agents.hub.inventory().agents());
+        let shadowed = backends
+            .agents
+            .iter()
+            .any(|a| backends.own_hosts.contains(&a.name));
+        if shadowed {
+            let known = |kind: ResourceKind, children: &Children| -> Children {
+                match children {
+                    Children::Nothing => Children::Nothing,
+                    Children::Any | Children::Reported(_) => Children::Reported(
+                        local
+                            .all()
+                            .iter()
+                            .filter(|r| r.id.kind == kind && children.contains(&r.id))
+                            .map(|r| r.id.clone())
+                            .collect(),
+                    ),
+                }
+            };
+            let this_machine = &mut backends.this_machine;
+            this_machine.docker = known(ResourceKind::DockerContainer, &this_machine.docker);
+            this_machine.lxc = known(ResourceKind::Lxc, &this_machine.lxc);
+        }
         backends
     }
 
