@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use warden_protocol::routing::{Backends, Children, Machines, ThisMachine};
+use warden_protocol::routing::{Backends, Children, Machines, ThisMachine, machine_of};
 use warden_protocol::{Resource, ResourceId};
 
 use crate::ports::{
@@ -95,6 +95,18 @@ impl SimulatedHosts {
 pub fn reaching_everything() -> Backends {
     Backends::only(ThisMachine {
         hosts: Machines::All,
+        docker: Children::Any,
+        lxc: Children::Any,
+    })
+}
+
+/// Facts under which a command for `target` runs here when it is for a
+/// machine or a container (this machine is `target`'s machine), but a VM
+/// has no agent of its own: hosts with no agent inside any VM.
+pub fn reaching_machines(target: &Resource) -> Backends {
+    let hosts = machine_of(&target.id).map(str::to_string).into_iter();
+    Backends::only(ThisMachine {
+        hosts: Machines::Named(hosts.collect()),
         docker: Children::Any,
         lxc: Children::Any,
     })

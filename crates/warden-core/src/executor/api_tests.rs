@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use warden_protocol::routing::Backends;
 use warden_protocol::{ControlLevel, ErrorCode, FsmState, Resource, ResourceId};
 
 use super::snapshot_first::{SnapshotMode, SnapshotPolicy};
@@ -18,7 +19,7 @@ use crate::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostError, InventorySnapshot, MemoryApprovals, MemoryAudit,
     MemoryNotes,
 };
-use crate::simulated::{Answer, SimulatedGuestApi, SimulatedHosts};
+use crate::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, reaching_machines};
 
 fn res(id: &str, name: &str, parent: Option<&str>) -> Resource {
     let mut r = Resource::new(id.parse().unwrap(), name);
@@ -82,18 +83,8 @@ impl Inventory for Changing {
 struct NoAgentInVms<'h>(&'h SimulatedHosts);
 
 impl HostBackend for NoAgentInVms<'_> {
-    fn backends<'a>(
-        &'a self,
-        target: &'a Resource,
-    ) -> BoxFuture<'a, warden_protocol::routing::Backends> {
-        use warden_protocol::routing::{Backends, Children, Machines, ThisMachine, machine_of};
-        // This machine is the target's machine (guests are not machines).
-        let hosts = machine_of(&target.id).map(str::to_string).into_iter();
-        Box::pin(std::future::ready(Backends::only(ThisMachine {
-            hosts: Machines::Named(hosts.collect()),
-            docker: Children::Any,
-            lxc: Children::Any,
-        })))
+    fn backends<'a>(&'a self, target: &'a Resource) -> BoxFuture<'a, Backends> {
+        Box::pin(std::future::ready(reaching_machines(target)))
     }
 
     fn exec<'a>(

@@ -87,6 +87,7 @@ pub async fn run<S: OutputSink>(
         stop: None,
         phase: Phase::Running,
         quiet_since: None,
+        next_sweep: started,
     };
     job.drive(started + spec.limits.timeout, cancel.as_mut())
         .await;
@@ -189,6 +190,8 @@ struct Job<S> {
     phase: Phase,
     /// Since when no tagged process was seen (while stopping).
     quiet_since: Option<Instant>,
+    /// When to look at `/proc` again (while stopping).
+    next_sweep: Instant,
 }
 
 impl<S: OutputSink> Job<S> {
@@ -220,14 +223,30 @@ impl<S: OutputSink> Job<S> {
             };
             let stopping = matches!(self.phase, Phase::Terminating(_) | Phase::Killed(_));
             tokio::select! {
-                // An exit that raced a cancel or the deadline wins: the
-                // command finished, and its answer is the truth.
+                // Order matters: an exit that raced a cancel or the deadline
+                // wins (the command finished, and its answer is the truth);
+                // the timers come before the pipes, so a command that never
+                // stops printing still meets its deadline.
                 biased;
                 waited = self.child.wait(), if self.status.is_none() => {
                     self.status = Some(waited);
                     if self.phase == Phase::Running {
                         self.phase = Phase::Draining(Instant::now() + OUTPUT_DRAIN);
                     }
+                }
+                () = cancel.as_mut(), if self.phase == Phase::Running => {
+                    self.terminate(StopReason::Cancelled);
+                }
+                () = sleep_until(wake.into()) => match self.phase {
+                    Phase::Running => self.terminate(StopReason::TimedOut),
+                    Phase::Draining(_) => self.terminate(StopReason::Leftovers),
+                    Phase::Terminating(_) => self.kill(None),
+                    // Bounded: whatever still holds the pipes left the group.
+                    Phase::Killed(_) => break,
+                },
+                () = sleep_until(self.next_sweep.into()), if stopping => {
+                    self.next_sweep = Instant::now() + STOP_POLL;
+                    self.sweep_container();
                 }
                 read = read_pipe(&mut self.stdout, &mut out_buf) => match read {
                     Some(n) => {
@@ -249,17 +268,6 @@ impl<S: OutputSink> Job<S> {
                     Some(n) => self.push(Stream::Stderr, &err_buf[..n]).await,
                     None => self.stderr = None,
                 },
-                () = cancel.as_mut(), if self.phase == Phase::Running => {
-                    self.terminate(StopReason::Cancelled);
-                }
-                () = sleep_until(wake.into()) => match self.phase {
-                    Phase::Running => self.terminate(StopReason::TimedOut),
-                    Phase::Draining(_) => self.terminate(StopReason::Leftovers),
-                    Phase::Terminating(_) => self.kill(None),
-                    // Bounded: whatever still holds the pipes left the group.
-                    Phase::Killed(_) => break,
-                },
-                () = tokio::time::sleep(STOP_POLL), if stopping => self.sweep_container(),
             }
         }
         if self.status.is_none() {
@@ -341,6 +349,7 @@ impl<S: OutputSink> Job<S> {
         signal_processes(&self.tagged(), Signal::TERM);
         self.quiet_since = None;
         self.phase = Phase::Terminating(Instant::now());
+        self.next_sweep = Instant::now() + STOP_POLL;
     }
 
     fn kill(&mut self, reason: Option<StopReason>) {
@@ -359,6 +368,7 @@ impl<S: OutputSink> Job<S> {
         signal_processes(&self.tagged(), Signal::KILL);
         self.quiet_since = None;
         self.phase = Phase::Killed(Instant::now());
+        self.next_sweep = Instant::now() + STOP_POLL;
     }
 
     async fn push(&mut self, stream: Stream, bytes: &[u8]) {

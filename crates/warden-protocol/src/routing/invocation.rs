@@ -112,3 +112,89 @@ pub fn is_wrapper_of(argv: &[String], tag: &str) -> bool {
     matches!(argv, [_, dash_c, script, found, ..]
         if dash_c == "-c" && script == CONTAINER_WRAPPER && found == tag)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tag() -> ExecTag {
+        ExecTag::new("tag-1").unwrap()
+    }
+
+    #[test]
+    fn hops_become_command_lines() {
+        let cases: [(Hop, Vec<&str>); 3] = [
+            (Hop::HostShell, vec!["/bin/bash", "-c", "uptime"]),
+            (
+                Hop::DockerExec {
+                    container: "abc123def456".into(),
+                },
+                vec![
+                    "docker",
+                    "exec",
+                    "abc123def456",
+                    "/bin/sh",
+                    "-c",
+                    CONTAINER_WRAPPER,
+                    "tag-1",
+                    "uptime",
+                ],
+            ),
+            (
+                Hop::PctExec { vmid: "141".into() },
+                vec![
+                    "pct",
+                    "exec",
+                    "141",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    CONTAINER_WRAPPER,
+                    "tag-1",
+                    "uptime",
+                ],
+            ),
+        ];
+        for (hop, argv) in cases {
+            let invocation = invocation(&hop, "uptime", "/bin/bash", &tag());
+            assert_eq!(invocation.argv, argv, "{hop:?}");
+            assert_eq!(
+                invocation.exec_tag.is_some(),
+                hop != Hop::HostShell,
+                "{hop:?}"
+            );
+            // The wrapper is recognised by its tag, the client is not.
+            if let Some(at) = invocation.argv.iter().position(|a| a == "/bin/sh") {
+                assert!(is_wrapper_of(&invocation.argv[at..], "tag-1"));
+                assert!(!is_wrapper_of(&invocation.argv[at..], "tag-2"));
+                assert!(!is_wrapper_of(&invocation.argv, "tag-1"));
+            }
+        }
+    }
+
+    #[test]
+    fn tags_are_plain_words() {
+        assert!(ExecTag::new("w123-4-abc_DEF").is_some());
+        let unique = ExecTag::unique(u32::MAX, u64::MAX, u128::MAX);
+        assert_eq!(ExecTag::new(unique.as_str()), Some(unique.clone()));
+        for bad in ["", "a b", "a/b", "x;y", "$(id)", &"a".repeat(129)] {
+            assert!(ExecTag::new(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    proptest! {
+    /// The command is always one argument, passed through untouched.
+        #[test]
+        fn the_command_is_one_untouched_argument(command in ".*") {
+            for hop in [
+                Hop::HostShell,
+                Hop::DockerExec { container: "abc".into() },
+                Hop::PctExec { vmid: "141".into() },
+            ] {
+                let invocation = invocation(&hop, &command, "/bin/sh", &tag());
+                prop_assert_eq!(invocation.argv.last(), Some(&command));
+            }
+        }
+    }
+}
