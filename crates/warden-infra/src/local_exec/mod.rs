@@ -145,7 +145,7 @@ pub enum ExecError {
     /// The turn was cancelled before the command was started: nothing ran.
     #[error("cancelled before the command started; nothing ran")]
     CancelledBeforeStart,
-    /// Warden is shutting down ([`terminate_all`]): nothing ran.
+    /// Warden is shutting down ([`crate::terminate_all`]): nothing ran.
     #[error("Warden is shutting down; the command was not started")]
     ShuttingDown,
     #[error("could not set up the command's runtime: {source}")]

@@ -14,15 +14,18 @@
 //!
 //! | target | runs |
 //! |---|---|
-//! | `host:X`, `node:X`, `docker_host:X` | X is this machine: its own shell. Else the agent named X, in its shell (sent as `host:X`). Its agent disconnected, or none: unreachable. |
-//! | `docker_container:X:C` | X is this machine: `docker exec C` from here (an agent only into containers it reported). Else the agent named X, which runs `docker exec C` (sent as the container's id). |
+//! | `host:X`, `node:X`, `docker_host:X` | X is this machine: its own shell. Else the agent named X, in its shell (sent as `host:X`). That agent disconnected, or none: unreachable. |
+//! | `docker_container:X:C` | X is this machine: `docker exec C` from here (an agent only into containers it reported). Else the agent named X, which runs `docker exec C` (sent as the container's id). Else unreachable. |
 //! | `lxc:N:V` | Its **own agent** (a connected agent named like the guest or one of its aliases), in its shell. Else N is this machine and it enters its LXCs (an agent on a Proxmox node does; Warden's own host does not): `pct exec V --` from here. Else the **agent on node N**, which runs `pct exec V --`. Else unreachable. |
 //! | `vm:N:V` | Its own agent, in its shell. Else the **QEMU guest agent through the Proxmox API** of its cluster, when one serves it. Else unreachable: a node's agent cannot run commands inside a VM. |
 //! | `storage:N:S`, `k8s_cluster`, `k8s_node`, `k8s_pod` | Unreachable: no shell of their own (storage commands run on the node; Kubernetes through the `kubernetes` tool). |
 //!
-//! An agent named like one of this machine's own `host:` resources is
-//! never used: this machine's inventory comes first, and so do its
-//! commands. A container id or VMID that could pass for an option
+//! Precedence, where it matters: a guest's own agent first; then this
+//! machine's own inventory (an agent named like one of its `host:`
+//! resources is never used, and a container only that agent reports runs
+//! nowhere); then the machine's agent; then this machine for what no agent
+//! serves (simulated hosts, [`Machines::All`], answer for everything
+//! there). A container id or VMID that could pass for an option
 //! (`--privileged`) is refused everywhere.
 //!
 //! **An API action** (guest power, snapshots, history, storage pools,
