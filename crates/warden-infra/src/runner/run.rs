@@ -57,7 +57,7 @@ pub async fn run<S: OutputSink>(
         return Err(RunError::CancelledBeforeStart);
     }
     check_working_dir(spec.working_dir)?;
-    let mut command = command_for(spec)?;
+    let mut command = process_for(spec)?;
     let tag = spec.invocation.exec_tag.as_ref().map(ExecTag::as_str);
     let (mut child, registration) =
         registry::spawn(&mut command, tag).map_err(|refused| match refused {
@@ -94,7 +94,7 @@ pub async fn run<S: OutputSink>(
     Ok(job.finish(started).await)
 }
 
-fn command_for(spec: &RunSpec<'_>) -> Result<tokio::process::Command, RunError> {
+fn process_for(spec: &RunSpec<'_>) -> Result<tokio::process::Command, RunError> {
     let argv = &spec.invocation.argv;
     let mut command = match (spec.prefix, argv.split_first()) {
         (_, None) => {
