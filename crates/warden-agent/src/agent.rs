@@ -16,11 +16,11 @@ use crate::identity::{IdentityError, StateDir};
 use crate::inventory::{InventoryConfig, InventorySource};
 use crate::names::{NameError, check_agent_name};
 use crate::nonces::{NonceStore, NonceStoreError};
-use crate::routing::Reach;
 use crate::server_url::{ServerUrl, ServerUrlError};
 use crate::session::{SessionEnd, SessionSettings, serve};
 use crate::shutdown::ShutdownSignal;
 use crate::tls::{TlsError, client_config};
+use warden_protocol::routing::ThisMachine;
 
 /// The agent's version, sent in `hello` and at enrollment.
 pub const AGENT_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -101,10 +101,8 @@ pub async fn run(config: AgentConfig, shutdown: ShutdownSignal) -> Result<(), Ag
             max_concurrent: config.max_concurrent,
         },
         nonces,
-        Reach {
-            host: name.clone(),
-            ..Reach::default()
-        },
+        // Its host until the first inventory says what else it reaches.
+        ThisMachine::reported_by(&name, &[]),
         EventLog::new(state.path()),
     ));
     let inventory = Arc::new(InventorySource::new(&name, &config.inventory));

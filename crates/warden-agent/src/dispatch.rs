@@ -19,7 +19,8 @@ use crate::event_log::{EventLog, RequestSummary};
 use crate::exec::{self, Confinement, ExecSpec, Launcher};
 use crate::nonces::NonceStore;
 use crate::policy::{Admission, AdmissionContext, admit};
-use crate::routing::{Reach, route};
+use crate::routing::invocation_for;
+use warden_protocol::routing::ThisMachine;
 
 /// Longest command run the agent accepts, whatever `timeout_ms` says.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
@@ -46,7 +47,7 @@ struct Running {
 pub struct Dispatcher {
     settings: DispatchSettings,
     nonces: Mutex<NonceStore>,
-    reach: Mutex<Reach>,
+    reach: Mutex<ThisMachine>,
     running: Mutex<HashMap<String, Running>>,
     running_count: watch::Sender<usize>,
     events: EventLog,
@@ -56,7 +57,7 @@ impl Dispatcher {
     pub fn new(
         settings: DispatchSettings,
         nonces: NonceStore,
-        reach: Reach,
+        reach: ThisMachine,
         events: EventLog,
     ) -> Self {
         Dispatcher {
@@ -77,11 +78,12 @@ impl Dispatcher {
         &self.events
     }
 
-    pub fn set_reach(&self, reach: Reach) {
+    /// What this agent runs commands for (its host and reported containers).
+    pub fn set_reach(&self, reach: ThisMachine) {
         *self.reach.lock().unwrap_or_else(PoisonError::into_inner) = reach;
     }
 
-    pub fn reach(&self) -> Reach {
+    pub fn reach(&self) -> ThisMachine {
         self.reach
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -172,7 +174,7 @@ impl Dispatcher {
                 ),
             )));
         }
-        let tag = format!("warden-exec-{}", random_hex());
+        let tag = warden_infra::runner::new_exec_tag();
         let now_ms = now_ms();
         let (invocation, confinement) = {
             // Admission, routing and recording the nonce happen under one
@@ -185,8 +187,8 @@ impl Dispatcher {
                 now_ms,
             };
             let admission = admit(&request, &context, &*nonces).map_err(&fail)?;
-            let invocation =
-                route(&request.target, &self.reach(), &request.command, &tag).map_err(&fail)?;
+            let invocation = invocation_for(&request.target, &self.reach(), &request.command, &tag)
+                .map_err(&fail)?;
             let confinement = match &admission {
                 Admission::Read => Confinement::ReadOnlySandbox(self.settings.launcher.clone()),
                 Admission::Write(grant) => {
@@ -307,21 +309,4 @@ pub fn now_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
-}
-
-/// 16 random bytes as hex, for tags; falls back to the time and pid (a tag
-/// must be unique, not secret).
-fn random_hex() -> String {
-    let mut bytes = [0u8; 16];
-    match getrandom::fill(&mut bytes) {
-        Ok(()) => hex::encode(bytes),
-        Err(_) => format!(
-            "{:x}-{:x}",
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0),
-            std::process::id()
-        ),
-    }
 }

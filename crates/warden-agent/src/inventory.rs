@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use warden_infra::local_exec::FIXED_PATH;
+use warden_infra::runner::FIXED_PATH;
 use warden_infra::{DockerDiscovery, ExecOptions, InventoryOptions, LocalExecutor, LocalInventory};
 use warden_protocol::Resource;
 

@@ -14,8 +14,8 @@
 //!   upgrade, challenge), [`session`] (one connection), [`backoff`],
 //!   [`shutdown`];
 //! - commands: [`dispatch`] (admit or refuse, track), [`routing`] (target →
-//!   command line), [`exec`] (run, stream, cancel), [`output_cap`],
-//!   [`container_kill`], [`sandbox`];
+//!   command line, decided by `warden_protocol::routing`), [`exec`] (run
+//!   through `warden_infra::runner`, stream, cancel), [`sandbox`];
 //! - identity and trust: [`identity`], [`enroll`], [`server_url`], [`tls`],
 //!   [`names`], [`private_files`];
 //! - discovery: [`inventory`], [`proxmox`].
@@ -24,7 +24,6 @@
 pub mod agent;
 pub mod backoff;
 pub mod connection;
-pub mod container_kill;
 pub mod dispatch;
 pub mod enroll;
 pub mod event_log;
@@ -33,7 +32,6 @@ pub mod identity;
 pub mod inventory;
 pub mod names;
 pub mod nonces;
-pub mod output_cap;
 pub mod policy;
 /// Files only the agent may read (0600 in a 0700 directory, replaced atomically).
 pub use warden_infra::private_files;

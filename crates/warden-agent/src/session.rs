@@ -20,8 +20,8 @@ use warden_protocol::agent::{
 use crate::connection::{AgentSocket, Welcomed};
 use crate::dispatch::{Dispatcher, now_ms};
 use crate::inventory::{InventorySource, stable_view};
-use crate::routing::Reach;
 use crate::shutdown::ShutdownSignal;
+use warden_protocol::routing::ThisMachine;
 
 /// Frames waiting for the socket; command output waits (and so slows the
 /// command) when the socket is slower than the command.
@@ -278,7 +278,7 @@ async fn report_inventory(
             tokio::task::spawn_blocking(move || source.snapshot()).await
         };
         if let Ok(resources) = snapshot {
-            dispatcher.set_reach(Reach::from_inventory(source.host(), &resources));
+            dispatcher.set_reach(ThisMachine::reported_by(source.host(), &resources));
             let view = stable_view(&resources);
             if last_sent.as_ref() != Some(&view) {
                 let frame = shrink_to_fit(InventoryReport { resources });

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use warden_agent::exec::{Confinement, ExecSpec, Launcher, run};
-use warden_agent::routing::{Invocation, Route};
 use warden_protocol::agent::{AgentFrame, ExecErrorCode, ExecResult, OutputStream};
+use warden_protocol::routing::Invocation;
 
 fn launcher() -> Launcher {
     Launcher::standalone(env!("CARGO_BIN_EXE_warden-agent-sandbox"))
@@ -18,8 +18,7 @@ fn spec(command: &str, confinement: Confinement) -> ExecSpec {
         request_id: "req".into(),
         invocation: Invocation {
             argv: vec!["/bin/sh".into(), "-c".into(), command.into()],
-            route: Route::Host,
-            container_tag: None,
+            exec_tag: None,
         },
         confinement,
         timeout: Duration::from_secs(20),

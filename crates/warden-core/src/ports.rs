@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 pub use warden_llm::BoxFuture;
+use warden_protocol::routing::{RouteFacts, ShellRoute};
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
 use warden_protocol::{CancelFlag, ErrorCode, Resource, ResourceId};
 
@@ -23,9 +24,7 @@ pub use backends::{
 };
 
 pub use composite::{CompositeInventory, merge_snapshots};
-pub use guest_api::{
-    ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout, node_of,
-};
+pub use guest_api::{ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout};
 
 /// What Warden knows exists (as connectors report it). Connectors publish
 /// immutable, indexed snapshots; a tool call takes one (an `Arc` clone) and
@@ -154,12 +153,16 @@ pub enum ExecClass {
     Write,
 }
 
-/// One command for one resource, as the executor admitted it.
+/// One command for one resource, as the executor admitted and routed it.
 #[derive(Debug, Clone, Copy)]
 pub struct ExecRequest<'a> {
     /// Where the command runs (the resource itself, or its parent for
     /// plans such as `pct` control and `docker logs`).
     pub target: &'a Resource,
+    /// Who runs it and the hop it takes, as [`warden_protocol::routing`]
+    /// decided from this backend's [`HostBackend::backends`]: the backend
+    /// carries it out and decides nothing.
+    pub route: &'a ShellRoute,
     pub command: &'a str,
     pub class: ExecClass,
     /// The human approval behind a write, when there was one.
@@ -168,9 +171,15 @@ pub struct ExecRequest<'a> {
     pub cancel: &'a CancelFlag,
 }
 
-/// Runs a command on a resource, through its routing chain. Async: a
-/// command waiting on a remote agent holds no thread.
+/// Runs commands on resources. Async: a command waiting on a remote agent
+/// holds no thread.
 pub trait HostBackend: Send + Sync {
+    /// What this backend can run a command for `target` with, now: this
+    /// machine, and the agents and whether they are connected. The executor
+    /// gives these facts to [`warden_protocol::routing::route`].
+    fn route_facts<'a>(&'a self, target: &'a Resource) -> BoxFuture<'a, RouteFacts>;
+
+    /// Runs the command the way its [`ExecRequest::route`] says.
     fn exec<'a>(&'a self, request: ExecRequest<'a>)
     -> BoxFuture<'a, Result<ExecOutput, HostError>>;
 }

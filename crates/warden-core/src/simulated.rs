@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use warden_protocol::routing::{RouteFacts, Children, Machines, ThisMachine, machine_of};
 use warden_protocol::{Resource, ResourceId};
 
 use crate::ports::{
@@ -92,7 +93,35 @@ impl SimulatedHosts {
     }
 }
 
+/// Facts under which every shell command is run here, as simulated hosts
+/// answer every target: this machine answers for every machine (guests
+/// included) and enters every container. What has no shell (storage,
+/// Kubernetes) stays unreachable.
+pub fn reaching_everything() -> RouteFacts {
+    RouteFacts::only(ThisMachine {
+        hosts: Machines::All,
+        docker: Children::Any,
+        lxc: Children::Any,
+    })
+}
+
+/// Facts under which a command for `target` runs here when it is for a
+/// machine or a container (this machine is `target`'s machine), but a VM
+/// has no agent of its own: hosts with no agent inside any VM.
+pub fn reaching_machines(target: &Resource) -> RouteFacts {
+    let hosts = machine_of(&target.id).map(str::to_string).into_iter();
+    RouteFacts::only(ThisMachine {
+        hosts: Machines::Named(hosts.collect()),
+        docker: Children::Any,
+        lxc: Children::Any,
+    })
+}
+
 impl HostBackend for SimulatedHosts {
+    fn route_facts<'a>(&'a self, _target: &'a Resource) -> BoxFuture<'a, RouteFacts> {
+        Box::pin(std::future::ready(reaching_everything()))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,

@@ -7,8 +7,6 @@
 //!   engine's unix socket;
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
 //!   Docker containers) as Warden resources;
-//! - [`routing`]: [`command_for`] turns a command for a resource into the
-//!   command that reaches it from this machine (`docker exec …`);
 //! - [`private_files`]: files only Warden may read (0600 in a 0700
 //!   directory), replaced atomically;
 //! - [`tls`]: the client-side TLS shared by every outbound connection
@@ -20,17 +18,14 @@ pub mod local_exec;
 pub mod local_inventory;
 pub mod private_files;
 pub mod proxmox;
-pub mod routing;
+pub mod runner;
 pub mod tls;
 pub mod utf8_edges;
 
 pub use docker::{ContainerSummary, DockerClient, DockerError};
-pub use local_exec::{
-    CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput, start_watchdog,
-    terminate_all,
-};
+pub use local_exec::{CommandOutput, ExecError, ExecOptions, LocalExecutor, PartialOutput};
 pub use local_inventory::{DockerDiscovery, InventoryOptions, LocalInventory};
-pub use routing::{Route, RoutedCommand, RoutingError, command_for};
+pub use runner::{start_watchdog, terminate_all};
 
 #[cfg(test)]
 mod tests {

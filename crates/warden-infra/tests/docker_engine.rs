@@ -8,8 +8,27 @@ mod support;
 
 use support::image::TEST_IMAGE_TAG;
 use support::{TestContainer, docker_engine_reachable};
-use warden_infra::{DockerClient, DockerError, LocalExecutor, Route, command_for};
+use warden_infra::{DockerClient, DockerError, LocalExecutor};
+use warden_protocol::routing::{
+    RouteFacts, CallKind, Facts, GuestApiService, Hop, Route, Runner, ShellRoute, ThisMachine, route,
+};
 use warden_protocol::{Resource, ResourceId, ResourceKind};
+
+/// The hop routing gives for `resource` from Warden's own host `local`.
+fn hop_from(local: &str, resource: &Resource) -> Hop {
+    let backends = RouteFacts::only(ThisMachine::warden_host(local));
+    let facts = Facts {
+        backends: &backends,
+        guest_api: GuestApiService::NotServed,
+    };
+    match route(Some(resource), CallKind::Shell, &facts) {
+        Route::Shell(ShellRoute {
+            runner: Runner::ThisMachine,
+            hop,
+        }) => hop,
+        other => panic!("{} is not run here: {other:?}", resource.id),
+    }
+}
 
 #[test]
 fn lists_running_and_created_containers() {
@@ -77,31 +96,23 @@ fn commands_reach_a_local_container_through_docker_exec() {
     resource.parent = Some(local.clone());
     let exec = LocalExecutor::new();
 
-    let routed = command_for(&resource, &local, "echo hi").unwrap();
+    let hop = hop_from("this-machine", &resource);
     assert_eq!(
-        routed.route,
-        Route::DockerExec {
+        hop,
+        Hop::DockerExec {
             container: container.id[..12].to_string()
         }
     );
-    let out = exec.run(&routed.command).unwrap();
+    let out = exec.run_hop(&hop, "echo hi").unwrap();
     assert_eq!((out.exit_code, out.stdout.as_str()), (0, "hi\n"), "{out:?}");
 
     // The engine names a container's host after its short id.
-    let out = exec
-        .run(
-            &command_for(&resource, &local, "cat /etc/hostname")
-                .unwrap()
-                .command,
-        )
-        .unwrap();
+    let out = exec.run_hop(&hop, "cat /etc/hostname").unwrap();
     assert_eq!(out.stdout.trim(), &container.id[..12]);
 
     // Quotes, substitutions and newlines arrive intact and run in the container.
     let tricky = "echo 'single' \"double\" $(echo sub)\necho \"it's\"; exit 3";
-    let out = exec
-        .run(&command_for(&resource, &local, tricky).unwrap().command)
-        .unwrap();
+    let out = exec.run_hop(&hop, tricky).unwrap();
     assert_eq!(out.stdout, "single double sub\nit's\n");
     assert_eq!(out.exit_code, 3);
 }

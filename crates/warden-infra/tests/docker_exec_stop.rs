@@ -11,12 +11,14 @@ use std::process::Command;
 use std::time::Duration;
 
 use support::{TestContainer, docker_engine_reachable};
-use warden_infra::{
-    ExecError, ExecOptions, LocalExecutor, RoutedCommand, command_for, local_exec::EXEC_TAG_VAR,
+use warden_infra::{ExecError, ExecOptions, LocalExecutor};
+use warden_protocol::routing::{
+    RouteFacts, CallKind, Facts, GuestApiService, Hop, Route, Runner, ShellRoute, ThisMachine, route,
 };
 use warden_protocol::{CancelFlag, Resource, ResourceId, ResourceKind};
 
-fn routed(container: &TestContainer, command: &str) -> RoutedCommand {
+/// The hop into `container` from this machine, as routing gives it.
+fn hop(container: &TestContainer) -> Hop {
     let local = ResourceId::global(ResourceKind::Host, "this-machine");
     let mut resource = Resource::new(
         ResourceId::scoped(
@@ -26,8 +28,19 @@ fn routed(container: &TestContainer, command: &str) -> RoutedCommand {
         ),
         container.name.clone(),
     );
-    resource.parent = Some(local.clone());
-    command_for(&resource, &local, command).unwrap()
+    resource.parent = Some(local);
+    let backends = RouteFacts::only(ThisMachine::warden_host("this-machine"));
+    let facts = Facts {
+        backends: &backends,
+        guest_api: GuestApiService::NotServed,
+    };
+    match route(Some(&resource), CallKind::Shell, &facts) {
+        Route::Shell(ShellRoute {
+            runner: Runner::ThisMachine,
+            hop,
+        }) => hop,
+        other => panic!("not run here: {other:?}"),
+    }
 }
 
 /// The command lines of every process in the container, as the engine
@@ -76,15 +89,19 @@ fn a_cancelled_docker_exec_stops_inside_the_container() {
     }
     let container = TestContainer::new("exec-cancel", true);
     assert_eq!(processes_in(&container), ["/bin/sleep 300"]);
-    let routed = routed(&container, "sleep 300 & sleep 301; wait");
-    assert!(routed.command.contains(EXEC_TAG_VAR), "{}", routed.command);
+    let hop = hop(&container);
     let exec = LocalExecutor::new();
     let cancel = CancelFlag::new();
     let err = runtime().block_on(async {
-        let run = exec.execute_routed(&routed, Some(&cancel));
+        let run = exec.execute_hop(
+            &hop,
+            "sleep 300 & sleep 301; wait",
+            exec.options(),
+            Some(&cancel),
+        );
         let cancel_once_running = async {
-            // sh, sleep 300, sleep 301.
-            wait_for_exec_processes(&container, 3).await;
+            // The wrapper, sh, sleep 300, sleep 301.
+            wait_for_exec_processes(&container, 4).await;
             cancel.cancel();
         };
         tokio::join!(run, cancel_once_running).0.unwrap_err()
@@ -109,10 +126,12 @@ fn a_timed_out_docker_exec_stops_inside_the_container_even_ignoring_term() {
             .with_kill_grace(Duration::from_millis(500)),
     );
     // Ignoring SIGTERM inside the container: SIGKILL after the grace.
-    let routed = routed(&container, "trap '' TERM; sleep 302 & sleep 303; wait");
-    let err = exec.run_with(&routed.command, exec.options(), None);
-    // The synchronous entry point does not know the route: the container
-    // side stays (this is why LocalHosts uses execute_routed).
+    let command = "trap '' TERM; sleep 302 & sleep 303; wait";
+    // A `docker exec` typed as a plain command carries no tag: on timeout
+    // the local client is stopped, the container side stays (this is why
+    // LocalHosts runs routing's hop, not a command line).
+    let typed = format!("docker exec {} /bin/sh -c \"{command}\"", container.id);
+    let err = exec.run_with(&typed, exec.options(), None);
     assert!(matches!(err, Err(ExecError::TimedOut { .. })), "{err:?}");
     assert!(processes_in(&container).len() > 1);
     Command::new("docker")
@@ -121,7 +140,7 @@ fn a_timed_out_docker_exec_stops_inside_the_container_even_ignoring_term() {
         .unwrap();
 
     let err = runtime()
-        .block_on(exec.execute_routed(&routed, None))
+        .block_on(exec.execute_hop(&hop(&container), command, exec.options(), None))
         .unwrap_err();
     assert!(matches!(err, ExecError::TimedOut { .. }), "{err:?}");
     assert_eq!(processes_in(&container), ["/bin/sleep 300"]);
@@ -133,9 +152,10 @@ fn a_finished_docker_exec_still_answers() {
         return;
     }
     let container = TestContainer::new("exec-done", true);
-    let routed = routed(&container, "echo \"$0\"; echo err >&2; exit 4");
+    let exec = LocalExecutor::new();
+    let command = "echo \"$0\"; echo err >&2; exit 4";
     let out = runtime()
-        .block_on(LocalExecutor::new().execute_routed(&routed, None))
+        .block_on(exec.execute_hop(&hop(&container), command, exec.options(), None))
         .unwrap();
     assert_eq!(
         (out.stdout.as_str(), out.stderr.as_str(), out.exit_code),

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use warden_infra::local_exec::FIXED_PATH;
+use warden_infra::runner::FIXED_PATH;
 use warden_infra::{ExecError, ExecOptions, LocalExecutor};
 use warden_protocol::CancelFlag;
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use warden_infra::local_exec::running_commands;
+use warden_infra::runner::running_commands;
 use warden_infra::{ExecError, ExecOptions, LocalExecutor, terminate_all};
 
 /// Live (not zombie) processes of group `pgid`, from /proc.

@@ -12,6 +12,9 @@
 //! - [`approvals`]: approval requests and audit records, shared by the core
 //!   and the store;
 //! - [`cancel`]: the [`CancelFlag`] one user turn shares with everything it starts;
+//! - [`routing`]: where and how a call for a resource runs (this machine,
+//!   an agent and its hop, the Proxmox API, or why nothing can), and the
+//!   `docker exec`/`pct exec` line for a hop: the one routing module;
 //! - [`agent`]: the agent protocol (`spec/agent.md`): frames, grants, the
 //!   hello signature, enrollment bodies.
 //!
@@ -28,6 +31,7 @@ pub mod codes;
 pub mod envelope;
 pub mod events;
 pub mod resource;
+pub mod routing;
 pub mod session;
 mod tool_error;
 pub mod views;

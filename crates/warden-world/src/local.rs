@@ -1,5 +1,7 @@
 //! This machine as Warden's first host: the infra crate's local inventory
-//! and executor, adapted to the core's ports.
+//! and executor, adapted to the core's ports. Routing's facts for it: its
+//! own shell and `docker exec` into its containers; it runs the hop it is
+//! given.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -7,7 +9,9 @@ use std::time::{Duration, Instant};
 use warden_core::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
 };
-use warden_infra::{ExecError, LocalExecutor, LocalInventory, command_for, start_watchdog};
+use warden_infra::{ExecError, LocalExecutor, LocalInventory, start_watchdog};
+use warden_protocol::Resource;
+use warden_protocol::routing::{RouteFacts, Runner, ThisMachine};
 
 /// How long an indexed snapshot of this machine is reused.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(15);
@@ -90,20 +94,37 @@ impl LocalHosts {
 }
 
 impl HostBackend for LocalHosts {
+    fn route_facts<'a>(&'a self, _target: &'a Resource) -> BoxFuture<'a, RouteFacts> {
+        let this_machine = ThisMachine::warden_host(self.host.uid.as_str());
+        Box::pin(std::future::ready(RouteFacts::only(this_machine)))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,
     ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
         Box::pin(async move {
-            self.ensure_watchdog();
             let target = request.target.id.to_string();
-            let routed = command_for(request.target, &self.host, request.command)
-                .map_err(|e| HostError::Unreachable(target.clone(), e.to_string()))?;
-            // Awaited on the runtime itself: the executor waits on the
+            match &request.route.runner {
+                Runner::ThisMachine => {}
+                Runner::Agent { agent_name, .. } => {
+                    return Err(HostError::Unreachable(
+                        target,
+                        format!("this machine has no connection to agent {agent_name}"),
+                    ));
+                }
+            }
+            self.ensure_watchdog();
+            // Awaited on the runtime itself: the runner waits on the
             // process's exit, its timeout and the turn's flag at once.
             let ran = self
                 .executor
-                .execute_routed(&routed, Some(request.cancel))
+                .execute_hop(
+                    &request.route.hop,
+                    request.command,
+                    self.executor.options(),
+                    Some(request.cancel),
+                )
                 .await;
             match ran {
                 Ok(output) => Ok(ExecOutput {

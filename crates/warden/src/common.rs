@@ -99,10 +99,10 @@ pub fn stop_commands() {
 /// once.
 pub fn run_as_watchdog_if_asked() {
     let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() != Some(OsStr::new(warden_infra::local_exec::WATCHDOG_ARG)) {
+    if args.next().as_deref() != Some(OsStr::new(warden_infra::runner::WATCHDOG_ARG)) {
         return;
     }
-    match warden_infra::local_exec::run_watchdog(args) {
+    match warden_infra::runner::run_watchdog(args) {
         Ok(()) => std::process::exit(0),
         Err(error) => {
             eprintln!("warden: {error}");

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use warden_infra::local_exec::{EXEC_TAG_VAR, WATCHDOG_ARG};
+use warden_infra::runner::{EXEC_TAG_VAR, WATCHDOG_ARG};
 
 const IMAGE: &str = "warden-test-base:1";
 

@@ -2,12 +2,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
-use warden_protocol::{ControlLevel, Resource};
+use warden_protocol::{ControlLevel, Resource, routing::RouteFacts};
 
 use super::provider::{Delta, ProposedToolCall, ScriptedProvider, ToolOffer, Usage};
 use super::*;
 use crate::executor::{Ports, Settings};
-use crate::ports::{ExecOutput, HostBackend, HostError, MemoryApprovals, MemoryAudit};
+use crate::ports::{BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError};
+use crate::ports::{MemoryApprovals, MemoryAudit};
 use crate::simulated::{SimulatedHosts, StaticInventory};
 
 fn reply(id: &str, name: &str, arguments: serde_json::Value) -> ModelReply {
@@ -164,10 +165,11 @@ struct ConcurrencyProbe {
 }
 
 impl HostBackend for ConcurrencyProbe {
-    fn exec<'a>(
-        &'a self,
-        _request: crate::ports::ExecRequest<'a>,
-    ) -> crate::ports::BoxFuture<'a, Result<ExecOutput, HostError>> {
+    fn route_facts<'a>(&'a self, _: &'a Resource) -> BoxFuture<'a, RouteFacts> {
+        Box::pin(std::future::ready(crate::simulated::reaching_everything()))
+    }
+
+    fn exec<'a>(&'a self, _: ExecRequest<'a>) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
         Box::pin(async move {
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             self.most.fetch_max(now, Ordering::SeqCst);

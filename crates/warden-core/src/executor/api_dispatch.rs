@@ -63,12 +63,6 @@ impl Executor<'_> {
         result
     }
 
-    /// Whether a command for `host` that no host backend can reach may go
-    /// through the guest API instead: a VM the API serves (its guest agent).
-    pub(super) fn runs_through_guest_agent(&self, host: &Resource) -> bool {
-        host.id.kind == ResourceKind::Vm && self.guest_api.serves(Some(host))
-    }
-
     /// A command in a VM through its QEMU guest agent, as an exec's output.
     /// It runs unsandboxed: the read tool only sends what the policy proved
     /// read-only, and the result says so.

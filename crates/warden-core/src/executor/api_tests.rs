@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use warden_protocol::routing::RouteFacts;
 use warden_protocol::{ControlLevel, ErrorCode, FsmState, Resource, ResourceId};
 
 use super::snapshot_first::{SnapshotMode, SnapshotPolicy};
@@ -18,7 +19,7 @@ use crate::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostError, InventorySnapshot, MemoryApprovals, MemoryAudit,
     MemoryNotes,
 };
-use crate::simulated::{Answer, SimulatedGuestApi, SimulatedHosts};
+use crate::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, reaching_machines};
 
 fn res(id: &str, name: &str, parent: Option<&str>) -> Resource {
     let mut r = Resource::new(id.parse().unwrap(), name);
@@ -82,17 +83,14 @@ impl Inventory for Changing {
 struct NoAgentInVms<'h>(&'h SimulatedHosts);
 
 impl HostBackend for NoAgentInVms<'_> {
+    fn route_facts<'a>(&'a self, target: &'a Resource) -> BoxFuture<'a, RouteFacts> {
+        Box::pin(std::future::ready(reaching_machines(target)))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,
     ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
-        if request.target.id.kind == warden_protocol::ResourceKind::Vm {
-            let id = request.target.id.to_string();
-            return Box::pin(std::future::ready(Err(HostError::Unreachable(
-                id,
-                "no agent is connected".into(),
-            ))));
-        }
         self.0.exec(request)
     }
 }

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use warden_protocol::routing::{self, Route};
 use warden_protocol::{Resource, ResourceKind};
 
 use crate::ports::{ApiCall, GuestApi, ShutdownTimeout};
@@ -109,9 +110,12 @@ fn docker_since(since: &str) -> String {
 /// the target (guest power, snapshots, history, storage and backups of a
 /// Proxmox cluster), else as commands on hosts ([`plan`]).
 pub fn plan_with(call: &ToolCall, target: Option<&Resource>, api: &dyn GuestApi) -> Plan {
-    match api_call_for(call, target) {
-        Some(api_call) if api.serves(target) => Plan::Api(api_call),
-        Some(_) | None => plan(call, target),
+    let Some(api_call) = api_call_for(call, target) else {
+        return plan(call, target);
+    };
+    match routing::route_api_action(target, api.service(target)) {
+        Route::GuestApi(_) => Plan::Api(api_call),
+        Route::Shell(_) | Route::Unreachable(_) => plan(call, target),
     }
 }
 

@@ -1,12 +1,14 @@
 //! Dispatch: running an admitted call's plan on its host (or its parent),
 //! the read-modify-write of `file_edit replace`, and shaping known outputs
-//! (metrics) into structured data. Every gate has already passed here. A VM
-//! no host backend reaches runs the command through its guest agent when
-//! the guest API serves it (see `api_dispatch`).
+//! (metrics) into structured data. Every gate has already passed here.
+//! Where a command runs is `warden_protocol::routing`'s answer: a host
+//! backend (this machine or an agent), or, for a VM without an agent of its
+//! own, its QEMU guest agent through the guest API (see `api_dispatch`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
+use warden_protocol::routing::{self, CallKind, Facts, Route};
 use warden_protocol::{CancelFlag, ErrorCode, Resource, ToolError};
 
 use super::commands::{self, write_file_command};
@@ -86,30 +88,45 @@ impl Executor<'_> {
     ) -> Result<Value, ToolError> {
         let host = self.host_for(target, on_parent)?;
         super::gates::check_dispatch(command)?;
-        let request = ExecRequest {
-            target: &host,
-            command,
-            class: dispatch.class,
-            approval: dispatch.approval,
-            cancel: dispatch.cancel,
+        // Where it runs is routing's answer, from the hosts' facts and
+        // whether a guest API serves the host.
+        let backends = self.ports.hosts.route_facts(&host).await;
+        let facts = Facts {
+            backends: &backends,
+            guest_api: self.guest_api.service(Some(&host)),
         };
-        let exec = self.ports.hosts.exec(request).await;
-        let through_guest_agent =
-            matches!(exec, Err(HostError::Unreachable(..))) && self.runs_through_guest_agent(&host);
-        let output = if through_guest_agent {
-            self.exec_through_guest_agent(&host, command, dispatch)
-                .await?
-        } else {
-            // Anything but "unreachable" or a refusal may have started on
-            // the host.
-            if !matches!(
-                exec,
-                Err(HostError::Unreachable(..) | HostError::NotRun { .. })
-            ) {
-                dispatch.reached_host.store(true, Ordering::SeqCst);
-            }
-            exec.map_err(|e| host_error(e, dispatch.class))?
-        };
+        let (output, through_guest_agent) =
+            match routing::route(Some(&host), CallKind::Shell, &facts) {
+                Route::Shell(shell) => {
+                    let request = ExecRequest {
+                        target: &host,
+                        route: &shell,
+                        command,
+                        class: dispatch.class,
+                        approval: dispatch.approval,
+                        cancel: dispatch.cancel,
+                    };
+                    let exec = self.ports.hosts.exec(request).await;
+                    // Anything but "unreachable" or a refusal may have
+                    // started on the host.
+                    if !matches!(
+                        exec,
+                        Err(HostError::Unreachable(..) | HostError::NotRun { .. })
+                    ) {
+                        dispatch.reached_host.store(true, Ordering::SeqCst);
+                    }
+                    (exec.map_err(|e| host_error(e, dispatch.class))?, false)
+                }
+                Route::GuestApi(_) => (
+                    self.exec_through_guest_agent(&host, command, dispatch)
+                        .await?,
+                    true,
+                ),
+                Route::Unreachable(why) => {
+                    let unreachable = HostError::Unreachable(host.id.to_string(), why.to_string());
+                    return Err(host_error(unreachable, dispatch.class));
+                }
+            };
         execs.push(ExecRecord {
             target: host.id.to_string(),
             command: command.to_string(),

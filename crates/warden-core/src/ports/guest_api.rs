@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use warden_protocol::routing::{GuestApiService, node_of};
 use warden_protocol::{CancelFlag, Resource, ResourceId, ResourceKind, ToolError};
 
 use super::{Approval, BoxFuture, ExecClass};
@@ -161,20 +162,6 @@ fn operation_verb(operation: GuestOperation) -> &'static str {
     }
 }
 
-/// The node a resource lives on: itself for a node, its parent, else the
-/// host part of its id.
-pub fn node_of(resource: &Resource) -> ResourceId {
-    if resource.id.kind == ResourceKind::Node {
-        return resource.id.clone();
-    }
-    match (&resource.parent, resource.id.host()) {
-        (Some(parent), _) if parent.kind == ResourceKind::Node => parent.clone(),
-        (_, Some(host)) => ResourceId::global(ResourceKind::Node, host),
-        (Some(parent), None) => parent.clone(),
-        (None, None) => resource.id.clone(),
-    }
-}
-
 /// One admitted call for an API.
 #[derive(Debug, Clone, Copy)]
 pub struct ApiRequest<'a> {
@@ -199,6 +186,15 @@ pub trait GuestApi: Send + Sync {
     /// Whether this API answers for `resource` (a node, guest or storage of
     /// a connected cluster), or, for `None`, for cluster-wide reads.
     fn serves(&self, resource: Option<&Resource>) -> bool;
+
+    /// [`GuestApi::serves`] as the fact routing decides from.
+    fn service(&self, resource: Option<&Resource>) -> GuestApiService {
+        if self.serves(resource) {
+            GuestApiService::Serves
+        } else {
+            GuestApiService::NotServed
+        }
+    }
 
     fn call<'a>(&'a self, request: ApiRequest<'a>) -> BoxFuture<'a, ApiResult>;
 }

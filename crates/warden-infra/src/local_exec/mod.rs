@@ -1,6 +1,7 @@
-//! Running one shell command on this machine, the way Warden must: bounded in
-//! time and output, with no terminal and no stdin, in a clean environment,
-//! and killable as a whole (its process group) on timeout or cancellation.
+//! This machine's executor: one shell command on this machine, or in one
+//! of its containers, through [the runner](crate::runner) (bounded in time
+//! and output, no terminal, no stdin, a clean environment, killable as a
+//! whole), with the options Warden's configuration sets.
 //!
 //! A non-zero exit status is data ([`CommandOutput::exit_code`]), not an
 //! error: `grep` finding nothing, `systemctl is-active` on a stopped unit and
@@ -8,38 +9,17 @@
 //! answer: the command could not start, ran out of time, or was cancelled;
 //! [`ExecError::started`] says whether it may have done something.
 //!
-//! No command outlives Warden: each one is registered while it runs
-//! ([`terminate_all`] stops them all, for signal handlers and server
-//! shutdown), and once [`start_watchdog`] has run, a watchdog process stops
-//! them when Warden is killed outright. Commands routed into a container
-//! are tagged ([`EXEC_TAG_VAR`]) so that their processes there are stopped
-//! too.
-//!
-//! The executor is async ([`LocalExecutor::execute`]); the `run*` methods
-//! are synchronous wrappers for callers without a runtime.
-
-mod capture;
-mod environment;
-mod process_group;
-mod procfs;
-mod registry;
-mod run;
-mod stopping;
-mod watchdog;
+//! The executor is async ([`LocalExecutor::execute`],
+//! [`LocalExecutor::execute_hop`]); the `run*` methods are synchronous
+//! wrappers for callers without a runtime.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use warden_protocol::CancelFlag;
+use warden_protocol::routing::{Hop, invocation};
 
-use crate::routing::RoutedCommand;
-pub use environment::{FIXED_PATH, command_environment, current_user_home};
-pub use process_group::signal_name;
-pub use procfs::EXEC_TAG_VAR;
-pub use registry::{running_commands, terminate_all};
-use run::Job;
-pub use stopping::Shutdown;
-pub use watchdog::{WATCHDOG_ARG, WatchdogError, run_watchdog, start_watchdog, watchdog_running};
+use crate::runner::{self, Ending, Limits, NoSink, RunError, RunSpec};
 
 /// How a command runs. The defaults suit a read tool; a caller may raise the
 /// timeout for a long write (an upgrade), or pass variables through.
@@ -128,7 +108,7 @@ impl CommandOutput {
 
     /// `SIGKILL` and the like, when a signal ended the shell.
     pub fn signal_name(&self) -> Option<&'static str> {
-        self.signal.and_then(signal_name)
+        self.signal.and_then(runner::signal_name)
     }
 }
 
@@ -165,7 +145,7 @@ pub enum ExecError {
     /// The turn was cancelled before the command was started: nothing ran.
     #[error("cancelled before the command started; nothing ran")]
     CancelledBeforeStart,
-    /// Warden is shutting down ([`terminate_all`]): nothing ran.
+    /// Warden is shutting down ([`crate::terminate_all`]): nothing ran.
     #[error("Warden is shutting down; the command was not started")]
     ShuttingDown,
     #[error("could not set up the command's runtime: {source}")]
@@ -236,7 +216,7 @@ impl LocalExecutor {
         };
         LocalExecutor {
             shell,
-            home: environment::current_user_home(),
+            home: runner::current_user_home(),
             options,
         }
     }
@@ -250,36 +230,98 @@ impl LocalExecutor {
         &self.options
     }
 
-    /// Runs `command` with `options`, stopping it when `cancel` is set;
-    /// completes the moment the command ends.
+    /// Runs `command` in this machine's shell with `options`, stopping it
+    /// when `cancel` is set; completes the moment the command ends.
     pub async fn execute(
         &self,
         command: &str,
         options: &ExecOptions,
         cancel: Option<&CancelFlag>,
     ) -> Result<CommandOutput, ExecError> {
-        self.run_job(Job { command, tag: None }, options, cancel)
+        self.execute_hop(&Hop::HostShell, command, options, cancel)
             .await
     }
 
-    /// Runs a command that [`crate::command_for`] routed, with this
-    /// executor's options: when it is stopped, its processes inside a
-    /// container are stopped too.
-    pub async fn execute_routed(
+    /// Runs `command` after `hop` (this machine's shell, or `docker exec`
+    /// into one of its containers, as [`warden_protocol::routing::route`]
+    /// said): when it is stopped, its processes inside a container are
+    /// stopped too.
+    pub async fn execute_hop(
         &self,
-        routed: &RoutedCommand,
+        hop: &Hop,
+        command: &str,
+        options: &ExecOptions,
         cancel: Option<&CancelFlag>,
     ) -> Result<CommandOutput, ExecError> {
-        let job = Job {
-            command: &routed.command,
-            tag: routed.exec_tag.as_deref(),
+        let shell = self.shell.to_string_lossy();
+        let invocation = invocation(hop, command, &shell, &runner::new_exec_tag());
+        let env = runner::command_environment(&self.home, &options.pass_env, &options.set_env);
+        let spec = RunSpec {
+            invocation: &invocation,
+            prefix: None,
+            working_dir: &options.working_dir,
+            env: &env,
+            limits: Limits {
+                timeout: options.timeout,
+                output_limit: options.output_limit,
+                kill_grace: options.kill_grace,
+            },
         };
-        self.run_job(job, &self.options, cancel).await
+        let cancelled = async {
+            match cancel {
+                Some(flag) => flag.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let finished =
+            runner::run(&spec, cancelled, NoSink)
+                .await
+                .map_err(|error| match error {
+                    RunError::WorkingDirectory { path, reason } => {
+                        ExecError::WorkingDirectory { path, reason }
+                    }
+                    RunError::Spawn { program, source } => ExecError::Spawn { program, source },
+                    RunError::CancelledBeforeStart => ExecError::CancelledBeforeStart,
+                    RunError::ShuttingDown => ExecError::ShuttingDown,
+                })?;
+        let partial = || PartialOutput {
+            stdout: finished.stdout.clone(),
+            stderr: finished.stderr.clone(),
+            truncated: finished.truncated,
+        };
+        match finished.ending {
+            Ending::Exited(status) => Ok(CommandOutput {
+                exit_code: runner::exit_code(status),
+                signal: std::os::unix::process::ExitStatusExt::signal(&status),
+                truncated: finished.truncated,
+                stdout: finished.stdout,
+                stderr: finished.stderr,
+                duration: finished.duration,
+            }),
+            Ending::TimedOut => Err(ExecError::TimedOut {
+                limit: options.timeout,
+                partial: partial(),
+            }),
+            Ending::Cancelled => Err(ExecError::Cancelled {
+                elapsed: finished.duration,
+                partial: partial(),
+            }),
+            Ending::Lost(source) => Err(ExecError::Wait { source }),
+            // No launcher is ever put in front of this machine's commands.
+            Ending::LauncherRefused(_) => Err(ExecError::Wait {
+                source: std::io::Error::other("a launcher refused the command"),
+            }),
+        }
     }
 
     /// Runs `command` with this executor's options.
     pub fn run(&self, command: &str) -> Result<CommandOutput, ExecError> {
         self.run_with(command, &self.options, None)
+    }
+
+    /// Runs `command` after `hop` with this executor's options; blocks.
+    pub fn run_hop(&self, hop: &Hop, command: &str) -> Result<CommandOutput, ExecError> {
+        block_on(self.execute_hop(hop, command, &self.options, None))
     }
 
     /// Runs `command`, stopping it when `cancel` is set.

@@ -1,9 +1,11 @@
 //! Commands through agents: a [`HostBackend`] that wraps the server's own
-//! one. What [`route`](super::routing::route) gives to an agent goes out as
-//! an `exec` frame (a write with a grant signed for exactly that agent,
-//! request, command, target and approval), and comes back as the agent's
-//! `exec_output` chunks and `exec_result`. Everything else goes to the
-//! wrapped backend.
+//! one. Its facts for `warden_protocol::routing` are what the wrapped
+//! backend runs (as far as this machine's inventory knows it) and the
+//! enrolled agents; it carries out the route it is given. A command routed
+//! to an agent goes out as an `exec` frame (a write with a grant signed for
+//! exactly that agent, request, command, target and approval), and comes
+//! back as the agent's `exec_output` chunks and `exec_result`. One routed
+//! to this machine goes to the wrapped backend.
 //!
 //! A connection lost during a command is an unknown outcome, reported as
 //! such; a write is never sent again, a read once if the agent is back
@@ -16,12 +18,12 @@ use warden_core::ports::{
     BoxFuture, ExecClass, ExecOutput, ExecRequest, HostBackend, HostError, Inventory,
 };
 use warden_protocol::agent::{self, AgentFrame, CancelRequest, ExecErrorCode, ExecResult};
-use warden_protocol::{ErrorCode, ResourceId};
+use warden_protocol::routing::{RouteFacts, Children, Runner};
+use warden_protocol::{ErrorCode, Resource, ResourceKind};
 
 use super::Agents;
 use super::grants::{GrantFor, random_id, sign_grant};
 use super::hub::{ExecEnd, as_facts};
-use super::routing::{AgentRoute, route};
 use crate::now_ms;
 
 /// How long past its own timeout a command may take to be reported.
@@ -54,31 +56,48 @@ impl AgentRoutedHosts {
         }
     }
 
-    async fn route_for(&self, request: &ExecRequest<'_>) -> AgentRoute {
-        let known = self.agents.hub.inventory().agents();
-        let facts = as_facts(&known);
-        let first = route(request.target, &facts, &|_| false);
-        if first == AgentRoute::Local {
-            return first;
-        }
-        // Only now look at this machine's inventory (it may discover).
+    /// The routing facts: this machine as the wrapped backend runs it;
+    /// the hosts of this machine's inventory (which comes first: an agent
+    /// named like one of them is never used); every enrolled agent. With
+    /// such a shadowed agent about, this machine's containers are only
+    /// those its own inventory reports (the agent's are run nowhere).
+    async fn backends_for(&self, target: &Resource) -> RouteFacts {
+        let mut backends = self.local.route_facts(target).await;
+        // This machine's inventory may discover: off the async workers.
         let inventory = Arc::clone(&self.local_inventory);
-        let Ok(local) = tokio::task::spawn_blocking(move || inventory.snapshot()).await else {
-            return first;
-        };
-        let shadowed = route(request.target, &facts, &|name: &str| {
-            ResourceId::new(warden_protocol::ResourceKind::Host, None, name)
-                .is_ok_and(|id| local.get(&id).is_some())
-        });
-        if shadowed == AgentRoute::Local && local.get(&request.target.id).is_none() {
-            // Only an agent named like this machine knows it: this
-            // machine's backend would run it here, on something it never saw.
-            return AgentRoute::Unreachable(format!(
-                "{} is reported only by an agent named like this machine, and this machine does not know it",
-                request.target.id
-            ));
+        let local = tokio::task::spawn_blocking(move || inventory.snapshot())
+            .await
+            .unwrap_or_default();
+        backends.own_hosts = local
+            .all()
+            .iter()
+            .filter(|r| r.id.kind == ResourceKind::Host)
+            .map(|r| r.id.uid.clone())
+            .collect();
+        backends.agents = as_facts(self.agents.hub.inventory().agents());
+        let shadowed = backends
+            .agents
+            .iter()
+            .any(|a| backends.own_hosts.contains(&a.name));
+        if shadowed {
+            let known = |kind: ResourceKind, children: &Children| -> Children {
+                match children {
+                    Children::Nothing => Children::Nothing,
+                    Children::Any | Children::Reported(_) => Children::Reported(
+                        local
+                            .all()
+                            .iter()
+                            .filter(|r| r.id.kind == kind && children.contains(&r.id))
+                            .map(|r| r.id.clone())
+                            .collect(),
+                    ),
+                }
+            };
+            let this_machine = &mut backends.this_machine;
+            this_machine.docker = known(ResourceKind::DockerContainer, &this_machine.docker);
+            this_machine.lxc = known(ResourceKind::Lxc, &this_machine.lxc);
         }
-        shadowed
+        backends
     }
 
     /// Runs the command through the agent; a read whose connection is lost
@@ -308,22 +327,23 @@ fn outcome(
 }
 
 impl HostBackend for AgentRoutedHosts {
+    fn route_facts<'a>(&'a self, target: &'a Resource) -> BoxFuture<'a, RouteFacts> {
+        Box::pin(self.backends_for(target))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,
     ) -> BoxFuture<'a, Result<ExecOutput, HostError>> {
         Box::pin(async move {
-            match self.route_for(&request).await {
-                AgentRoute::Local => self.local.exec(request).await,
-                AgentRoute::Unreachable(why) => {
-                    Err(HostError::Unreachable(request.target.id.to_string(), why))
-                }
-                AgentRoute::Agent {
+            match &request.route.runner {
+                Runner::ThisMachine => self.local.exec(request).await,
+                Runner::Agent {
                     agent_id,
                     agent_name,
-                    target,
+                    on,
                 } => {
-                    self.exec_on_agent(request, &agent_id, &agent_name, target)
+                    self.exec_on_agent(request, agent_id, agent_name, on.to_string())
                         .await
                 }
             }

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use warden_protocol::agent::{ExecOutput, ExecResult, OutputStream};
 
 use super::inventory::AgentInventory;
-use super::routing::{AgentFacts, Presence};
+use warden_protocol::routing::{AgentFacts, Presence};
 
 /// Outgoing frames waiting for one agent's socket.
 pub const OUTGOING_QUEUE: usize = 16;
@@ -327,15 +327,11 @@ impl AgentHub {
     }
 }
 
-/// Routing facts for the connected agents among `enrolled`.
-pub fn as_facts(agents: &[(String, String, Presence)]) -> Vec<AgentFacts<'_>> {
+/// Routing facts for the enrolled agents.
+pub fn as_facts(agents: Vec<(String, String, Presence)>) -> Vec<AgentFacts> {
     agents
-        .iter()
-        .map(|(id, name, presence)| AgentFacts {
-            id,
-            name,
-            presence: *presence,
-        })
+        .into_iter()
+        .map(|(id, name, presence)| AgentFacts { id, name, presence })
         .collect()
 }
 

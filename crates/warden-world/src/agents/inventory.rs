@@ -18,7 +18,7 @@ use serde_json::Value;
 use warden_core::ports::{Inventory, InventorySnapshot};
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
-use super::routing::{Presence, machine_of};
+use warden_protocol::routing::{Presence, machine_of};
 
 /// The most resources one agent may report (a frame is at most 1 MiB).
 pub const MAX_RESOURCES_PER_AGENT: usize = 10_000;

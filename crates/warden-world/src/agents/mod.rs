@@ -2,7 +2,8 @@
 //! agents' keys ([`grants`]), their WebSocket connections
 //! (the server's WebSocket endpoint), the hub of live connections and commands in flight
 //! ([`hub`]), what they report merged into the inventory ([`inventory`]),
-//! and commands routed through them ([`routing`], [`backend`]).
+//! and commands routed through them ([`backend`], which carries out what
+//! `warden_protocol::routing` decides).
 //!
 //! Merge order: this machine's inventory first, then the other sources the
 //! server was given, then the agents (by name). An agent named like one of
@@ -13,7 +14,6 @@ pub mod backend;
 pub mod grants;
 pub mod hub;
 pub mod inventory;
-pub mod routing;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -250,7 +250,7 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
 /// The node a resource lives on (`pve1` for `lxc:pve1:141`, `node:pve1`,
 /// `storage:pve1:local`).
 fn node_name(resource: &Resource) -> String {
-    warden_core::ports::node_of(resource).uid
+    warden_protocol::routing::node_of(resource).uid
 }
 
 /// The backups that concern `target`: one guest, the guests of one node,

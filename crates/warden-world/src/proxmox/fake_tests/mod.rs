@@ -25,6 +25,14 @@ mod writes;
 struct NoAgents;
 
 impl HostBackend for NoAgents {
+    fn route_facts<'a>(
+        &'a self,
+        _target: &'a warden_protocol::Resource,
+    ) -> BoxFuture<'a, warden_protocol::routing::RouteFacts> {
+        use warden_protocol::routing::{RouteFacts, ThisMachine};
+        Box::pin(std::future::ready(RouteFacts::only(ThisMachine::nothing())))
+    }
+
     fn exec<'a>(
         &'a self,
         request: ExecRequest<'a>,

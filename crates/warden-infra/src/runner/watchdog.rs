@@ -119,11 +119,7 @@ pub(crate) fn forget(group: ProcessGroup) {
 }
 
 fn is_plain(tag: &str) -> bool {
-    !tag.is_empty()
-        && tag.len() < 200
-        && tag
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    warden_protocol::routing::is_plain_tag(tag)
 }
 
 /// One announcement, as the watchdog reads it.

@@ -38,6 +38,16 @@ impl ProcessGroup {
         self.signal(Signal::KILL);
     }
 
+    /// Whether any process (a zombie too) is still in the group: one
+    /// syscall, `kill(-pgid, 0)`.
+    pub fn has_members(self) -> bool {
+        // EPERM means a member exists that we may not signal.
+        !matches!(
+            rustix::process::test_kill_process_group(self.0),
+            Err(rustix::io::Errno::SRCH)
+        )
+    }
+
     pub fn signal(self, signal: Signal) {
         // Errors are ignored on purpose: ESRCH means no member is left, which
         // is the goal; EPERM means a member changed its credentials (setuid)

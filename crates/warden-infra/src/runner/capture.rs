@@ -1,15 +1,20 @@
-//! One output stream of a running command, capped at a byte budget that keeps
-//! the head and the tail (as the local executor does), but streamed: the head
-//! (the first half of the budget) goes out as it arrives; what follows waits
-//! in a ring buffer the size of the other half, and at the end goes out whole
-//! when nothing was dropped, or after a marker line saying how much was.
+//! One output stream of a running command, capped at a byte budget that
+//! keeps the head and the tail. A command may print gigabytes; the model
+//! and the operator need the beginning (headers, the first error) and the
+//! end (the summary, the last error). The first half of the budget is the
+//! head and goes out as it arrives (an agent streams it); what follows waits
+//! in a ring buffer the size of the other half, and at the end goes out
+//! whole when nothing was dropped, or after a marker line saying how much
+//! was.
 //!
-//! Chunks are UTF-8 text that never splits a character: an incomplete
-//! sequence at the end of one read waits for the next.
+//! Text is UTF-8 that never splits a character: an incomplete sequence at
+//! the end of one read waits for the next, and the cuts fall on character
+//! boundaries (the cut bytes count as omitted). Invalid bytes are rendered
+//! lossily.
 
 use std::collections::VecDeque;
 
-use warden_infra::utf8_edges::{complete_prefix_len, continuation_prefix_len};
+use crate::utf8_edges::{complete_prefix_len, continuation_prefix_len};
 
 /// The capped, streaming view of one stream.
 #[derive(Debug)]
@@ -17,12 +22,13 @@ pub struct StreamCap {
     head_limit: usize,
     tail_limit: usize,
     head_len: usize,
-    /// The last byte that went to the head, to start the marker on a new line.
-    last_head_byte: Option<u8>,
     total: u64,
     /// Bytes of an incomplete character at the end of the head so far.
     pending: Vec<u8>,
     tail: VecDeque<u8>,
+    /// Whether the head text sent so far ends a line (or is empty), so the
+    /// marker starts on a line of its own.
+    head_ends_line: bool,
 }
 
 /// What [`StreamCap::finish`] produced.
@@ -42,10 +48,10 @@ impl StreamCap {
             head_limit,
             tail_limit: limit - head_limit,
             head_len: 0,
-            last_head_byte: None,
             total: 0,
             pending: Vec::new(),
             tail: VecDeque::new(),
+            head_ends_line: true,
         }
     }
 
@@ -66,7 +72,6 @@ impl StreamCap {
         if to_head.is_empty() {
             return None;
         }
-        self.last_head_byte = to_head.last().copied();
         self.pending.extend_from_slice(to_head);
         let complete = complete_prefix_len(&self.pending);
         if complete == 0 {
@@ -75,6 +80,7 @@ impl StreamCap {
         let rest = self.pending.split_off(complete);
         let text = String::from_utf8_lossy(&self.pending).into_owned();
         self.pending = rest;
+        self.head_ends_line = text.ends_with('\n');
         Some(text)
     }
 
@@ -96,7 +102,7 @@ impl StreamCap {
         let skip = continuation_prefix_len(&tail);
         let omitted = omitted + self.pending.len() as u64 + skip as u64;
         let mut text = String::new();
-        if self.last_head_byte.is_some_and(|byte| byte != b'\n') {
+        if !self.head_ends_line {
             text.push('\n');
         }
         text.push_str(&format!("… [{omitted} bytes omitted] …\n"));
@@ -159,6 +165,14 @@ mod tests {
     }
 
     #[test]
+    fn one_huge_chunk() {
+        assert_eq!(
+            run(4, &[&[b'x'; 1000]]),
+            ("xx\n… [996 bytes omitted] …\nxx".into(), true)
+        );
+    }
+
+    #[test]
     fn characters_are_never_split_between_chunks() {
         let mut cap = StreamCap::new(64);
         let euro = "€".as_bytes();
@@ -169,6 +183,7 @@ mod tests {
 
     #[test]
     fn cuts_drop_partial_characters() {
+        // "é" is 2 bytes, "€" 3: the head ends mid-"€", the tail starts mid-"é".
         let (text, truncated) = run(8, &["ab€".as_bytes(), &[b'-'; 20], "éxyz".as_bytes()]);
         assert!(truncated);
         assert!(!text.contains('\u{fffd}'), "{text:?}");
@@ -179,6 +194,14 @@ mod tests {
     fn a_head_ending_a_line_needs_no_extra_newline() {
         let (text, _) = run(6, &[b"ab\n", b"0123456789", b"xyz"]);
         assert_eq!(text, "ab\n… [10 bytes omitted] …\nxyz");
+        // Also when a partial character after the line end is cut.
+        let (text, _) = run(8, &[b"ab\n", &"€".as_bytes()[..1], &[b'-'; 20], b"wxyz"]);
+        assert_eq!(text, "ab\n… [21 bytes omitted] …\nwxyz");
+    }
+
+    #[test]
+    fn invalid_utf8_is_rendered_lossily() {
+        assert_eq!(run(64, &[&[b'a', 0xff, b'b']]).0, "a\u{fffd}b");
     }
 
     #[test]

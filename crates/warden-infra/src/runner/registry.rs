@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustix::process::Signal;
 
@@ -72,11 +72,26 @@ impl Drop for Registration {
         if let Some(group) = self.group {
             group.kill();
         }
-        if let Some(tag) = &self.tag {
-            signal_processes(&procfs::tagged(&[tag]), Signal::KILL);
+        let tags: Vec<&str> = self.tag.as_deref().into_iter().collect();
+        signal_processes(&procfs::tagged(&tags), Signal::KILL);
+        // Like a run that returns, a dropped one is over only when its
+        // processes are gone or dying: a short, bounded wait (SIGKILL has
+        // been sent; this path is rare).
+        let deadline = Instant::now() + KILLED_GONE_WAIT;
+        while Instant::now() < deadline {
+            let group_left = self.group.is_some_and(|group| {
+                group.has_members() && !procfs::live_groups(&[group.id()].into()).is_empty()
+            });
+            if !group_left && procfs::tagged(&tags).is_empty() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
+
+/// How long a dropped run waits for its killed processes to be gone.
+const KILLED_GONE_WAIT: Duration = Duration::from_secs(1);
 
 /// Spawns `command` as the leader of a new process group and registers it,
 /// unless a shutdown has begun.
