@@ -6,7 +6,7 @@
 
 use warden_protocol::agent::{ExecErrorCode, ExecFailure};
 use warden_protocol::routing::{
-    RouteFacts, CallKind, ExecTag, Facts, GuestApiService, Invocation, Route, Runner, ShellRoute,
+    CallKind, ExecTag, Facts, GuestApiService, Invocation, Route, RouteFacts, Runner, ShellRoute,
     ThisMachine, invocation, route,
 };
 use warden_protocol::{Resource, ResourceId};

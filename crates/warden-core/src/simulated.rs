@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use warden_protocol::routing::{RouteFacts, Children, Machines, ThisMachine, machine_of};
+use warden_protocol::routing::{Children, Machines, RouteFacts, ThisMachine, machine_of};
 use warden_protocol::{Resource, ResourceId};
 
 use crate::ports::{

@@ -10,7 +10,8 @@ use support::image::TEST_IMAGE_TAG;
 use support::{TestContainer, docker_engine_reachable};
 use warden_infra::{DockerClient, DockerError, LocalExecutor};
 use warden_protocol::routing::{
-    RouteFacts, CallKind, Facts, GuestApiService, Hop, Route, Runner, ShellRoute, ThisMachine, route,
+    CallKind, Facts, GuestApiService, Hop, Route, RouteFacts, Runner, ShellRoute, ThisMachine,
+    route,
 };
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 

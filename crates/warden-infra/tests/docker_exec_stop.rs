@@ -13,7 +13,8 @@ use std::time::Duration;
 use support::{TestContainer, docker_engine_reachable};
 use warden_infra::{ExecError, ExecOptions, LocalExecutor};
 use warden_protocol::routing::{
-    RouteFacts, CallKind, Facts, GuestApiService, Hop, Route, Runner, ShellRoute, ThisMachine, route,
+    CallKind, Facts, GuestApiService, Hop, Route, RouteFacts, Runner, ShellRoute, ThisMachine,
+    route,
 };
 use warden_protocol::{CancelFlag, Resource, ResourceId, ResourceKind};
 

@@ -93,4 +93,11 @@ pub trait Provider: Send {
     fn last_text_is_deterministic(&self) -> bool {
         false
     }
+
+    /// Whether calls need the tools' schemas in their request. Only a
+    /// provider that never reads them (the router with no model behind
+    /// it) says no, and a one-shot request then does not build them.
+    fn reads_tool_schemas(&self) -> bool {
+        true
+    }
 }

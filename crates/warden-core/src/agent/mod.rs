@@ -246,7 +246,11 @@ pub async fn run_turn(
         calls: ctx.limits.max_model_calls,
     };
     let mut calls_this_turn = 0usize;
-    let tools = crate::tools::model_tools(ctx.executor.settings().toolset.as_deref());
+    let tools = if ctx.provider.reads_tool_schemas() {
+        crate::tools::model_tools(ctx.executor.settings().toolset.as_deref())
+    } else {
+        Vec::new()
+    };
     for model_call in 0..ctx.limits.max_model_calls {
         let last = model_call + 1 == ctx.limits.max_model_calls;
         // The brake never takes away the read that Gate 2 is waiting for.

@@ -53,8 +53,13 @@ impl AssignmentRules {
     }
 
     /// `key_fragments`: where [`super::triggers`] found a fragment of a
-    /// secret-like key name.
-    pub fn find(&self, text: &str, key_fragments: &[Range<usize>], out: &mut Vec<Finding>) {
+    /// secret-like key name. The name/value patterns are compiled only for
+    /// a text with a key under a `name`.
+    pub fn find(
+        text: &str,
+        key_fragments: &[Range<usize>],
+        out: &mut Vec<Finding>,
+    ) -> Result<(), super::rule::Unavailable> {
         let bytes = text.as_bytes();
         let mut resume = 0;
         // `name: DB_PASSWORD` / `"name": "DB_PASSWORD"`: the value is on a sibling key.
@@ -74,8 +79,11 @@ impl AssignmentRules {
             }
         }
         if named_key {
-            self.find_name_value_pairs(text, out);
+            AssignmentRules::get()
+                .ok_or(super::rule::Unavailable)?
+                .find_name_value_pairs(text, out);
         }
+        Ok(())
     }
 
     fn find_name_value_pairs(&self, text: &str, out: &mut Vec<Finding>) {

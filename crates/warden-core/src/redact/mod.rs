@@ -22,6 +22,7 @@ mod json;
 mod key_names;
 mod kind;
 mod placeholder;
+mod rule;
 mod shapes;
 mod triggers;
 
@@ -63,14 +64,17 @@ impl Redacted<'_> {
 
 /// Replace every secret in `text` by a marker naming its kind.
 pub fn redact(text: &str) -> Redacted<'_> {
-    let (Some(shapes), Some(assignments)) = (ShapeRules::get(), AssignmentRules::get()) else {
+    let Some(shapes) = ShapeRules::get() else {
         // A rule that does not compile must not let secrets through: withhold everything.
         return whole_output_withheld();
     };
     let hits = shapes.triggers.scan(text);
     let mut findings = Vec::new();
-    shapes.find(text, &hits, &mut findings);
-    assignments.find(text, &hits.key_fragments, &mut findings);
+    if shapes.find(text, &hits, &mut findings).is_err()
+        || AssignmentRules::find(text, &hits.key_fragments, &mut findings).is_err()
+    {
+        return whole_output_withheld();
+    }
     if findings.is_empty() {
         return Redacted {
             text: Cow::Borrowed(text),

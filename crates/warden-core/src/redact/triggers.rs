@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use regex::Regex;
+use aho_corasick::{AhoCorasick, MatchKind};
 
 /// Fragments every secret-named key contains (`DB_PASSWORD`, `clientSecret`,
 /// `X-Auth-Token`, `PrivateKey`, `MYSQL_PWD`, `wpa_psk`, `Set-Cookie`,
@@ -61,8 +61,16 @@ const SHAPE_LITERALS: &[&str] = &[
 
 /// The two literal searchers.
 pub struct Triggers {
-    key_fragments: Regex,
-    shapes: Regex,
+    key_fragments: AhoCorasick,
+    shapes: AhoCorasick,
+}
+
+/// Leftmost-first, as an alternation of the literals would match.
+fn searcher(literals: &[String]) -> Option<AhoCorasick> {
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(literals)
+        .ok()
 }
 
 impl Triggers {
@@ -73,11 +81,11 @@ impl Triggers {
             fragments.push(capitalised(fragment));
             fragments.push(fragment.to_ascii_uppercase());
         }
-        fragments.extend(PW_KEY_ENDINGS.iter().map(|l| regex::escape(l)));
-        let shapes: Vec<String> = SHAPE_LITERALS.iter().map(|l| regex::escape(l)).collect();
+        fragments.extend(PW_KEY_ENDINGS.iter().map(|l| l.to_string()));
+        let shapes: Vec<String> = SHAPE_LITERALS.iter().map(|l| l.to_string()).collect();
         Some(Triggers {
-            key_fragments: Regex::new(&fragments.join("|")).ok()?,
-            shapes: Regex::new(&shapes.join("|")).ok()?,
+            key_fragments: searcher(&fragments)?,
+            shapes: searcher(&shapes)?,
         })
     }
 
@@ -86,7 +94,7 @@ impl Triggers {
             key_fragments: self
                 .key_fragments
                 .find_iter(text)
-                .map(|m| pw_key(m))
+                .map(|m| pw_key(&text[m.range()], m.range()))
                 .collect(),
             ..Hits::default()
         };
@@ -94,7 +102,7 @@ impl Triggers {
         // for a newline, so a long single-line document stays linear.
         let mut previous: Option<(usize, usize)> = None;
         for found in self.shapes.find_iter(text) {
-            let family = match found.as_str() {
+            let family = match &text[found.range()] {
                 "-----BEGIN " => {
                     hits.block_starts.push(found.start());
                     continue;
@@ -130,11 +138,11 @@ impl Triggers {
 }
 
 /// The `pw` inside `_pw` or `pw=`, so the key around it is found.
-fn pw_key(found: regex::Match<'_>) -> Range<usize> {
-    match found.as_str().as_bytes() {
-        [b'_' | b'-', ..] => found.start() + 1..found.end(),
-        [.., b'='] => found.start()..found.end() - 1,
-        _ => found.range(),
+fn pw_key(found: &str, at: Range<usize>) -> Range<usize> {
+    match found.as_bytes() {
+        [b'_' | b'-', ..] => at.start + 1..at.end,
+        [.., b'='] => at.start..at.end - 1,
+        _ => at,
     }
 }
 

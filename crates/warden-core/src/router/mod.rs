@@ -185,6 +185,11 @@ impl Provider for Router {
     fn last_text_is_deterministic(&self) -> bool {
         !matches!(self.state, TurnState::Delegating)
     }
+
+    /// Only the model behind the router reads them.
+    fn reads_tool_schemas(&self) -> bool {
+        self.fallback.is_some()
+    }
 }
 
 impl Router {

@@ -56,7 +56,7 @@ mod tests;
 pub use answer::{ApiRoute, ApiVia, Hop, Route, Runner, ShellRoute, Unreachable};
 pub use decide::{machine_of, node_of, route, route_api_action};
 pub use facts::{
-    AgentFacts, RouteFacts, CallKind, Children, Facts, GuestApiService, Machines, Presence,
+    AgentFacts, CallKind, Children, Facts, GuestApiService, Machines, Presence, RouteFacts,
     ThisMachine,
 };
 pub use invocation::{

@@ -18,7 +18,7 @@ use warden_core::ports::{
     BoxFuture, ExecClass, ExecOutput, ExecRequest, HostBackend, HostError, Inventory,
 };
 use warden_protocol::agent::{self, AgentFrame, CancelRequest, ExecErrorCode, ExecResult};
-use warden_protocol::routing::{RouteFacts, Children, Runner};
+use warden_protocol::routing::{Children, RouteFacts, Runner};
 use warden_protocol::{ErrorCode, Resource, ResourceKind};
 
 use super::Agents;

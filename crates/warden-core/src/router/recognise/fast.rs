@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 use warden_protocol::ResourceKind;
 
 use super::intent::{
@@ -36,6 +36,9 @@ pub(super) struct Pattern {
     pub name: &'static str,
     regex: OnceLock<Option<Regex>>,
     pub source: fn() -> String,
+    /// Words one of which every match contains: a text without any is not
+    /// a match, and the pattern is not even compiled for it.
+    words: &'static [&'static str],
 }
 
 impl Pattern {
@@ -44,10 +47,28 @@ impl Pattern {
             name,
             regex: OnceLock::new(),
             source,
+            words: &[],
         }
     }
 
-    pub fn captures<'t>(&self, text: &'t str) -> Option<regex::Captures<'t>> {
+    /// A pattern whose every match contains one of `words`.
+    pub const fn with_words(
+        name: &'static str,
+        words: &'static [&'static str],
+        source: fn() -> String,
+    ) -> Self {
+        Pattern {
+            name,
+            regex: OnceLock::new(),
+            source,
+            words,
+        }
+    }
+
+    pub fn captures<'t>(&self, text: &'t str) -> Option<regex_lite::Captures<'t>> {
+        if !self.words.is_empty() && !self.words.iter().any(|w| text.contains(w)) {
+            return None;
+        }
         self.regex
             .get_or_init(|| Regex::new(&(self.source)()).ok())
             .as_ref()?
@@ -168,7 +189,7 @@ pub fn match_fast(original: &str, lower: &str) -> Option<(&'static str, Intent)>
     }
     // Matched on the lowercase text (case-insensitive matching costs more
     // to compile); the captured text is taken from the original.
-    let as_typed = |m: regex::Match<'_>| typed(original, lower, m).trim().to_string();
+    let as_typed = |m: regex_lite::Match<'_>| typed(original, lower, m).trim().to_string();
     if let Some(m) = REMEMBER.captures(lower).and_then(|c| c.get(1)) {
         return Some((REMEMBER.name, Intent::Remember { note: as_typed(m) }));
     }
@@ -278,7 +299,7 @@ pub fn match_fast(original: &str, lower: &str) -> Option<(&'static str, Intent)>
 
 /// The text of a match as typed (lowercasing keeps byte offsets for
 /// ASCII; otherwise the lowercase text).
-pub(super) fn typed<'t>(original: &'t str, lower: &'t str, m: regex::Match<'t>) -> &'t str {
+pub(super) fn typed<'t>(original: &'t str, lower: &'t str, m: regex_lite::Match<'t>) -> &'t str {
     original
         .get(m.start()..m.end())
         .filter(|_| original.len() == lower.len())
@@ -286,7 +307,7 @@ pub(super) fn typed<'t>(original: &'t str, lower: &'t str, m: regex::Match<'t>) 
 }
 
 /// The modifiers at the end of a log request, parsed from the text as typed.
-fn tail(original: &str, lower: &str, m: Option<regex::Match<'_>>) -> Option<modifiers::Tail> {
+fn tail(original: &str, lower: &str, m: Option<regex_lite::Match<'_>>) -> Option<modifiers::Tail> {
     let text = m.map_or("", |m| typed(original, lower, m));
     modifiers::parse(text, &[Modifier::Host, Modifier::Since, Modifier::Filter])
 }
@@ -317,16 +338,16 @@ pub(super) fn each(list: &str, make: impl Fn(&str) -> Intent) -> Intent {
     }
 }
 
-pub(super) fn name(m: Option<regex::Match<'_>>) -> Option<String> {
+pub(super) fn name(m: Option<regex_lite::Match<'_>>) -> Option<String> {
     m.map(|m| m.as_str().trim_start_matches('@').to_string())
         .filter(|n| !n.is_empty())
 }
 
-pub(super) fn kind(m: Option<regex::Match<'_>>) -> Option<SubjectKind> {
+pub(super) fn kind(m: Option<regex_lite::Match<'_>>) -> Option<SubjectKind> {
     m.and_then(|m| SubjectKind::parse(m.as_str()))
 }
 
-fn lines(m: Option<regex::Match<'_>>) -> u32 {
+fn lines(m: Option<regex_lite::Match<'_>>) -> u32 {
     m.and_then(|m| m.as_str().parse::<u32>().ok())
         .map_or(DEFAULT_LOG_LINES, |n| n.clamp(1, MAX_LOG_LINES))
 }

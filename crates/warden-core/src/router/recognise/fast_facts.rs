@@ -140,7 +140,7 @@ static WHAT_KILLED: Pattern = Pattern::new("what_killed", || {
     )
 });
 
-fn order(word: Option<regex::Match<'_>>) -> ProcessOrder {
+fn order(word: Option<regex_lite::Match<'_>>) -> ProcessOrder {
     match word.map(|m| m.as_str()) {
         Some("memory" | "mem" | "ram") => ProcessOrder::Memory,
         _ => ProcessOrder::Cpu,
@@ -254,7 +254,7 @@ mod tests {
         ] {
             let source = (pattern.source)();
             assert!(
-                regex::Regex::new(&source).is_ok(),
+                regex_lite::Regex::new(&source).is_ok(),
                 "{}: {source}",
                 pattern.name
             );

@@ -5,7 +5,7 @@
 //! `kind` and `after` are what the words said the subject is, `name` the
 //! subject, `snap` a snapshot name, `window` the rest of a history request.
 
-use regex::Captures;
+use regex_lite::Captures;
 
 use super::fast::{LEAD, NAME, Pattern, kind, metric_word, typed};
 use super::intent::{Intent, Subject};
@@ -52,52 +52,56 @@ static HISTORY_HERE: Pattern = Pattern::new("history_here", || {
     format!(r"^{LEAD}(?P<metric>{METRICS}){METRIC_SUFFIX}(?P<window>[ \t].+)$")
 });
 
-static SNAPSHOTS_OF: Pattern = Pattern::new("snapshots_of", || {
+static SNAPSHOTS_OF: Pattern = Pattern::with_words("snapshots_of", &["snapshot"], || {
     let subject = subject();
     format!(
         r"^{LEAD}(?:all[ \t]+)?(?:the[ \t]+)?(?:existing[ \t]+)?snapshots?[ \t]+(?:of|for|on)[ \t]+{subject}$"
     )
 });
 
-static SNAPSHOTS_SUFFIX: Pattern = Pattern::new("snapshots_suffix", || {
+static SNAPSHOTS_SUFFIX: Pattern = Pattern::with_words("snapshots_suffix", &["snapshots"], || {
     let subject = subject();
     format!(r"^{LEAD}{subject}(?:'s)?[ \t]+snapshots$")
 });
 
-static SNAPSHOTS_WHICH: Pattern = Pattern::new("snapshots_which", || {
+static SNAPSHOTS_WHICH: Pattern = Pattern::with_words("snapshots_which", &["snapshots"], || {
     let subject = subject();
     format!(
         r"^(?:what|which)[ \t]+snapshots[ \t]+(?:does|do|has)[ \t]+{subject}[ \t]+(?:have|got)$"
     )
 });
 
-static SNAPSHOTS_ANY: Pattern = Pattern::new("snapshots_any", || {
+static SNAPSHOTS_ANY: Pattern = Pattern::with_words("snapshots_any", &["snapshots"], || {
     let subject = subject();
     format!(r"^(?:does|has)[ \t]+{subject}[ \t]+(?:have|got)[ \t]+(?:any[ \t]+)?snapshots$")
 });
 
-static TAKE_SNAPSHOT: Pattern = Pattern::new("take_snapshot", || {
+static TAKE_SNAPSHOT: Pattern = Pattern::with_words("take_snapshot", &["snapshot"], || {
     let subject = subject();
     format!(
         r"^(?:(?:take|make|create)[ \t]+(?:a[ \t]+)?(?:new[ \t]+)?snapshot[ \t]+(?:of|for)|snapshot)[ \t]+{subject}(?:[ \t]+(?:named|called|as)[ \t]+{SNAP})?$"
     )
 });
 
-static TAKE_NAMED_SNAPSHOT: Pattern = Pattern::new("take_named_snapshot", || {
-    let subject = subject();
-    format!(
-        r"^(?:take|make|create)[ \t]+(?:a[ \t]+)?(?:new[ \t]+)?snapshot[ \t]+(?:named|called)[ \t]+{SNAP}[ \t]+(?:of|for)[ \t]+{subject}$"
-    )
-});
+static TAKE_NAMED_SNAPSHOT: Pattern = Pattern::with_words(
+    "take_named_snapshot",
+    &["snapshot"],
+    || {
+        let subject = subject();
+        format!(
+            r"^(?:take|make|create)[ \t]+(?:a[ \t]+)?(?:new[ \t]+)?snapshot[ \t]+(?:named|called)[ \t]+{SNAP}[ \t]+(?:of|for)[ \t]+{subject}$"
+        )
+    },
+);
 
-static ROLLBACK: Pattern = Pattern::new("rollback", || {
+static ROLLBACK: Pattern = Pattern::with_words("rollback", &["roll", "revert", "restore"], || {
     let subject = subject();
     format!(
         r"^(?:roll[ \t]*back|revert|restore)[ \t]+{subject}[ \t]+(?:to|from)[ \t]+(?:the[ \t]+)?(?:snapshot[ \t]+)?{SNAP}(?:[ \t]+snapshot)?$"
     )
 });
 
-static ROLLBACK_TO: Pattern = Pattern::new("rollback_to", || {
+static ROLLBACK_TO: Pattern = Pattern::with_words("rollback_to", &["roll", "revert"], || {
     let subject = subject();
     format!(
         r"^(?:roll[ \t]*back|revert)[ \t]+to[ \t]+(?:the[ \t]+)?(?:snapshot[ \t]+)?{SNAP}[ \t]+(?:on|of|for)[ \t]+{subject}$"
