@@ -160,7 +160,7 @@ pub struct ExecRequest<'a> {
     /// plans such as `pct` control and `docker logs`).
     pub target: &'a Resource,
     /// Who runs it and the hop it takes, as [`warden_protocol::routing`]
-    /// decided from this backend's [`HostBackend::backends`]: the backend
+    /// decided from this backend's [`HostBackend::route_facts`]: the backend
     /// carries it out and decides nothing.
     pub route: &'a ShellRoute,
     pub command: &'a str,

@@ -1,5 +1,10 @@
 //! Warden's backends: where inventory comes from and where commands run.
 //!
+//! - [`runner`]: the one command runner ([`runner::run`]): clean
+//!   environment, own process group, head-and-tail output caps, timeout,
+//!   cancellation that kills the whole tree (inside containers too), the
+//!   registry and watchdog so that no command outlives Warden; used by this
+//!   machine and by the agent;
 //! - [`local_exec`]: [`LocalExecutor`] runs one shell command on this machine,
 //!   bounded in time and output, in a clean environment, killable as a group;
 //!   [`terminate_all`] stops every command still running (shutdown);
@@ -7,6 +12,8 @@
 //!   engine's unix socket;
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
 //!   Docker containers) as Warden resources;
+//! - [`proxmox`]: the Proxmox VE connector (API client, inventory, tasks,
+//!   guest control, snapshots, history, storage);
 //! - [`private_files`]: files only Warden may read (0600 in a 0700
 //!   directory), replaced atomically;
 //! - [`tls`]: the client-side TLS shared by every outbound connection
