@@ -63,7 +63,7 @@ pub struct Executor<'a> {
 
 /// Whether a human already approved this exact call.
 #[derive(Clone, Copy)]
-enum Authorization<'x> {
+pub(super) enum Authorization<'x> {
     None,
     Approved(&'x Approval),
 }
@@ -105,54 +105,7 @@ impl<'a> Executor<'a> {
         self.run(session, call, at, Authorization::None).await
     }
 
-    /// Re-run the stored call of an approved approval (never arguments the
-    /// model sends again). Every gate but the approval runs again.
-    pub async fn execute_approved(
-        &self,
-        session: &mut Session,
-        approval_id: &str,
-        at: Moment,
-    ) -> Outcome {
-        let approval = match self.ports.approvals.consume(approval_id, at.wall_ms) {
-            Ok(approval) => approval,
-            Err(error) => {
-                let code = match error {
-                    crate::ports::ApprovalError::Denied(_) => ErrorCode::ApprovalDenied,
-                    _ => ErrorCode::PolicyBlocked,
-                };
-                return self.blocked(
-                    session,
-                    "control",
-                    None,
-                    &format!("approval {approval_id}"),
-                    ToolKind::Write,
-                    ToolError::new(code, error.to_string()),
-                );
-            }
-        };
-        if approval.session_id != session.id {
-            let error = ToolError::new(
-                ErrorCode::PolicyBlocked,
-                "the approval belongs to another session",
-            );
-            return self.blocked(
-                session,
-                &approval.tool,
-                None,
-                &approval.command,
-                ToolKind::Write,
-                error,
-            );
-        }
-        let call = ProposedCall {
-            tool: approval.tool.clone(),
-            arguments: approval.arguments.clone(),
-        };
-        self.run(session, &call, at, Authorization::Approved(&approval))
-            .await
-    }
-
-    async fn run(
+    pub(super) async fn run(
         &self,
         session: &mut Session,
         proposed: &ProposedCall,

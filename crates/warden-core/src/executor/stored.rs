@@ -7,7 +7,7 @@
 use serde_json::json;
 use warden_protocol::{ErrorCode, ResourceId, ToolError, ToolKind};
 
-use super::{Executor, Moment, Outcome, ProposedCall, Session};
+use super::{Authorization, Executor, Moment, Outcome, ProposedCall, Session};
 use crate::context::Registration;
 use crate::ports::Approval;
 use crate::tools::ToolCall;
@@ -170,4 +170,53 @@ pub fn verification_for(tool: &str, arguments: &serde_json::Value) -> Option<Pro
         tool: tool.to_string(),
         arguments,
     })
+}
+
+impl Executor<'_> {
+    /// Re-run the stored call of an approved approval (never arguments the
+    /// model sends again). Every gate but the approval runs again.
+    pub async fn execute_approved(
+        &self,
+        session: &mut Session,
+        approval_id: &str,
+        at: Moment,
+    ) -> Outcome {
+        let approval = match self.ports.approvals.consume(approval_id, at.wall_ms) {
+            Ok(approval) => approval,
+            Err(error) => {
+                let code = match error {
+                    crate::ports::ApprovalError::Denied(_) => ErrorCode::ApprovalDenied,
+                    _ => ErrorCode::PolicyBlocked,
+                };
+                return self.blocked(
+                    session,
+                    "control",
+                    None,
+                    &format!("approval {approval_id}"),
+                    ToolKind::Write,
+                    ToolError::new(code, error.to_string()),
+                );
+            }
+        };
+        if approval.session_id != session.id {
+            let error = ToolError::new(
+                ErrorCode::PolicyBlocked,
+                "the approval belongs to another session",
+            );
+            return self.blocked(
+                session,
+                &approval.tool,
+                None,
+                &approval.command,
+                ToolKind::Write,
+                error,
+            );
+        }
+        let call = ProposedCall {
+            tool: approval.tool.clone(),
+            arguments: approval.arguments.clone(),
+        };
+        self.run(session, &call, at, Authorization::Approved(&approval))
+            .await
+    }
 }
