@@ -127,7 +127,7 @@ impl<'a> Executor<'a> {
         self.prepare_with(session, proposed, at, Authorization::None)
     }
 
-    fn prepare_with(
+    pub(super) fn prepare_with(
         &self,
         session: &mut Session,
         proposed: &ProposedCall,

@@ -83,6 +83,9 @@ impl Executor<'_> {
         at: Moment,
     ) -> Result<(), ToolError> {
         if approval.target.is_empty() {
+            // Nothing to find again (a note): the approval of this exact
+            // call stands for the discovery its session made.
+            session.fsm.on_discovery();
             return Ok(());
         }
         let id: ResourceId = approval.target.parse().map_err(|_| {
@@ -174,27 +177,37 @@ pub fn verification_for(tool: &str, arguments: &serde_json::Value) -> Option<Pro
 
 impl Executor<'_> {
     /// Re-run the stored call of an approved approval (never arguments the
-    /// model sends again). Every gate but the approval runs again.
+    /// model sends again). Every gate but the approval runs again; the
+    /// approval is used up only when they all pass and the call is about to
+    /// run, so a call a gate refuses (its target gone) can be tried again.
     pub async fn execute_approved(
         &self,
         session: &mut Session,
         approval_id: &str,
         at: Moment,
     ) -> Outcome {
-        let approval = match self.ports.approvals.consume(approval_id, at.wall_ms) {
+        let refused = |error: crate::ports::ApprovalError| {
+            let code = match error {
+                crate::ports::ApprovalError::Denied(_) => ErrorCode::ApprovalDenied,
+                _ => ErrorCode::PolicyBlocked,
+            };
+            ToolError::new(code, error.to_string())
+        };
+        let approval = match self
+            .ports
+            .approvals
+            .get(approval_id)
+            .and_then(|a| crate::ports::check_consumable(&a, at.wall_ms).map(|()| a))
+        {
             Ok(approval) => approval,
             Err(error) => {
-                let code = match error {
-                    crate::ports::ApprovalError::Denied(_) => ErrorCode::ApprovalDenied,
-                    _ => ErrorCode::PolicyBlocked,
-                };
                 return self.blocked(
                     session,
                     "control",
                     None,
                     &format!("approval {approval_id}"),
                     ToolKind::Write,
-                    ToolError::new(code, error.to_string()),
+                    refused(error),
                 );
             }
         };
@@ -216,7 +229,22 @@ impl Executor<'_> {
             tool: approval.tool.clone(),
             arguments: approval.arguments.clone(),
         };
-        self.run(session, &call, at, Authorization::Approved(&approval))
-            .await
+        let ready = match self.prepare_with(session, &call, at, Authorization::Approved(&approval)) {
+            super::Prepared::Done(outcome) => return outcome,
+            super::Prepared::Ready(ready) => ready,
+        };
+        // Used up now, atomically: of two runs racing, one runs.
+        if let Err(error) = self.ports.approvals.consume(approval_id, at.wall_ms) {
+            return self.blocked(
+                session,
+                &approval.tool,
+                Some(&approval.target),
+                &approval.command,
+                ToolKind::Write,
+                refused(error),
+            );
+        }
+        let performed = self.perform(&ready).await;
+        self.finish(session, ready, performed, at)
     }
 }
