@@ -229,7 +229,8 @@ impl Executor<'_> {
             tool: approval.tool.clone(),
             arguments: approval.arguments.clone(),
         };
-        let ready = match self.prepare_with(session, &call, at, Authorization::Approved(&approval)) {
+        let ready = match self.prepare_with(session, &call, at, Authorization::Approved(&approval))
+        {
             super::Prepared::Done(outcome) => return outcome,
             super::Prepared::Ready(ready) => ready,
         };
