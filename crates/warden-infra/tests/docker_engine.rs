@@ -31,17 +31,19 @@ fn hop_from(local: &str, resource: &Resource) -> Hop {
     }
 }
 
-#[test]
-fn lists_running_and_created_containers() {
+#[tokio::test]
+async fn lists_running_and_created_containers() {
     if !docker_engine_reachable("lists_running_and_created_containers") {
         return;
     }
     let running = TestContainer::new("list", true);
     let created = TestContainer::new("list", false);
     let client = DockerClient::from_env().unwrap();
-    assert!(!client.version().unwrap().api_version.is_empty());
+    let version = client.version().await.unwrap();
+    assert!(!version.api_version.is_empty());
+    assert!(!version.version.is_empty());
 
-    let containers = client.list_containers().unwrap();
+    let containers = client.list_containers().await.unwrap();
     let find = |id: &str| containers.iter().find(|c| c.id == id).unwrap();
     let listed = find(&running.id);
     assert_eq!(listed.name(), Some(running.name.as_str()));
@@ -60,23 +62,72 @@ fn lists_running_and_created_containers() {
     assert_eq!(listed.state, "created");
 }
 
-#[test]
-fn engine_errors_carry_its_message() {
+#[tokio::test]
+async fn engine_errors_carry_its_message() {
     if !docker_engine_reachable("engine_errors_carry_its_message") {
         return;
     }
     let client = DockerClient::from_env().unwrap();
     let err = client
-        .get("/containers/warden-test-surely-not-there/json")
+        .inspect_container("warden-test-surely-not-there")
+        .await
         .unwrap_err();
     let DockerError::Api {
-        status, message, ..
+        status,
+        message,
+        path,
     } = &err
     else {
         panic!("expected an API error, got {err:?}");
     };
     assert_eq!(*status, 404);
     assert!(message.contains("No such container"), "{message}");
+    assert_eq!(path, "/containers/warden-test-surely-not-there/json");
+}
+
+/// Inspecting by name, by short id and by the listing's `/name`: the same
+/// container, as the engine describes it.
+#[tokio::test]
+async fn inspects_a_container_by_name_and_id() {
+    if !docker_engine_reachable("inspects_a_container_by_name_and_id") {
+        return;
+    }
+    let running = TestContainer::new("inspect", true);
+    let client = DockerClient::from_env().unwrap();
+    for reference in [
+        running.name.clone(),
+        format!("/{}", running.name),
+        running.id[..12].to_string(),
+    ] {
+        let inspected = client.inspect_container(&reference).await.unwrap();
+        assert_eq!(
+            inspected.id.as_deref(),
+            Some(running.id.as_str()),
+            "{reference}"
+        );
+        let state = inspected.state.unwrap();
+        assert_eq!(state.running, Some(true), "{reference}");
+    }
+}
+
+/// One client, many requests at once (as discovery asks for the version and
+/// the listing together): each gets its own connection and its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_share_one_client() {
+    if !docker_engine_reachable("concurrent_requests_share_one_client") {
+        return;
+    }
+    let client = DockerClient::from_env().unwrap();
+    let requests = (0..8).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.version().await.map(|v| v.api_version) })
+    });
+    let mut versions = Vec::new();
+    for request in requests {
+        versions.push(request.await.unwrap().unwrap());
+    }
+    versions.dedup();
+    assert_eq!(versions.len(), 1, "{versions:?}");
 }
 
 #[test]

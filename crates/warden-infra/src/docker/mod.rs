@@ -1,80 +1,106 @@
-//! A minimal Docker Engine API client: GET requests over the engine's unix
-//! socket (`/var/run/docker.sock`, or `DOCKER_HOST=unix://…`), one
-//! connection per request, every read and write bounded by a timeout.
+//! The Docker Engine API client, on [bollard]: the engine's unix socket
+//! (`/var/run/docker.sock`, or `DOCKER_HOST=unix://…`), one connection per
+//! request, every request bounded by a timeout and every answer by a size.
+//! This machine's inventory and the agent's (both through
+//! [`crate::LocalInventory`]) use this one client.
 //!
-//! Read-only on purpose: this client lists and inspects. Changing containers
-//! is a write and goes through the executor as a `docker …` command.
+//! Read-only on purpose: this client pings, reads the version, lists and
+//! inspects. Changing containers is a write and goes through the executor
+//! as a `docker …` command; so does a container's `docker stats` (the
+//! `metrics` tool), which runs on whichever host the container is on — this
+//! one or an agent's — where this client cannot reach.
+//!
+//! - Async, sync callers: the client is async (bollard's futures need a
+//!   tokio runtime with I/O and timers). Discovery stays synchronous: its
+//!   callers run it on a blocking thread (`spawn_blocking`: the server, the
+//!   agent) or before any runtime exists (the CLI), and the core's
+//!   `Inventory` port it serves is synchronous. From there a request runs
+//!   through [`run_blocking`] / [`start_in`]: a short-lived thread with a
+//!   single-threaded runtime of its own. That is sound from any thread —
+//!   a new thread is in no runtime, so blocking on its own never panics the
+//!   way `block_on` on a runtime's worker does — and it keeps no runtime
+//!   alive between discoveries; both cost tens of microseconds against the
+//!   milliseconds of a discovery. [`start_in`] lets discovery read `/proc`
+//!   and systemd while the engine answers. Async code awaits the client.
+//! - Transport (module `transport`): bollard runs over Warden's own, on
+//!   hyper's HTTP/1.1 client connection; it caps the bytes an engine may
+//!   send (bollard would read any body whole into memory) and tells "no
+//!   engine here" ([`DockerError::Unavailable`]) from a request that failed.
+//! - API versions: bollard 0.21 sends its paths without the `/v1.xx`
+//!   prefix (its URL join drops it), so the engine answers in its own API
+//!   version, old or new, as it did for Warden's previous client; the models
+//!   tolerate the fields older engines leave out. The fake-engine tests pin
+//!   the request line, so an upgrade that starts sending a version (which an
+//!   engine older than bollard's API refuses) is noticed.
+//!
+//! bollard is built with `default-features = false`: no TLS stack, no SSH,
+//! no `hyperlocal`; it adds bollard and its generated models
+//! (`bollard-stubs`) to the build, the HTTP parts (hyper, http) being the
+//! workspace's own.
 
-mod http;
+mod blocking;
+mod errors;
 mod model;
+mod transport;
 
-use std::io::BufReader;
-use std::os::unix::net::UnixStream;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
+use bollard::errors::Error as BollardError;
+use bollard::query_parameters::ListContainersOptionsBuilder;
 
+pub use blocking::{PendingRequest, run_blocking, start_in};
+pub use bollard::models::ContainerInspectResponse as ContainerInspect;
+pub use errors::DockerError;
 pub use model::{ContainerSummary, DockerVersion, MountPoint, PortBinding};
+use transport::UnixTransport;
 
 /// Where the engine listens when `DOCKER_HOST` says nothing else.
 pub const DEFAULT_SOCKET: &str = "/var/run/docker.sock";
 
-/// The largest response accepted (a listing of thousands of containers fits).
-const MAX_RESPONSE_BODY: usize = 32 * 1024 * 1024;
+/// The largest answer accepted, head and body (a listing of thousands of
+/// containers fits).
+const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 
-/// Why a Docker API request produced no answer.
-#[derive(Debug, thiserror::Error)]
-pub enum DockerError {
-    /// No engine to talk to: the socket is missing, refuses connections, or
-    /// this user may not open it. Discovery reports this and carries on.
-    #[error("Docker is not available here: {reason} (socket {})", socket.display())]
-    Unavailable { socket: PathBuf, reason: String },
-    #[error(
-        "Docker is not available here: DOCKER_HOST={value} is not a unix socket \
-         (only unix:// is supported)"
-    )]
-    UnsupportedDockerHost { value: String },
-    #[error("the Docker engine did not answer {path} within {timeout:?}")]
-    TimedOut { path: String, timeout: Duration },
-    #[error("Docker API request {path} failed: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    /// The engine answered with an error status and (usually) a message.
-    #[error("Docker API error {status} on {path}: {message}")]
-    Api {
-        path: String,
-        status: u16,
-        message: String,
-    },
-    #[error("malformed response from the Docker engine to {path}: {reason}")]
-    Protocol { path: String, reason: String },
-    #[error("unexpected JSON from the Docker engine for {path}: {source}")]
-    Decode {
-        path: String,
-        source: serde_json::Error,
-    },
-    #[error(
-        "invalid Docker API path {path:?}: it must start with `/` and hold no spaces or control characters"
-    )]
-    InvalidPath { path: String },
-}
+/// The limit on a whole request unless [`DockerClient::with_timeout`] says
+/// otherwise.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A client for one engine socket. Holds no connection between requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct DockerClient {
     socket: PathBuf,
     timeout: Duration,
+    transport: UnixTransport,
 }
 
+/// Two clients are the same when they ask the same socket with the same
+/// timeout.
+impl PartialEq for DockerClient {
+    fn eq(&self, other: &Self) -> bool {
+        self.socket == other.socket && self.timeout == other.timeout
+    }
+}
+
+impl Eq for DockerClient {}
+
 impl DockerClient {
-    /// A client for the engine at `socket`, with a 10 s timeout per read/write.
+    /// A client for the engine at `socket`, with a 10 s limit per request.
     pub fn new(socket: impl Into<PathBuf>) -> Self {
+        DockerClient::with_limits(socket.into(), DEFAULT_TIMEOUT)
+    }
+
+    fn with_limits(socket: PathBuf, timeout: Duration) -> Self {
         DockerClient {
-            socket: socket.into(),
-            timeout: Duration::from_secs(10),
+            transport: UnixTransport {
+                socket: Arc::new(socket.clone()),
+                max_response: MAX_RESPONSE_BYTES,
+                connection_limit: timeout,
+            },
+            socket,
+            timeout,
         }
     }
 
@@ -98,124 +124,94 @@ impl DockerClient {
         }
     }
 
-    /// The limit on each socket read and write (not on the whole request).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
+    /// The limit on each whole request: connecting, the answer, its body.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        DockerClient::with_limits(self.socket, timeout)
     }
 
     pub fn socket(&self) -> &Path {
         &self.socket
     }
 
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// `GET /_ping`: whether the engine answers at all.
-    pub fn ping(&self) -> Result<(), DockerError> {
-        self.get("/_ping").map(|_| ())
+    pub async fn ping(&self) -> Result<(), DockerError> {
+        self.request("/_ping", |docker| async move { docker.ping().await })
+            .await
+            .map(|_| ())
     }
 
     /// `GET /version`.
-    pub fn version(&self) -> Result<DockerVersion, DockerError> {
-        self.get_json("/version")
+    pub async fn version(&self) -> Result<DockerVersion, DockerError> {
+        self.request("/version", |docker| async move { docker.version().await })
+            .await
+            .map(DockerVersion::from)
     }
 
-    /// `GET /containers/json?all=1`: every container, stopped ones included.
-    pub fn list_containers(&self) -> Result<Vec<ContainerSummary>, DockerError> {
-        self.get_json("/containers/json?all=1")
+    /// `GET /containers/json?all=true`: every container, stopped ones
+    /// included.
+    pub async fn list_containers(&self) -> Result<Vec<ContainerSummary>, DockerError> {
+        let options = ListContainersOptionsBuilder::new().all(true).build();
+        let listed = self
+            .request("/containers/json", |docker| async move {
+                docker.list_containers(Some(options)).await
+            })
+            .await?;
+        Ok(listed
+            .into_iter()
+            .filter_map(ContainerSummary::from_engine)
+            .collect())
     }
 
-    /// `GET path`, decoded from JSON.
-    pub fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, DockerError> {
-        let body = self.get(path)?;
-        serde_json::from_slice(&body).map_err(|source| DockerError::Decode {
-            path: path.to_string(),
-            source,
-        })
-    }
-
-    /// `GET path`: the body of a 2xx response; any other status is
-    /// [`DockerError::Api`] with the engine's message.
-    pub fn get(&self, path: &str) -> Result<Vec<u8>, DockerError> {
-        if !path.starts_with('/') || path.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(DockerError::InvalidPath {
-                path: path.to_string(),
+    /// `GET /containers/{container}/json`, the container named by its name
+    /// (with or without the leading `/`) or its id, full or short.
+    pub async fn inspect_container(
+        &self,
+        container: &str,
+    ) -> Result<ContainerInspect, DockerError> {
+        let container = container.strip_prefix('/').unwrap_or(container);
+        let path = format!("/containers/{container}/json");
+        if !is_container_reference(container) {
+            return Err(DockerError::InvalidRequest {
+                path,
+                reason: "not a container name or id".into(),
             });
         }
-        let stream = self.connect()?;
-        let io_error = |source: std::io::Error| match source.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                DockerError::TimedOut {
-                    path: path.to_string(),
-                    timeout: self.timeout,
-                }
-            }
-            _ => DockerError::Io {
-                path: path.to_string(),
-                source,
-            },
-        };
-        stream
-            .set_read_timeout(Some(self.timeout))
-            .and_then(|()| stream.set_write_timeout(Some(self.timeout)))
-            .map_err(io_error)?;
-        http::write_get(&mut &stream, path).map_err(io_error)?;
-        let response = http::read_response(&mut BufReader::new(&stream), MAX_RESPONSE_BODY)
-            .map_err(|err| match err {
-                http::HttpError::Io(source) => io_error(source),
-                http::HttpError::Malformed(reason) => DockerError::Protocol {
-                    path: path.to_string(),
-                    reason,
-                },
-                err @ http::HttpError::TooLarge { .. } => DockerError::Protocol {
-                    path: path.to_string(),
-                    reason: err.to_string(),
-                },
-            })?;
-        if (200..300).contains(&response.status) {
-            return Ok(response.body);
-        }
-        Err(DockerError::Api {
-            path: path.to_string(),
-            status: response.status,
-            message: api_error_message(&response.body),
+        self.request(&path, |docker| async move {
+            docker.inspect_container(container, None).await
         })
+        .await
     }
 
-    fn connect(&self) -> Result<UnixStream, DockerError> {
-        UnixStream::connect(&self.socket).map_err(|err| {
-            let reason = match err.kind() {
-                std::io::ErrorKind::NotFound => "the socket does not exist".to_string(),
-                std::io::ErrorKind::PermissionDenied => {
-                    "permission denied (is this user in the `docker` group?)".to_string()
-                }
-                std::io::ErrorKind::ConnectionRefused => {
-                    "connection refused (is the Docker daemon running?)".to_string()
-                }
-                _ => err.to_string(),
-            };
-            DockerError::Unavailable {
-                socket: self.socket.clone(),
-                reason,
-            }
-        })
+    /// Runs `call` against the engine within the timeout.
+    async fn request<T, F, Fut>(&self, path: &str, call: F) -> Result<T, DockerError>
+    where
+        F: FnOnce(bollard::Docker) -> Fut,
+        Fut: Future<Output = Result<T, BollardError>>,
+    {
+        let sorted = |error| DockerError::from_bollard(error, path, &self.socket, self.timeout);
+        // bollard's client is a handle (the transport, behind an `Arc`, and
+        // settings): one is made per request.
+        let docker = transport::connect(&self.transport).map_err(sorted)?;
+        match tokio::time::timeout(self.timeout, call(docker)).await {
+            Ok(answer) => answer.map_err(sorted),
+            Err(_elapsed) => Err(DockerError::TimedOut {
+                path: path.to_string(),
+                timeout: self.timeout,
+            }),
+        }
     }
 }
 
-/// The engine's `{"message": "…"}`, else the body itself (trimmed, bounded).
-fn api_error_message(body: &[u8]) -> String {
-    #[derive(serde::Deserialize)]
-    struct ApiError {
-        message: String,
-    }
-    if let Ok(error) = serde_json::from_slice::<ApiError>(body) {
-        return error.message;
-    }
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    match text.char_indices().nth(500) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None if text.is_empty() => "(no message)".to_string(),
-        None => text.to_string(),
-    }
+/// A name (`[A-Za-z0-9][A-Za-z0-9_.-]*`) or an id: nothing that could
+/// change the request's path (`/`, `..`, `?`, `%`).
+fn is_container_reference(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 #[cfg(test)]
@@ -241,37 +237,55 @@ mod tests {
     }
 
     #[test]
-    fn api_error_messages() {
-        assert_eq!(
-            api_error_message(br#"{"message":"No such container: x"}"#),
-            "No such container: x"
-        );
-        assert_eq!(api_error_message(b"  page not found\n"), "page not found");
-        assert_eq!(api_error_message(b""), "(no message)");
-        let long = "é".repeat(600);
-        let message = api_error_message(long.as_bytes());
-        assert_eq!(message.chars().count(), 501);
-    }
-
-    #[test]
-    fn bad_paths_are_refused_before_connecting() {
-        let client = DockerClient::new("/nonexistent/docker.sock");
-        for path in ["containers/json", "/x HTTP/1.1\r\nEvil: 1", "/a b"] {
-            let err = client.get(path).unwrap_err();
-            assert!(matches!(err, DockerError::InvalidPath { .. }), "{err}");
+    fn container_references() {
+        for good in ["web", "homepage-web-1", "db_2", "a.b", "3f4e1c2b9a8d", "W"] {
+            assert!(is_container_reference(good), "{good}");
+        }
+        for bad in [
+            "",
+            "-x",
+            ".x",
+            "../images/json",
+            "a/b",
+            "a?b",
+            "a%2F",
+            "a b",
+            "ä",
+        ] {
+            assert!(!is_container_reference(bad), "{bad}");
         }
     }
 
-    #[test]
-    fn a_missing_socket_is_unavailable() {
+    #[tokio::test]
+    async fn bad_container_references_are_refused_before_connecting() {
+        let client = DockerClient::new("/nonexistent/docker.sock");
+        for reference in ["../../images/json", "/x?all=1", "a b", ""] {
+            let err = client.inspect_container(reference).await.unwrap_err();
+            assert!(matches!(err, DockerError::InvalidRequest { .. }), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_socket_is_unavailable() {
         let dir = tempfile::tempdir().unwrap();
         let client = DockerClient::new(dir.path().join("docker.sock"));
-        let err = client.ping().unwrap_err();
+        let err = client.ping().await.unwrap_err();
         assert!(matches!(err, DockerError::Unavailable { .. }), "{err:?}");
         assert!(
             err.to_string()
                 .starts_with("Docker is not available here: the socket does not exist"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_timeout_is_kept_and_the_socket_with_it() {
+        let client = DockerClient::new("/run/docker.sock").with_timeout(Duration::from_millis(250));
+        assert_eq!(client.timeout(), Duration::from_millis(250));
+        assert_eq!(client.socket(), Path::new("/run/docker.sock"));
+        assert_eq!(
+            client.transport.connection_limit,
+            Duration::from_millis(250)
         );
     }
 }

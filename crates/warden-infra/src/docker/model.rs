@@ -1,64 +1,81 @@
-//! The parts of the Docker Engine API's JSON that Warden reads. Fields the
-//! engine may omit or send as `null` (older engines, containers without
-//! ports or labels) default to empty, so one odd container never makes the
-//! whole listing fail.
+//! What Warden reads from the engine, as plain values: bollard's models
+//! (every field optional, as the API allows) become these, with absent
+//! and `null` fields empty, so the rest of Warden never handles `Option`s
+//! that carry no meaning. A listed container without an id is skipped
+//! (nothing could address it); one odd field never drops a container.
+//! bollard decodes the engine's enumerations (a container's state, a port's
+//! protocol) strictly: a value outside the API's list fails the listing as
+//! [`super::DockerError::Decode`].
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize};
-
-/// `null` and absent both mean "empty".
-fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Default + Deserialize<'de>,
-{
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-}
+use bollard::models;
 
 /// `GET /version`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DockerVersion {
-    #[serde(default)]
     pub version: String,
-    #[serde(default)]
     pub api_version: String,
-    #[serde(default)]
     pub os: String,
-    #[serde(default)]
     pub arch: String,
-    #[serde(default)]
     pub kernel_version: String,
 }
 
-/// One entry of `GET /containers/json?all=1`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+impl From<models::SystemVersion> for DockerVersion {
+    fn from(v: models::SystemVersion) -> Self {
+        DockerVersion {
+            version: v.version.unwrap_or_default(),
+            api_version: v.api_version.unwrap_or_default(),
+            os: v.os.unwrap_or_default(),
+            arch: v.arch.unwrap_or_default(),
+            kernel_version: v.kernel_version.unwrap_or_default(),
+        }
+    }
+}
+
+/// One entry of `GET /containers/json?all=true`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContainerSummary {
     /// The full 64-hex id.
     pub id: String,
     /// As the engine reports them: with a leading `/` (`/homepage`).
-    #[serde(default, deserialize_with = "null_as_default")]
     pub names: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub image: String,
     /// `created`, `running`, `paused`, `restarting`, `removing`, `exited`, `dead`.
-    #[serde(default, deserialize_with = "null_as_default")]
     pub state: String,
     /// Human text: `Up 2 hours`, `Exited (0) 3 days ago`.
-    #[serde(default, deserialize_with = "null_as_default")]
     pub status: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub ports: Vec<PortBinding>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub labels: BTreeMap<String, String>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub mounts: Vec<MountPoint>,
 }
 
 impl ContainerSummary {
+    /// The engine's entry, or `None` when it has no id.
+    pub fn from_engine(c: models::ContainerSummary) -> Option<Self> {
+        Some(ContainerSummary {
+            id: c.id.filter(|id| !id.is_empty())?,
+            names: c.names.unwrap_or_default(),
+            image: c.image.unwrap_or_default(),
+            state: c.state.map(|s| s.to_string()).unwrap_or_default(),
+            status: c.status.unwrap_or_default(),
+            ports: c
+                .ports
+                .unwrap_or_default()
+                .into_iter()
+                .map(PortBinding::from)
+                .collect(),
+            labels: c.labels.unwrap_or_default().into_iter().collect(),
+            mounts: c
+                .mounts
+                .unwrap_or_default()
+                .into_iter()
+                .map(MountPoint::from)
+                .collect(),
+        })
+    }
+
     /// The 12-hex short id `docker ps` shows.
     pub fn short_id(&self) -> &str {
         self.id.get(..12).unwrap_or(&self.id)
@@ -100,21 +117,24 @@ impl ContainerSummary {
 }
 
 /// A container port and where it is published, if it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PortBinding {
-    #[serde(rename = "IP", default, skip_serializing_if = "Option::is_none")]
     pub ip: Option<String>,
-    #[serde(rename = "PrivatePort")]
     pub private_port: u16,
-    #[serde(
-        rename = "PublicPort",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub public_port: Option<u16>,
     /// `tcp`, `udp`, `sctp`.
-    #[serde(rename = "Type", default)]
     pub protocol: String,
+}
+
+impl From<models::PortSummary> for PortBinding {
+    fn from(p: models::PortSummary) -> Self {
+        PortBinding {
+            ip: p.ip.filter(|ip| !ip.is_empty()),
+            private_port: p.private_port,
+            public_port: p.public_port,
+            protocol: p.typ.map(|t| t.to_string()).unwrap_or_default(),
+        }
+    }
 }
 
 impl fmt::Display for PortBinding {
@@ -134,28 +154,43 @@ impl fmt::Display for PortBinding {
 }
 
 /// A volume or bind mount of a container.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MountPoint {
     /// `bind`, `volume`, `tmpfs`, `npipe`.
-    #[serde(rename = "Type", default)]
     pub kind: String,
     /// The volume's name (volumes only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The path on the host.
-    #[serde(default)]
     pub source: String,
     /// The path inside the container.
-    #[serde(default)]
     pub destination: String,
-    #[serde(rename = "RW", default)]
     pub read_write: bool,
+}
+
+impl From<models::MountPoint> for MountPoint {
+    fn from(m: models::MountPoint) -> Self {
+        MountPoint {
+            kind: m.typ.unwrap_or_default(),
+            name: m.name.filter(|name| !name.is_empty()),
+            source: m.source.unwrap_or_default(),
+            destination: m.destination.unwrap_or_default(),
+            read_write: m.rw.unwrap_or(false),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The engine's JSON as bollard decodes it, then as Warden keeps it.
+    fn listing(json: &str) -> Vec<ContainerSummary> {
+        serde_json::from_str::<Vec<models::ContainerSummary>>(json)
+            .unwrap()
+            .into_iter()
+            .filter_map(ContainerSummary::from_engine)
+            .collect()
+    }
 
     /// Recorded from `GET /containers/json?all=1` (engine 20.10), trimmed of
     /// fields Warden does not read; one Compose container, one bare one with
@@ -181,7 +216,7 @@ mod tests {
 
     #[test]
     fn recorded_container_listing_parses() {
-        let list: Vec<ContainerSummary> = serde_json::from_str(CONTAINERS).unwrap();
+        let list = listing(CONTAINERS);
         assert_eq!(list.len(), 3);
         let homepage = &list[0];
         assert_eq!(homepage.short_id(), "3f4e1c2b9a8d");
@@ -216,17 +251,36 @@ mod tests {
 
     #[test]
     fn short_ids_of_short_strings_do_not_panic() {
-        let c: ContainerSummary = serde_json::from_str(r#"{"Id":"abc"}"#).unwrap();
+        let c = &listing(r#"[{"Id":"abc"}]"#)[0];
         assert_eq!(c.short_id(), "abc");
+        assert_eq!(c.name(), None);
+    }
+
+    #[test]
+    fn containers_without_an_id_are_skipped() {
+        let list = listing(r#"[{"Names":["/ghost"]},{"Id":""},{"Id":"abc","Names":["/web"]}]"#);
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].name(), Some("web"));
+    }
+
+    /// bollard's enumerations are strict: a state outside the API's list is
+    /// a decoding error for the listing (the client reports it as such).
+    #[test]
+    fn a_state_outside_the_api_fails_decoding() {
+        let parsed = serde_json::from_str::<Vec<models::ContainerSummary>>(
+            r#"[{"Id":"a","State":"hovering"}]"#,
+        );
+        assert!(parsed.is_err());
     }
 
     #[test]
     fn recorded_version_parses() {
-        let v: DockerVersion = serde_json::from_str(
+        let v: models::SystemVersion = serde_json::from_str(
             r#"{"Platform":{"Name":""},"Version":"20.10.24+dfsg1","ApiVersion":"1.41",
                 "MinAPIVersion":"1.12","Os":"linux","Arch":"amd64","KernelVersion":"6.1.0"}"#,
         )
         .unwrap();
+        let v = DockerVersion::from(v);
         assert_eq!(v.version, "20.10.24+dfsg1");
         assert_eq!(v.api_version, "1.41");
         assert_eq!(v.os, "linux");

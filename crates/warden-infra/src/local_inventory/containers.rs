@@ -94,7 +94,13 @@ mod tests {
     ]"#;
 
     fn resources() -> Vec<Resource> {
-        let list: Vec<ContainerSummary> = serde_json::from_str(RECORDED).unwrap();
+        // As the client makes them: bollard's decoding, then Warden's view.
+        let list: Vec<ContainerSummary> =
+            serde_json::from_str::<Vec<bollard::models::ContainerSummary>>(RECORDED)
+                .unwrap()
+                .into_iter()
+                .filter_map(ContainerSummary::from_engine)
+                .collect();
         let host = ResourceId::global(ResourceKind::Host, "media");
         list.iter()
             .map(|c| container_resource("media", &host, c))

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
-use crate::docker::{DockerClient, DockerVersion};
+use crate::docker::{self, ContainerSummary, DockerClient, DockerError, DockerVersion};
 use crate::local_exec::{ExecOptions, LocalExecutor};
 pub use containers::container_resource;
 pub use host_facts::{HostFacts, MemInfo, parse_meminfo, parse_os_release, parse_uptime};
@@ -167,23 +167,38 @@ impl LocalInventory {
     }
 
     fn discover(&self) -> Vec<Resource> {
-        let mut notes = Vec::new();
-        let facts = HostFacts::gather();
-        let services = self.discover_services(facts.systemd, &mut notes);
-        let (docker_version, containers) = self.discover_containers(&mut notes);
-        let mut resources = vec![host_resource(
-            &self.host_id,
-            &facts,
-            &services,
-            docker_version.as_ref(),
-            &notes,
-        )];
-        resources.extend(
-            containers
-                .iter()
-                .map(|c| container_resource(&self.hostname, &self.host_id, c)),
-        );
-        resources
+        std::thread::scope(|scope| {
+            // The engine is asked on a thread of its own (see
+            // `crate::docker::blocking`) while /proc and systemd are read here.
+            let engine = match &self.docker {
+                Ok(Some(client)) => Some(docker::start_in(scope, ask_engine(client))),
+                Ok(None) | Err(_) => None,
+            };
+            let mut notes = Vec::new();
+            let facts = HostFacts::gather();
+            let services = self.discover_services(facts.systemd, &mut notes);
+            let engine = match (engine, &self.docker) {
+                (Some(Ok(pending)), _) => pending.wait().unwrap_or_else(EngineReport::failed),
+                (Some(Err(error)), _) => EngineReport::failed(error),
+                (None, Err(reason)) => EngineReport::note(format!("docker: {reason}")),
+                (None, Ok(_)) => EngineReport::default(),
+            };
+            notes.extend(engine.notes);
+            let mut resources = vec![host_resource(
+                &self.host_id,
+                &facts,
+                &services,
+                engine.version.as_ref(),
+                &notes,
+            )];
+            resources.extend(
+                engine
+                    .containers
+                    .iter()
+                    .map(|c| container_resource(&self.hostname, &self.host_id, c)),
+            );
+            resources
+        })
     }
 
     fn discover_services(&self, systemd: bool, notes: &mut Vec<String>) -> ServiceListing {
@@ -206,33 +221,46 @@ impl LocalInventory {
         }
         ServiceListing::Processes(daemons_by_name(&processes_in_our_pid_namespace()))
     }
+}
 
-    fn discover_containers(
-        &self,
-        notes: &mut Vec<String>,
-    ) -> (Option<DockerVersion>, Vec<crate::docker::ContainerSummary>) {
-        let client = match &self.docker {
-            Ok(Some(client)) => client,
-            Ok(None) => return (None, Vec::new()),
-            Err(reason) => {
-                notes.push(format!("docker: {reason}"));
-                return (None, Vec::new());
-            }
-        };
-        let version = match client.version() {
-            Ok(version) => version,
-            Err(err) => {
-                notes.push(format!("docker: {err}"));
-                return (None, Vec::new());
-            }
-        };
-        match client.list_containers() {
-            Ok(containers) => (Some(version), containers),
-            Err(err) => {
-                notes.push(format!("docker: listing containers failed: {err}"));
-                (Some(version), Vec::new())
-            }
+/// What the engine told discovery: its version, its containers, and a note
+/// for each thing that failed.
+#[derive(Debug, Default)]
+struct EngineReport {
+    version: Option<DockerVersion>,
+    containers: Vec<ContainerSummary>,
+    notes: Vec<String>,
+}
+
+impl EngineReport {
+    fn note(note: String) -> Self {
+        EngineReport {
+            notes: vec![note],
+            ..EngineReport::default()
         }
+    }
+
+    fn failed(error: DockerError) -> Self {
+        EngineReport::note(format!("docker: {error}"))
+    }
+}
+
+/// The version and the listing, asked at once; no engine (or no version)
+/// means no containers, a failed listing is a note beside the version.
+async fn ask_engine(client: &DockerClient) -> EngineReport {
+    let (version, listing) = tokio::join!(client.version(), client.list_containers());
+    match (version, listing) {
+        (Err(error), _) => EngineReport::failed(error),
+        (Ok(version), Ok(containers)) => EngineReport {
+            version: Some(version),
+            containers,
+            notes: Vec::new(),
+        },
+        (Ok(version), Err(error)) => EngineReport {
+            version: Some(version),
+            containers: Vec::new(),
+            notes: vec![format!("docker: listing containers failed: {error}")],
+        },
     }
 }
 

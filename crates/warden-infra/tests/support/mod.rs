@@ -9,12 +9,14 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use warden_infra::DockerClient;
+use warden_infra::docker::run_blocking;
 
 /// Whether the real engine answers, both over the API and through the
 /// `docker` CLI the tests use to create containers. When it does not, says so
 /// loudly (a skipped test must never look like a passed one) and returns false.
 pub fn docker_engine_reachable(test: &str) -> bool {
-    let api = DockerClient::from_env().and_then(|client| client.ping());
+    // Sync, so both sync tests and `#[tokio::test]`s can ask.
+    let api = DockerClient::from_env().and_then(|client| run_blocking(client.ping())?);
     let cli = Command::new("docker")
         .args(["version", "--format", "{{.Server.Version}}"])
         .output();
