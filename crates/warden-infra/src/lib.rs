@@ -8,10 +8,12 @@
 //! - [`local_exec`]: [`LocalExecutor`] runs one shell command on this machine,
 //!   bounded in time and output, in a clean environment, killable as a group;
 //!   [`terminate_all`] stops every command still running (shutdown);
-//! - [`docker`]: [`DockerClient`], a minimal Docker Engine API client over the
-//!   engine's unix socket;
+//! - [`docker`]: [`DockerClient`], the read-only Docker Engine API client
+//!   (bollard, over the engine's unix socket; async, with a bridge for
+//!   synchronous discovery);
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
-//!   Docker containers) as Warden resources;
+//!   Docker containers) as Warden resources, for Warden itself and for its
+//!   agents;
 //! - [`proxmox`]: the Proxmox VE connector (API client, inventory, tasks,
 //!   guest control, snapshots, history, storage);
 //! - [`private_files`]: files only Warden may read (0600 in a 0700

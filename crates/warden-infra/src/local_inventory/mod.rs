@@ -5,6 +5,12 @@
 //! Discovery never fails as a whole: a missing Docker engine or a broken
 //! `systemctl` becomes a line in the host's `inventory_notes` attribute, and
 //! the rest is still reported.
+//!
+//! Discovery is synchronous and blocks (it reads `/proc`, runs `systemctl`
+//! and asks the Docker engine): call it on a blocking thread or where no
+//! runtime runs. The engine is asked on a thread of its own (see
+//! [`crate::docker`]) while `/proc` and systemd are read, its version and
+//! its containers at once.
 
 mod containers;
 mod host_facts;
