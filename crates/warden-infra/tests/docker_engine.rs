@@ -62,6 +62,24 @@ async fn lists_running_and_created_containers() {
     assert_eq!(listed.state, "created");
 }
 
+/// Discovery's one request: the listing, with the version the engine's
+/// headers give — the same as `GET /version` says.
+#[tokio::test]
+async fn the_listing_names_the_engine_as_version_does() {
+    if !docker_engine_reachable("the_listing_names_the_engine_as_version_does") {
+        return;
+    }
+    let running = TestContainer::new("listing-version", true);
+    let client = DockerClient::from_env().unwrap();
+    let (containers, from_headers) = client.list_containers_and_version().await.unwrap();
+    assert!(containers.iter().any(|c| c.id == running.id));
+    let from_headers = from_headers.expect("the engine's answer names it");
+    let version = client.version().await.unwrap();
+    assert_eq!(from_headers.version, version.version);
+    assert_eq!(from_headers.api_version, version.api_version);
+    assert_eq!(from_headers.os, version.os);
+}
+
 #[tokio::test]
 async fn engine_errors_carry_its_message() {
     if !docker_engine_reachable("engine_errors_carry_its_message") {

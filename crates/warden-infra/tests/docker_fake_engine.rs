@@ -201,6 +201,32 @@ async fn requests_carry_no_api_version() {
     );
 }
 
+/// The listing's answer names the engine in its headers; an engine that
+/// does not (or not as `Name/version (os)`) leaves the version unknown.
+#[tokio::test]
+async fn the_version_comes_with_the_listing_when_the_headers_say() {
+    let listing = r#"[{"Id":"abc","Names":["/web"],"State":"running"}]"#;
+    let named = format!(
+        "HTTP/1.1 200 OK\r\nServer: Docker/27.3.1 (linux)\r\nApi-Version: 1.47\r\nContent-Length: {}\r\n\r\n{listing}",
+        listing.len()
+    );
+    let (_dir, socket, server) = fake_engine(vec![pieces(&[&named]), pieces(&[&ok_json(listing)])]);
+    let client = DockerClient::new(&socket);
+    let (containers, version) = client.list_containers_and_version().await.unwrap();
+    assert_eq!(containers[0].name(), Some("web"));
+    let version = version.unwrap();
+    assert_eq!(
+        (version.version.as_str(), version.api_version.as_str()),
+        ("27.3.1", "1.47")
+    );
+    let (containers, version) = client.list_containers_and_version().await.unwrap();
+    assert_eq!((containers.len(), version), (1, None));
+    assert_eq!(
+        server.join().unwrap(),
+        ["GET /containers/json?all=true&size=false HTTP/1.1\r\n"; 2]
+    );
+}
+
 #[tokio::test]
 async fn garbage_is_a_protocol_error_and_bad_json_a_decode_error() {
     let (_dir, socket, _server) = fake_engine(vec![pieces(&["SSH-2.0-OpenSSH_9.2\r\n"])]);
@@ -334,4 +360,67 @@ async fn sync_callers_get_the_same_answers_from_any_thread() {
     let client = DockerClient::new(&socket);
     let answer = warden_infra::docker::run_blocking(client.version()).unwrap();
     assert_eq!(answer.unwrap().version, "27.0.1");
+}
+
+fn inventory_of(socket: &std::path::Path) -> warden_infra::LocalInventory {
+    warden_infra::LocalInventory::with_options(warden_infra::InventoryOptions {
+        docker: warden_infra::DockerDiscovery::Client(DockerClient::new(socket)),
+        hostname: Some("fakehost".into()),
+        ..warden_infra::InventoryOptions::default()
+    })
+}
+
+/// Discovery asks once: the listing, whose headers give the version.
+#[test]
+fn discovery_takes_the_version_from_the_listing() {
+    let listing =
+        r#"[{"Id":"0123456789abcdef","Names":["/web"],"Image":"nginx","State":"running"}]"#;
+    let named = format!(
+        "HTTP/1.1 200 OK\r\nServer: Docker/27.3.1 (linux)\r\nApi-Version: 1.47\r\nContent-Length: {}\r\n\r\n{listing}",
+        listing.len()
+    );
+    let (_dir, socket, server) = fake_engine(vec![pieces(&[&named])]);
+    let resources = inventory_of(&socket).resources();
+    assert_eq!(server.join().unwrap().len(), 1);
+    let host = &resources[0];
+    assert_eq!(
+        host.attributes["docker"],
+        serde_json::json!({"version": "27.3.1", "api_version": "1.47"})
+    );
+    assert!(!host.attributes.contains_key("inventory_notes"), "{host:?}");
+    assert_eq!(
+        resources[1].id.to_string(),
+        "docker_container:fakehost:0123456789ab"
+    );
+}
+
+/// An engine that refuses the listing is still there: its version is
+/// reported, with a note on what failed.
+#[test]
+fn a_refused_listing_is_a_note_beside_the_version() {
+    let refusal = r#"{"message":"boom"}"#;
+    let refused = format!(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\n\r\n{refusal}",
+        refusal.len()
+    );
+    let version = r#"{"Version":"20.10.24","ApiVersion":"1.41"}"#;
+    let (_dir, socket, server) =
+        fake_engine(vec![pieces(&[&refused]), pieces(&[&ok_json(version)])]);
+    let resources = inventory_of(&socket).resources();
+    assert_eq!(
+        server.join().unwrap(),
+        [
+            "GET /containers/json?all=true&size=false HTTP/1.1\r\n",
+            "GET /version HTTP/1.1\r\n"
+        ]
+    );
+    assert_eq!(resources.len(), 1);
+    let host = &resources[0];
+    assert_eq!(host.attributes["docker"]["version"], "20.10.24");
+    assert_eq!(
+        host.attributes["inventory_notes"],
+        serde_json::json!([
+            "docker: listing containers failed: Docker API error 500 on /containers/json: boom"
+        ])
+    );
 }

@@ -45,7 +45,6 @@ mod transport;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use bollard::errors::Error as BollardError;
@@ -55,7 +54,7 @@ pub use blocking::{PendingRequest, run_blocking, start_in};
 pub use bollard::models::ContainerInspectResponse as ContainerInspect;
 pub use errors::DockerError;
 pub use model::{ContainerSummary, DockerVersion, MountPoint, PortBinding};
-use transport::UnixTransport;
+use transport::{EngineHeaders, UnixTransport};
 
 /// Where the engine listens when `DOCKER_HOST` says nothing else.
 pub const DEFAULT_SOCKET: &str = "/var/run/docker.sock";
@@ -94,11 +93,7 @@ impl DockerClient {
 
     fn with_limits(socket: PathBuf, timeout: Duration) -> Self {
         DockerClient {
-            transport: UnixTransport {
-                socket: Arc::new(socket.clone()),
-                max_response: MAX_RESPONSE_BYTES,
-                connection_limit: timeout,
-            },
+            transport: UnixTransport::new(socket.clone(), MAX_RESPONSE_BYTES, timeout),
             socket,
             timeout,
         }
@@ -166,6 +161,31 @@ impl DockerClient {
             .collect())
     }
 
+    /// `GET /containers/json?all=true`, and the engine's version as the
+    /// answer's headers give it (`Server: Docker/27.0.1 (linux)`,
+    /// `Api-Version: 1.46`; `None` when they do not): discovery's one
+    /// request. `GET /version` would cost the engine far more — it asks
+    /// containerd and runs `runc` and `docker-init` to answer (5–7 ms here,
+    /// against 0.3 ms for the listing).
+    pub async fn list_containers_and_version(
+        &self,
+    ) -> Result<(Vec<ContainerSummary>, Option<DockerVersion>), DockerError> {
+        let options = ListContainersOptionsBuilder::new().all(true).build();
+        let (listed, headers) = self
+            .request_with_headers("/containers/json", |docker| async move {
+                docker.list_containers(Some(options)).await
+            })
+            .await;
+        let containers = listed?
+            .into_iter()
+            .filter_map(ContainerSummary::from_engine)
+            .collect();
+        let version = headers.and_then(|headers| {
+            DockerVersion::from_headers(headers.server.as_deref()?, headers.api_version.as_deref()?)
+        });
+        Ok((containers, version))
+    }
+
     /// `GET /containers/{container}/json`, the container named by its name
     /// (with or without the leading `/`) or its id, full or short.
     pub async fn inspect_container(
@@ -192,17 +212,36 @@ impl DockerClient {
         F: FnOnce(bollard::Docker) -> Fut,
         Fut: Future<Output = Result<T, BollardError>>,
     {
+        self.request_with_headers(path, call).await.0
+    }
+
+    /// As [`DockerClient::request`], with the engine's headers in its
+    /// answer (an error status has them too).
+    async fn request_with_headers<T, F, Fut>(
+        &self,
+        path: &str,
+        call: F,
+    ) -> (Result<T, DockerError>, Option<EngineHeaders>)
+    where
+        F: FnOnce(bollard::Docker) -> Fut,
+        Fut: Future<Output = Result<T, BollardError>>,
+    {
         let sorted = |error| DockerError::from_bollard(error, path, &self.socket, self.timeout);
+        let transport = self.transport.for_one_request();
         // bollard's client is a handle (the transport, behind an `Arc`, and
         // settings): one is made per request.
-        let docker = transport::connect(&self.transport).map_err(sorted)?;
-        match tokio::time::timeout(self.timeout, call(docker)).await {
+        let docker = match transport::connect(&transport) {
+            Ok(docker) => docker,
+            Err(error) => return (Err(sorted(error)), None),
+        };
+        let answer = match tokio::time::timeout(self.timeout, call(docker)).await {
             Ok(answer) => answer.map_err(sorted),
             Err(_elapsed) => Err(DockerError::TimedOut {
                 path: path.to_string(),
                 timeout: self.timeout,
             }),
-        }
+        };
+        (answer, transport.engine_headers())
     }
 }
 

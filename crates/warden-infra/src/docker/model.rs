@@ -34,6 +34,29 @@ impl From<models::SystemVersion> for DockerVersion {
     }
 }
 
+impl DockerVersion {
+    /// From the headers the engine puts on every answer: `Server:
+    /// Docker/20.10.24+dfsg1 (linux)` (Podman: `Libpod/4.3.1 (linux)`) and
+    /// `Api-Version: 1.41`. The architecture and kernel stay empty; `None`
+    /// when the server header is not `Name/version (os)`.
+    pub fn from_headers(server: &str, api_version: &str) -> Option<Self> {
+        let (_name, rest) = server.trim().split_once('/')?;
+        let (version, os) = rest.split_once(' ')?;
+        let os = os.trim().strip_prefix('(')?.strip_suffix(')')?;
+        let api_version = api_version.trim();
+        if version.is_empty() || api_version.is_empty() {
+            return None;
+        }
+        Some(DockerVersion {
+            version: version.to_string(),
+            api_version: api_version.to_string(),
+            os: os.to_string(),
+            arch: String::new(),
+            kernel_version: String::new(),
+        })
+    }
+}
+
 /// One entry of `GET /containers/json?all=true`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContainerSummary {
@@ -271,6 +294,37 @@ mod tests {
             r#"[{"Id":"a","State":"hovering"}]"#,
         );
         assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn versions_from_the_headers_of_an_answer() {
+        let docker = DockerVersion::from_headers("Docker/20.10.24+dfsg1 (linux)", "1.41").unwrap();
+        assert_eq!(
+            (
+                docker.version.as_str(),
+                docker.api_version.as_str(),
+                docker.os.as_str()
+            ),
+            ("20.10.24+dfsg1", "1.41", "linux")
+        );
+        let podman = DockerVersion::from_headers("Libpod/4.3.1 (linux)", " 1.41 ").unwrap();
+        assert_eq!(
+            (podman.version.as_str(), podman.api_version.as_str()),
+            ("4.3.1", "1.41")
+        );
+        for (server, api) in [
+            ("Docker/27.0.1 (linux)", ""),
+            ("nginx", "1.41"),
+            ("Docker/27.0.1", "1.41"),
+            ("Docker/ (linux)", "1.41"),
+            ("Docker/27.0.1 linux", "1.41"),
+        ] {
+            assert_eq!(
+                DockerVersion::from_headers(server, api),
+                None,
+                "{server:?} {api:?}"
+            );
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use std::io;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -41,6 +41,14 @@ pub(super) struct TooLarge {
     pub limit: u64,
 }
 
+/// How the engine names itself in the headers of every answer:
+/// `Server: Docker/27.0.1 (linux)` and `Api-Version: 1.46`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct EngineHeaders {
+    pub server: Option<String>,
+    pub api_version: Option<String>,
+}
+
 /// The transport's settings.
 #[derive(Debug, Clone)]
 pub(super) struct UnixTransport {
@@ -49,9 +57,38 @@ pub(super) struct UnixTransport {
     pub max_response: u64,
     /// No connection outlives this, even one whose answer nobody reads.
     pub connection_limit: Duration,
+    /// The engine's headers in the last answer through this transport
+    /// (each request gets a transport of its own: see
+    /// [`UnixTransport::for_one_request`]).
+    answered: Arc<Mutex<Option<EngineHeaders>>>,
 }
 
 impl UnixTransport {
+    pub(super) fn new(socket: PathBuf, max_response: u64, connection_limit: Duration) -> Self {
+        UnixTransport {
+            socket: Arc::new(socket),
+            max_response,
+            connection_limit,
+            answered: Arc::default(),
+        }
+    }
+
+    /// The same settings, with a slot of its own for the answer's headers.
+    pub(super) fn for_one_request(&self) -> Self {
+        UnixTransport {
+            answered: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The engine's headers in the last answer, if one came.
+    pub(super) fn engine_headers(&self) -> Option<EngineHeaders> {
+        self.answered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Sends `request` on a new connection; the answer's body streams from
     /// a task that ends with the connection (or at `connection_limit`).
     pub(super) async fn send(
@@ -71,7 +108,19 @@ impl UnixTransport {
             // Its errors reach the caller through the response or its body.
             let _ = tokio::time::timeout(self.connection_limit, connection).await;
         });
-        Ok(sender.send_request(origin_form(request)?).await?)
+        let response = sender.send_request(origin_form(request)?).await?;
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)
+        };
+        *self.answered.lock().unwrap_or_else(PoisonError::into_inner) = Some(EngineHeaders {
+            server: header("server"),
+            api_version: header("api-version"),
+        });
+        Ok(response)
     }
 }
 

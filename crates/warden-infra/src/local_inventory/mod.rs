@@ -9,8 +9,8 @@
 //! Discovery is synchronous and blocks (it reads `/proc`, runs `systemctl`
 //! and asks the Docker engine): call it on a blocking thread or where no
 //! runtime runs. The engine is asked on a thread of its own (see
-//! [`crate::docker`]) while `/proc` and systemd are read, its version and
-//! its containers at once.
+//! [`crate::docker`]) while `/proc` and systemd are read: one request, its
+//! containers, with its version from the answer's headers.
 
 mod containers;
 mod host_facts;
@@ -251,19 +251,41 @@ impl EngineReport {
     }
 }
 
-/// The version and the listing, asked at once; no engine (or no version)
-/// means no containers, a failed listing is a note beside the version.
+/// The listing, with the engine's version from its headers (one cheap
+/// request); `GET /version` only when the headers do not say, or beside a
+/// listing the engine refused. No engine means no version and no
+/// containers.
 async fn ask_engine(client: &DockerClient) -> EngineReport {
-    let (version, listing) = tokio::join!(client.version(), client.list_containers());
-    match (version, listing) {
-        (Err(error), _) => EngineReport::failed(error),
-        (Ok(version), Ok(containers)) => EngineReport {
-            version: Some(version),
-            containers,
-            notes: Vec::new(),
-        },
-        (Ok(version), Err(error)) => EngineReport {
-            version: Some(version),
+    let error = match client.list_containers_and_version().await {
+        Ok((containers, version)) => {
+            let (version, notes) = match version {
+                Some(version) => (Some(version), Vec::new()),
+                None => match client.version().await {
+                    Ok(version) => (Some(version), Vec::new()),
+                    Err(error) => (None, vec![format!("docker: {error}")]),
+                },
+            };
+            return EngineReport {
+                version,
+                containers,
+                notes,
+            };
+        }
+        Err(error) => error,
+    };
+    match error {
+        // Nothing to ask for a version.
+        DockerError::Unavailable { .. }
+        | DockerError::UnsupportedDockerHost { .. }
+        | DockerError::TimedOut { .. }
+        | DockerError::Runtime { .. } => EngineReport::failed(error),
+        // The engine is there; only its listing failed.
+        DockerError::Io { .. }
+        | DockerError::Api { .. }
+        | DockerError::Protocol { .. }
+        | DockerError::Decode { .. }
+        | DockerError::InvalidRequest { .. } => EngineReport {
+            version: client.version().await.ok(),
             containers: Vec::new(),
             notes: vec![format!("docker: listing containers failed: {error}")],
         },
