@@ -149,16 +149,7 @@ impl DockerClient {
     /// `GET /containers/json?all=true`: every container, stopped ones
     /// included.
     pub async fn list_containers(&self) -> Result<Vec<ContainerSummary>, DockerError> {
-        let options = ListContainersOptionsBuilder::new().all(true).build();
-        let listed = self
-            .request("/containers/json", |docker| async move {
-                docker.list_containers(Some(options)).await
-            })
-            .await?;
-        Ok(listed
-            .into_iter()
-            .filter_map(ContainerSummary::from_engine)
-            .collect())
+        Ok(self.list_containers_and_version().await?.0)
     }
 
     /// `GET /containers/json?all=true`, and the engine's version as the

@@ -2,11 +2,12 @@
 //! engine's unix socket, through hyper's client connection.
 //!
 //! Warden brings this transport (bollard's `connect_with_custom_transport`)
-//! instead of bollard's `pipe` feature for two things that feature cannot
-//! do: a cap on the bytes an engine may send (bollard reads a whole body
-//! into memory), and connection failures Warden can tell apart ("Docker is
-//! not available here" versus a request that failed). It also keeps bollard
-//! free of `hyperlocal` and hyper-util's pooled client.
+//! instead of bollard's `pipe` feature for what that feature cannot do: a
+//! cap on the bytes an engine may send (bollard reads a whole body into
+//! memory), connection failures Warden can tell apart ("Docker is not
+//! available here" versus a request that failed), and the headers of an
+//! answer (where the engine names its version). It also keeps bollard free
+//! of `hyperlocal` and hyper-util's pooled client.
 
 use std::io;
 use std::path::PathBuf;
@@ -52,11 +53,11 @@ pub(super) struct EngineHeaders {
 /// The transport's settings.
 #[derive(Debug, Clone)]
 pub(super) struct UnixTransport {
-    pub socket: Arc<PathBuf>,
+    socket: Arc<PathBuf>,
     /// The most bytes read on one connection (head and body).
-    pub max_response: u64,
+    max_response: u64,
     /// No connection outlives this, even one whose answer nobody reads.
-    pub connection_limit: Duration,
+    pub(super) connection_limit: Duration,
     /// The engine's headers in the last answer through this transport
     /// (each request gets a transport of its own: see
     /// [`UnixTransport::for_one_request`]).
@@ -104,9 +105,10 @@ impl UnixTransport {
             limit: self.max_response,
         });
         let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
+        let limit = self.connection_limit;
         tokio::spawn(async move {
             // Its errors reach the caller through the response or its body.
-            let _ = tokio::time::timeout(self.connection_limit, connection).await;
+            let _ = tokio::time::timeout(limit, connection).await;
         });
         let response = sender.send_request(origin_form(request)?).await?;
         let header = |name: &str| {
