@@ -9,8 +9,9 @@
 //!   bounded in time and output, in a clean environment, killable as a group;
 //!   [`terminate_all`] stops every command still running (shutdown);
 //! - [`docker`]: [`DockerClient`], the read-only Docker Engine API client
-//!   (bollard, over the engine's unix socket; async, with a bridge for
-//!   synchronous discovery);
+//!   (bollard, over the engine's unix socket; async);
+//! - [`blocking`]: async work (Docker requests, commands) from synchronous
+//!   code, sound from any thread;
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
 //!   Docker containers) as Warden resources, for Warden itself and for its
 //!   agents;
@@ -22,6 +23,7 @@
 //!   (pinned fingerprints, CA files, why a handshake failed).
 #![forbid(unsafe_code)]
 
+pub mod blocking;
 pub mod docker;
 pub mod local_exec;
 pub mod local_inventory;

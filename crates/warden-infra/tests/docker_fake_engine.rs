@@ -358,7 +358,7 @@ async fn sync_callers_get_the_same_answers_from_any_thread() {
     let version = r#"{"Version":"27.0.1","ApiVersion":"1.46"}"#;
     let (_dir, socket, _server) = fake_engine(vec![pieces(&[&ok_json(version)])]);
     let client = DockerClient::new(&socket);
-    let answer = warden_infra::docker::run_blocking(client.version()).unwrap();
+    let answer = warden_infra::blocking::run_blocking(client.version()).unwrap();
     assert_eq!(answer.unwrap().version, "27.0.1");
 }
 

@@ -52,7 +52,7 @@ pub enum DockerError {
     #[error("invalid Docker request {path}: {reason}")]
     InvalidRequest { path: String, reason: String },
     /// No thread or runtime could be started to run the request from
-    /// synchronous code.
+    /// synchronous code ([`crate::blocking`]).
     #[error("cannot run a Docker request here: {source}")]
     Runtime { source: io::Error },
 }

@@ -13,15 +13,13 @@
 //! - Async, sync callers: the client is async (bollard's futures need a
 //!   tokio runtime with I/O and timers). Discovery stays synchronous: its
 //!   callers run it on a blocking thread (`spawn_blocking`: the server, the
-//!   agent) or before any runtime exists (the CLI), and the core's
-//!   `Inventory` port it serves is synchronous. From there a request runs
-//!   through [`run_blocking`] / [`start_in`]: a short-lived thread with a
-//!   single-threaded runtime of its own. That is sound from any thread —
-//!   a new thread is in no runtime, so blocking on its own never panics the
-//!   way `block_on` on a runtime's worker does — and it keeps no runtime
-//!   alive between discoveries; both cost tens of microseconds against the
-//!   milliseconds of a discovery. [`start_in`] lets discovery read `/proc`
-//!   and systemd while the engine answers. Async code awaits the client.
+//!   agent), before any runtime exists, or through the core's synchronous
+//!   `Inventory` port from async code. It runs the client's requests
+//!   through [`crate::blocking`]: a single-threaded runtime of their own, on
+//!   a short-lived thread of their own — sound from any thread (never a
+//!   `block_on` on a runtime's thread, which panics), no runtime kept alive
+//!   between discoveries, and the engine answers while discovery reads
+//!   `/proc`. Async code awaits the client.
 //! - Transport (module `transport`): bollard runs over Warden's own, on
 //!   hyper's HTTP/1.1 client connection; it caps the bytes an engine may
 //!   send (bollard would read any body whole into memory) and tells "no
@@ -38,7 +36,6 @@
 //! (`bollard-stubs`) to the build, the HTTP parts (hyper, http) being the
 //! workspace's own.
 
-mod blocking;
 mod errors;
 mod model;
 mod transport;
@@ -50,7 +47,6 @@ use std::time::Duration;
 use bollard::errors::Error as BollardError;
 use bollard::query_parameters::ListContainersOptionsBuilder;
 
-pub use blocking::{PendingRequest, run_blocking, start_in};
 pub use bollard::models::ContainerInspectResponse as ContainerInspect;
 pub use errors::DockerError;
 pub use model::{ContainerSummary, DockerVersion, MountPoint, PortBinding};

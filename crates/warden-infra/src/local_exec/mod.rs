@@ -346,25 +346,10 @@ impl LocalExecutor {
     }
 }
 
-/// Drives `future` on a runtime of its own: on this thread, or on a helper
-/// thread when this thread already runs a runtime (which would refuse a
-/// nested one).
+/// Drives `future` on a runtime of its own (see [`crate::blocking`]).
 fn block_on<F>(future: F) -> Result<CommandOutput, ExecError>
 where
     F: std::future::Future<Output = Result<CommandOutput, ExecError>> + Send,
 {
-    let drive = |future: F| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|source| ExecError::Runtime { source })?
-            .block_on(future)
-    };
-    if tokio::runtime::Handle::try_current().is_err() {
-        return drive(future);
-    }
-    std::thread::scope(|scope| match scope.spawn(|| drive(future)).join() {
-        Ok(result) => result,
-        Err(panic) => std::panic::resume_unwind(panic),
-    })
+    crate::blocking::run_blocking(future).map_err(|source| ExecError::Runtime { source })?
 }

@@ -9,7 +9,7 @@
 //! Discovery is synchronous and blocks (it reads `/proc`, runs `systemctl`
 //! and asks the Docker engine): call it on a blocking thread or where no
 //! runtime runs. The engine is asked on a thread of its own (see
-//! [`crate::docker`]) while `/proc` and systemd are read: one request, its
+//! [`crate::blocking`]) while `/proc` and systemd are read: one request, its
 //! containers, with its version from the answer's headers.
 
 mod containers;
@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use warden_protocol::{Resource, ResourceId, ResourceKind};
 
-use crate::docker::{self, ContainerSummary, DockerClient, DockerError, DockerVersion};
+use crate::blocking;
+use crate::docker::{ContainerSummary, DockerClient, DockerError, DockerVersion};
 use crate::local_exec::{ExecOptions, LocalExecutor};
 pub use containers::container_resource;
 pub use host_facts::{HostFacts, MemInfo, parse_meminfo, parse_os_release, parse_uptime};
@@ -175,17 +176,19 @@ impl LocalInventory {
     fn discover(&self) -> Vec<Resource> {
         std::thread::scope(|scope| {
             // The engine is asked on a thread of its own (see
-            // `crate::docker::blocking`) while /proc and systemd are read here.
+            // `crate::blocking`) while /proc and systemd are read here.
             let engine = match &self.docker {
-                Ok(Some(client)) => Some(docker::start_in(scope, ask_engine(client))),
+                Ok(Some(client)) => Some(blocking::start_in(scope, ask_engine(client))),
                 Ok(None) | Err(_) => None,
             };
             let mut notes = Vec::new();
             let facts = HostFacts::gather();
             let services = self.discover_services(facts.systemd, &mut notes);
             let engine = match (engine, &self.docker) {
-                (Some(Ok(pending)), _) => pending.wait().unwrap_or_else(EngineReport::failed),
-                (Some(Err(error)), _) => EngineReport::failed(error),
+                (Some(Ok(pending)), _) => pending
+                    .wait()
+                    .unwrap_or_else(|source| EngineReport::failed(DockerError::Runtime { source })),
+                (Some(Err(source)), _) => EngineReport::failed(DockerError::Runtime { source }),
                 (None, Err(reason)) => EngineReport::note(format!("docker: {reason}")),
                 (None, Ok(_)) => EngineReport::default(),
             };

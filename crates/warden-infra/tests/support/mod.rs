@@ -9,14 +9,17 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use warden_infra::DockerClient;
-use warden_infra::docker::run_blocking;
+use warden_infra::DockerError;
+use warden_infra::blocking::run_blocking;
 
 /// Whether the real engine answers, both over the API and through the
 /// `docker` CLI the tests use to create containers. When it does not, says so
 /// loudly (a skipped test must never look like a passed one) and returns false.
 pub fn docker_engine_reachable(test: &str) -> bool {
     // Sync, so both sync tests and `#[tokio::test]`s can ask.
-    let api = DockerClient::from_env().and_then(|client| run_blocking(client.ping())?);
+    let api = DockerClient::from_env().and_then(|client| {
+        run_blocking(client.ping()).map_err(|source| DockerError::Runtime { source })?
+    });
     let cli = Command::new("docker")
         .args(["version", "--format", "{{.Server.Version}}"])
         .output();
