@@ -22,8 +22,10 @@
 //!   `/proc`. Async code awaits the client.
 //! - Transport (module `transport`): bollard runs over Warden's own, on
 //!   hyper's HTTP/1.1 client connection; it caps the bytes an engine may
-//!   send (bollard would read any body whole into memory) and tells "no
-//!   engine here" ([`DockerError::Unavailable`]) from a request that failed.
+//!   send (bollard would read any body whole into memory), tells "no
+//!   engine here" ([`DockerError::Unavailable`]) from a request that failed,
+//!   and keeps an answer's headers, where the engine names its version
+//!   (discovery's one request: [`DockerClient::list_containers_and_version`]).
 //! - API versions: bollard 0.21 sends its paths without the `/v1.xx`
 //!   prefix (its URL join drops it), so the engine answers in its own API
 //!   version, old or new, as it did for Warden's previous client; the models
