@@ -4,6 +4,7 @@
 //! target: at most 20 ms for Warden's answer. Each sample runs in a fresh
 //! home with nothing configured (the router answers; SQLite is created on
 //! the first run and reused after).
+#![allow(clippy::expect_used)] // benchmark set-up: a panic is a broken benchmark
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
