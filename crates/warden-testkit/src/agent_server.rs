@@ -109,7 +109,10 @@ impl FakeAgentServer {
     }
 
     /// Starts on `addr` (a restart) or a free port.
-    pub async fn start_with(state: Arc<FakeAgentState>, addr: Option<SocketAddr>) -> FakeAgentServer {
+    pub async fn start_with(
+        state: Arc<FakeAgentState>,
+        addr: Option<SocketAddr>,
+    ) -> FakeAgentServer {
         let listener = TcpListener::bind(addr.unwrap_or(([127, 0, 0, 1], 0).into()))
             .await
             .unwrap();
@@ -128,7 +131,10 @@ impl FakeAgentServer {
     }
 
     /// Starts a TLS server with `identity` (certificate chain and key).
-    pub async fn start_tls(state: Arc<FakeAgentState>, identity: &tls::ServerIdentity) -> FakeAgentServer {
+    pub async fn start_tls(
+        state: Arc<FakeAgentState>,
+        identity: &tls::ServerIdentity,
+    ) -> FakeAgentServer {
         let listener = tls::TlsListener::bind(identity).await;
         let addr = listener.addr;
         let (kill, _) = watch::channel(false);
@@ -245,7 +251,11 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
         .await;
 }
 
-async fn handle_agent(mut socket: WebSocket, state: Arc<FakeAgentState>, kill: watch::Receiver<bool>) {
+async fn handle_agent(
+    mut socket: WebSocket,
+    state: Arc<FakeAgentState>,
+    kill: watch::Receiver<bool>,
+) {
     state.attempts.fetch_add(1, Ordering::SeqCst);
     let mut nonce = [0u8; 32];
     getrandom::fill(&mut nonce).unwrap();
@@ -444,4 +454,3 @@ impl AgentConn {
         self.collect(&id).await
     }
 }
-

@@ -5,13 +5,10 @@
 //! routed requests keep working whatever the model does.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a panic is a failed test
 
-#[path = "../../warden-llm/tests/support/mod.rs"]
-mod fake;
-
 use std::process::Command;
 
-use fake::{FakeServer, Reply, openai_chunk, openai_text, sse_data};
 use serde_json::Value;
+use warden_testkit::model::{FakeModel, Reply, Wire, openai_chunk, openai_text, sse_data};
 
 /// `warden ask --json TEXT` with an OpenAI-compatible model at `base_url`.
 fn ask_json(base_url: &str, text: &str) -> (Vec<Value>, i32, String) {
@@ -54,7 +51,8 @@ fn closing_error(events: &[Value]) -> Option<String> {
 #[test]
 fn a_stream_cut_off_without_a_finish_is_never_an_answer() {
     let cut = || Reply::sse([sse_data(&[&openai_text("The disk is 40")])]);
-    let server = FakeServer::start_with_fallback(vec![cut(), cut()], Some(cut()));
+    let server = FakeModel::replying(Wire::OpenAi, [cut(), cut()]);
+    server.set_fallback(cut());
     let (events, code, err) = ask_json(&server.url(), "why is the disk so slow today?");
     assert_eq!(code, 7, "the model failed: {err}\n{events:?}");
     assert_eq!(closing_error(&events).as_deref(), Some("MODEL_TRUNCATED"));
@@ -67,7 +65,8 @@ fn a_stream_cut_off_without_a_finish_is_never_an_answer() {
 fn a_long_retry_after_is_reported_not_waited_for() {
     let limited =
         || Reply::json(429, r#"{"error":{"message":"slow down"}}"#).header("Retry-After", "120");
-    let server = FakeServer::start_with_fallback(vec![limited()], Some(limited()));
+    let server = FakeModel::replying(Wire::OpenAi, [limited()]);
+    server.set_fallback(limited());
     let started = std::time::Instant::now();
     let (events, code, _) = ask_json(&server.url(), "why is the disk so slow today?");
     assert!(started.elapsed().as_secs() < 20, "it did not wait 120 s");
@@ -86,9 +85,7 @@ fn a_long_retry_after_is_reported_not_waited_for() {
 #[test]
 fn an_unreachable_model_names_its_kind_and_the_router_still_answers() {
     // Nothing listens on this port.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    drop(listener);
+    let url = format!("{}/v1", warden_testkit::net::unused_url());
     let (events, code, _) = ask_json(&url, "why is the disk so slow today?");
     assert_eq!(code, 7);
     let done = events.last().unwrap();
@@ -107,7 +104,7 @@ fn a_claim_without_evidence_is_retracted_on_every_surface() {
         &openai_chunk("{}", r#""stop""#),
         "[DONE]",
     ])]);
-    let server = FakeServer::start(vec![claim]);
+    let server = FakeModel::replying(Wire::OpenAi, [claim]);
     let (events, code, _) = ask_json(&server.url(), "please fix nginx for me");
     assert_eq!(code, 7, "{events:?}");
     assert!(

@@ -4,13 +4,10 @@
 //! machine, the result goes back to the model, and its answer is printed.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test set-up: a panic is a failed test
 
-#[path = "../../warden-llm/tests/support/mod.rs"]
-mod fake;
-
 use std::process::Command;
 
-use fake::{FakeServer, Recorded, Reply, cut_every, sse_data};
 use serde_json::Value;
+use warden_testkit::model::{FakeModel, Recorded, Reply, Wire, cut_every, sse_data};
 
 const COMMAND: &str = "cat /proc/loadavg";
 
@@ -118,10 +115,13 @@ fn openai_compatible_full_conversation() {
         &text("is fine."),
         r#"{"id":"chatcmpl-2","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":900,"completion_tokens":5,"total_tokens":905}}"#,
     ]);
-    let server = FakeServer::start(vec![
-        Reply::sse(cut_every(&first, 37)),
-        Reply::sse(cut_every(&second, 11)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse(cut_every(&first, 37)),
+            Reply::sse(cut_every(&second, 11)),
+        ],
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
     let (out, err) = ask("openai", &format!("{}/v1", server.url()), &db, &[]);
@@ -171,10 +171,13 @@ fn anthropic_full_conversation() {
         ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":6}}"#.into()),
         ("message_stop", r#"{"type":"message_stop"}"#.into()),
     ]);
-    let server = FakeServer::start(vec![
-        Reply::sse(cut_every(&first, 29)),
-        Reply::sse(cut_every(&second, 13)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![
+            Reply::sse(cut_every(&first, 29)),
+            Reply::sse(cut_every(&second, 13)),
+        ],
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
     let (out, err) = ask("anthropic", &server.url(), &db, &[]);
@@ -217,10 +220,13 @@ fn gemini_full_conversation() {
         format!("data: {v}\r\n\r\n")
     };
     let second = format!("{}{}", text("The load ", false), text("is fine.", true));
-    let server = FakeServer::start(vec![
-        Reply::sse(cut_every(&first, 41)),
-        Reply::sse(cut_every(&second, 17)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![
+            Reply::sse(cut_every(&first, 41)),
+            Reply::sse(cut_every(&second, 17)),
+        ],
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
     let (out, err) = ask("gemini", &server.url(), &db, &[]);
@@ -263,10 +269,13 @@ fn a_token_budget_stops_the_loop_with_a_clear_message() {
         "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
         "function": {"name": "read", "arguments": arguments()}}]}, "finish_reason": "tool_calls"}],
         "usage": {"prompt_tokens": 800, "completion_tokens": 43, "total_tokens": 843}});
-    let server = FakeServer::start(vec![Reply::sse(cut_every(
-        &sse_data(&[&call.to_string(), "[DONE]"]),
-        50,
-    ))]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse(cut_every(
+            &sse_data(&[&call.to_string(), "[DONE]"]),
+            50,
+        ))],
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
     let out = Command::new(env!("CARGO_BIN_EXE_warden"))

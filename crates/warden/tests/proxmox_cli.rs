@@ -1,17 +1,14 @@
 //! The `warden` binary with a `[[proxmox]]` cluster in its config file: a
-//! real `fakepve` (the infra tests' launcher), its certificate pinned, the
+//! real `fakepve` (the testkit's launcher), its certificate pinned, the
 //! token secret from the environment. What an operator runs: `warden
 //! inventory`, `warden config show`, `warden ask`, `warden approvals`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-#[path = "../../warden-infra/tests/fakepve/mod.rs"]
-mod fakepve;
-
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use fakepve::{FakeOptions, FakePve, TOKEN_SECRET};
 use serde_json::{Value, json};
+use warden_testkit::fixtures::fakepve::{self, FakeOptions, FakePve, TOKEN_SECRET};
 
 const SECRET_VAR: &str = "WARDEN_TEST_PVE_SECRET";
 

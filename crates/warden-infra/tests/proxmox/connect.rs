@@ -4,7 +4,7 @@
 use serde_json::json;
 use warden_infra::proxmox::{PowerOperation, ProxmoxError};
 
-use crate::fakepve::{FakeOptions, FakePve, TOKEN_ID};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve, TOKEN_ID};
 
 #[tokio::test]
 async fn a_pinned_certificate_and_the_token_connect() {

@@ -7,7 +7,7 @@ use serde_json::json;
 use warden_infra::proxmox::{PowerOperation, PowerPlan, ProxmoxError, ShutdownFallback, TaskExit};
 use warden_protocol::ResourceId;
 
-use crate::fakepve::{FakeOptions, FakePve};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve};
 
 fn id(text: &str) -> ResourceId {
     text.parse().unwrap()

@@ -8,7 +8,7 @@ use serde_json::json;
 use warden_infra::proxmox::PowerOperation;
 use warden_protocol::{ResourceId, ResourceKind};
 
-use crate::fakepve::{FakeOptions, FakePve};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve};
 
 fn id(text: &str) -> ResourceId {
     text.parse().unwrap()

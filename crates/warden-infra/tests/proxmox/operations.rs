@@ -7,7 +7,7 @@ use serde_json::json;
 use warden_infra::proxmox::{Confinement, Metric, ProxmoxError, TaskExit, Timeframe};
 use warden_protocol::ResourceId;
 
-use crate::fakepve::{FakeOptions, FakePve, TOKEN_ID};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve, TOKEN_ID};
 
 fn id(text: &str) -> ResourceId {
     text.parse().unwrap()

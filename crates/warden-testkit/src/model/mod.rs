@@ -170,8 +170,10 @@ impl FakeModel {
             Wire::Gemini => {
                 let models: Vec<_> = ids
                     .iter()
-                    .map(|id| serde_json::json!({"name": format!("models/{id}"),
-                        "supportedGenerationMethods": ["generateContent", "streamGenerateContent"]}))
+                    .map(|id| {
+                        serde_json::json!({"name": format!("models/{id}"),
+                        "supportedGenerationMethods": ["generateContent", "streamGenerateContent"]})
+                    })
                     .collect();
                 let body = serde_json::json!({"models": models});
                 ("/v1beta/models", Reply::json(200, &body.to_string()))

@@ -7,12 +7,12 @@
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use super::super::clusters::{AddCluster, ClusterAdminError, ClusterOrigin};
 use warden_core::ports::{CompositeInventory, Inventory};
+use warden_world::proxmox::clusters::{AddCluster, ClusterAdminError, ClusterOrigin};
 
-use super::super::ProxmoxWorld;
-use super::super::admin::{CLUSTERS_FILE, ProxmoxAdmin, load_added};
-use super::super::fakepve::{FakeOptions, FakePve, TOKEN_ID, TOKEN_SECRET};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve, TOKEN_ID, TOKEN_SECRET};
+use warden_world::proxmox::ProxmoxWorld;
+use warden_world::proxmox::admin::{CLUSTERS_FILE, ProxmoxAdmin, load_added};
 
 fn request(fake: &FakePve, name: &str) -> AddCluster {
     AddCluster {
@@ -123,7 +123,7 @@ async fn clusters_from_the_configuration_file_are_changed_there() {
     let fake = FakePve::start(FakeOptions::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let configured = fake.config();
-    let world = Arc::new(super::super::connect(std::slice::from_ref(&configured)).await);
+    let world = Arc::new(warden_world::proxmox::connect(std::slice::from_ref(&configured)).await);
     let admin = ProxmoxAdmin::new(
         Arc::clone(&world),
         vec![configured.clone()],

@@ -1,5 +1,5 @@
-//! Warden's executor on a real `fakepve` (the infra tests' launcher): the
-//! clusters connected by [`connect`], their inventory merged, the guest API
+//! Warden's executor on a real `fakepve` (the testkit's launcher): the
+//! clusters connected by `proxmox::connect`, their inventory merged, the guest API
 //! answering API-backed plans. Every gate runs as in `warden ask`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
@@ -14,8 +14,8 @@ use warden_core::ports::{
 };
 use warden_protocol::{ControlLevel, ErrorCode};
 
-use super::fakepve::{FakeOptions, FakePve};
-use super::{ProxmoxWorld, connect};
+use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve};
+use warden_world::proxmox::{ProxmoxWorld, connect};
 
 mod admin;
 mod reads;
@@ -37,17 +37,17 @@ impl HostBackend for NoAgents {
     }
 }
 
-pub(super) struct Rig {
-    pub(super) fake: FakePve,
-    pub(super) proxmox: ProxmoxWorld,
-    pub(super) inventory: CompositeInventory,
+pub(crate) struct Rig {
+    pub(crate) fake: FakePve,
+    pub(crate) proxmox: ProxmoxWorld,
+    pub(crate) inventory: CompositeInventory,
     approvals: MemoryApprovals,
     audit: MemoryAudit,
     notes: MemoryNotes,
 }
 
 impl Rig {
-    pub(super) async fn start(options: FakeOptions, setup: impl AsyncFnOnce(&FakePve)) -> Rig {
+    pub(crate) async fn start(options: FakeOptions, setup: impl AsyncFnOnce(&FakePve)) -> Rig {
         let fake = FakePve::start(options).await;
         setup(&fake).await;
         let proxmox = connect(&[fake.config()]).await;
@@ -64,7 +64,7 @@ impl Rig {
         }
     }
 
-    pub(super) fn executor(&self, level: ControlLevel) -> Executor<'_> {
+    pub(crate) fn executor(&self, level: ControlLevel) -> Executor<'_> {
         Executor::new(
             Settings {
                 control_level: level,
@@ -81,7 +81,7 @@ impl Rig {
         .with_guest_api(&self.proxmox.api)
     }
 
-    pub(super) async fn sent(&self, method: &str, suffix: &str) -> usize {
+    pub(crate) async fn sent(&self, method: &str, suffix: &str) -> usize {
         self.fake
             .requests()
             .await
@@ -91,21 +91,21 @@ impl Rig {
     }
 }
 
-pub(super) fn at(secs: u64) -> Moment {
+pub(crate) fn at(secs: u64) -> Moment {
     Moment {
         session: Duration::from_secs(secs),
         wall_ms: jiff::Timestamp::now().as_millisecond().unsigned_abs() + secs * 1000,
     }
 }
 
-pub(super) fn call(tool: &str, arguments: Value) -> ProposedCall {
+pub(crate) fn call(tool: &str, arguments: Value) -> ProposedCall {
     ProposedCall {
         tool: tool.into(),
         arguments,
     }
 }
 
-pub(super) async fn run(
+pub(crate) async fn run(
     executor: &Executor<'_>,
     session: &mut Session,
     tool: &str,
@@ -115,7 +115,7 @@ pub(super) async fn run(
 }
 
 /// Propose, approve as the operator, run the stored call.
-pub(super) async fn approve_and_run(
+pub(crate) async fn approve_and_run(
     executor: &Executor<'_>,
     session: &mut Session,
     tool: &str,
@@ -139,7 +139,7 @@ pub(super) async fn approve_and_run(
     (approval, ran)
 }
 
-pub(super) fn data(outcome: &Outcome) -> Value {
+pub(crate) fn data(outcome: &Outcome) -> Value {
     assert!(outcome.response.ok, "{:?}", outcome.response);
     outcome.response.data.clone().unwrap()
 }

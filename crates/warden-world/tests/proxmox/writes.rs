@@ -7,8 +7,8 @@ use warden_core::executor::Session;
 use warden_core::ports::ApprovalState;
 use warden_protocol::{ControlLevel, ErrorCode, FsmState};
 
-use super::super::fakepve::FakeOptions;
 use super::{Rig, approve_and_run, at, data, run};
+use warden_testkit::fixtures::fakepve::FakeOptions;
 
 #[tokio::test]
 async fn stop_a_vm_with_approval_the_task_polled_then_verified() {

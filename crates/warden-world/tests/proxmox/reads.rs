@@ -11,8 +11,8 @@ use warden_core::ports::Inventory;
 use warden_core::tools::history_text::render_history;
 use warden_protocol::{ControlLevel, FsmState};
 
-use super::super::fakepve::FakeOptions;
 use super::{Rig, data, run};
+use warden_testkit::fixtures::fakepve::FakeOptions;
 
 #[tokio::test]
 async fn history_storage_and_backups_from_the_api() {
