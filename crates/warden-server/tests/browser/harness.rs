@@ -25,8 +25,9 @@ use warden_world::config::FilePrice;
 use warden_world::world::Deciders;
 use warden_world::{Config, Simulated, WorldBuilder};
 
-use super::fake_model::FakeModel;
-use crate::support::{client, now_ms};
+use warden_testkit::http::client;
+use warden_testkit::model::FakeModel;
+use warden_testkit::time::now_ms;
 
 /// How long a page gets for anything the tests wait on.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -167,7 +168,7 @@ impl World {
             dir,
             store,
             hosts: hosts(),
-            model: FakeModel::start(),
+            model: super::fake_model::start(),
             base: String::new(),
             addr: config.listen,
             config,
@@ -183,7 +184,7 @@ impl World {
         // The model as a configuration file would name it.
         let mut settings = Config::builtin();
         settings.provider.value = Some(ProviderKind::OpenAi);
-        settings.base_url.value = Some(self.model.base_url.clone());
+        settings.base_url.value = Some(self.model.base_url());
         settings.model.value = Some("test".into());
         settings.max_retries.value = 0;
         settings.pricing.insert(
