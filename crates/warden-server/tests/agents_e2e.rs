@@ -18,12 +18,9 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::sse::{EventReader, SseEvent};
 use support::{Options, Script, TestServer, start};
-use tokio::task::JoinHandle;
-use warden_agent::backoff::BackoffPolicy;
-use warden_agent::inventory::{InventoryConfig, ProxmoxDiscovery};
 use warden_agent::sandbox::{NoNewPrivs, SandboxStatus, header_line};
-use warden_agent::{AgentConfig, AgentError, Launcher, ServerTrust, ShutdownTrigger};
-use warden_infra::DockerDiscovery;
+use warden_agent::{Launcher, ServerTrust};
+use warden_testkit::agent_runner::{self, RunningAgent};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -45,11 +42,6 @@ fn launcher(dir: &Path) -> PathBuf {
     path
 }
 
-struct RunningAgent {
-    trigger: ShutdownTrigger,
-    handle: JoinHandle<Result<(), AgentError>>,
-}
-
 /// Enrolls agent `name` through the API and starts it in this process.
 async fn start_agent(server: &TestServer, name: &str, dir: &Path) -> RunningAgent {
     let token = server.enrollment_token(json!({})).await;
@@ -63,21 +55,9 @@ async fn start_agent(server: &TestServer, name: &str, dir: &Path) -> RunningAgen
     })
     .await
     .unwrap();
-    let mut config = AgentConfig::new(&state_dir, Launcher::standalone(launcher(dir)));
+    let mut config = agent_runner::config(&state_dir, Launcher::standalone(launcher(dir)));
     config.name = Some(name.to_string());
-    config.backoff = BackoffPolicy {
-        initial: Duration::from_millis(50),
-        max: Duration::from_millis(400),
-        healthy_after: Duration::from_millis(300),
-    };
-    config.inventory = InventoryConfig {
-        docker: DockerDiscovery::Disabled,
-        proxmox: ProxmoxDiscovery::Disabled,
-        interval: Duration::from_secs(2),
-    };
-    config.kill_grace = Duration::from_millis(500);
-    let (trigger, signal) = warden_agent::shutdown_channel();
-    let handle = tokio::spawn(warden_agent::run(config, signal));
+    let agent = agent_runner::start(config);
     // Connected, and its host reported.
     let host = format!("host:{name}");
     let deadline = tokio::time::Instant::now() + WAIT;
@@ -99,7 +79,7 @@ async fn start_agent(server: &TestServer, name: &str, dir: &Path) -> RunningAgen
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    RunningAgent { trigger, handle }
+    agent
 }
 
 async fn turn(server: &TestServer, message: &str, script: Script) -> (String, EventReader) {

@@ -7,14 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio_tungstenite::tungstenite::Message;
-use warden_protocol::agent::{
-    AgentFrame, Challenge, EnrollRequest, ExecClass, ExecRequest, OutputStream, ParsedFrame,
-    Welcome, encode_base64, parse_frame, verify_hello,
-};
+use warden_testkit::agent_server::{FakeAgentServer, TOKEN};
+use warden_testkit::exec_requests::read;
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
 
@@ -92,109 +86,35 @@ fn run_without_enrollment_says_how_to_enroll() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("warden agent enroll"));
 }
 
-/// Public key of RFC 8032's first Ed25519 test vector: a valid point.
-const SERVER_KEY_HEX: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
-
-/// Answers one `POST /api/agents/enroll`; returns the request.
-async fn serve_enrollment(listener: &TcpListener) -> EnrollRequest {
-    let (mut stream, _) = listener.accept().await.unwrap();
-    let mut buffer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let body_start = loop {
-        let n = stream.read(&mut chunk).await.unwrap();
-        buffer.extend_from_slice(&chunk[..n]);
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buffer[..body_start]).to_lowercase();
-    assert!(head.starts_with("post /api/agents/enroll "), "{head}");
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    while buffer.len() < body_start + length {
-        let n = stream.read(&mut chunk).await.unwrap();
-        buffer.extend_from_slice(&chunk[..n]);
-    }
-    let request: EnrollRequest = serde_json::from_slice(&buffer[body_start..]).unwrap();
-    let body = serde_json::json!({
-        "agent_id": "agt_cli",
-        "server_public_key": encode_base64(&hex_bytes(SERVER_KEY_HEX)),
-    })
-    .to_string();
-    let response = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(response.as_bytes()).await.unwrap();
-    stream.shutdown().await.ok();
-    request
-}
-
-fn hex_bytes(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-async fn next_frame<S>(socket: &mut tokio_tungstenite::WebSocketStream<S>) -> Option<AgentFrame>
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
-{
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(20), socket.next())
-            .await
-            .expect("the agent said nothing in time")?
-            .ok()?;
-        match message {
-            Message::Text(text) => match parse_frame(&text).unwrap() {
-                ParsedFrame::Known(frame) => return Some(frame),
-                ParsedFrame::Unknown { frame_type } => panic!("unknown frame {frame_type}"),
-            },
-            Message::Close(frame) => {
-                assert_eq!(frame.map(|f| u16::from(f.code)), Some(1000));
-                return None;
-            }
-            _ => {}
-        }
-    }
-}
-
 #[tokio::test]
 async fn an_agent_enrolled_and_run_by_the_cli_serves_a_sandboxed_read_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let url = format!("http://{addr}");
+    let server = FakeAgentServer::start().await;
 
-    let enroll = tokio::process::Command::new(WARDEN)
+    let enrolled = tokio::process::Command::new(WARDEN)
         .args([
-            "agent", "enroll", "--server", &url, "--token", "t0k", "--name", "cli1",
+            "agent",
+            "enroll",
+            "--server",
+            &server.url(),
+            "--token",
+            TOKEN,
         ])
-        .arg("--state-dir")
+        .args(["--name", "cli1", "--state-dir"])
         .arg(&state)
-        .output();
-    let (request, enrolled) = tokio::join!(serve_enrollment(&listener), enroll);
-    let enrolled = enrolled.unwrap();
+        .output()
+        .await
+        .unwrap();
     assert!(
         enrolled.status.success(),
         "{}",
         String::from_utf8_lossy(&enrolled.stderr)
     );
-    assert!(String::from_utf8_lossy(&enrolled.stdout).contains("as agt_cli"));
-    assert_eq!(request.token, "t0k");
-    assert_eq!(request.name, "cli1");
-    let agent_key = request.agent_key().unwrap();
-    drop(listener);
+    assert!(String::from_utf8_lossy(&enrolled.stdout).contains("as agt_cli1"));
+    // The server took the token and the name, and keeps the agent's key.
+    assert_eq!(server.state.agents.lock().unwrap()["agt_cli1"].name, "cli1");
 
-    // The "server restarts" as the WebSocket endpoint on the same address.
-    let listener = TcpListener::bind(addr).await.unwrap();
     let mut agent = tokio::process::Command::new(WARDEN)
         .args(["agent", "run", "--max-level", "read_only"])
         .arg("--state-dir")
@@ -205,59 +125,23 @@ async fn an_agent_enrolled_and_run_by_the_cli_serves_a_sandboxed_read_and_stops_
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let (stream, _) = tokio::time::timeout(Duration::from_secs(20), listener.accept())
-        .await
-        .unwrap()
-        .unwrap();
-    let mut socket = tokio_tungstenite::accept_async(stream).await.unwrap();
-    let nonce = [9u8; 32];
-    let challenge = AgentFrame::Challenge(Challenge {
-        nonce: encode_base64(&nonce),
-    });
-    socket
-        .send(Message::text(challenge.to_text().unwrap()))
-        .await
-        .unwrap();
-    let Some(AgentFrame::Hello(hello)) = next_frame(&mut socket).await else {
-        panic!("no hello");
-    };
-    assert_eq!(hello.agent_id, "agt_cli");
-    verify_hello(&agent_key, &nonce, &hello.signature).unwrap();
-    let welcome = AgentFrame::Welcome(Welcome { heartbeat_secs: 30 });
-    socket
-        .send(Message::text(welcome.to_text().unwrap()))
-        .await
-        .unwrap();
+    // Its hello verified against the enrolled key.
+    let mut conn = server.next_connection().await;
+    assert_eq!(conn.agent_id, "agt_cli1");
 
-    let exec = AgentFrame::Exec(ExecRequest {
-        request_id: "cli-read".into(),
-        target: "host:cli1".into(),
-        command: "cat /etc/hostname".into(),
-        class: ExecClass::Read,
-        timeout_ms: 20_000,
-        max_output_bytes: 65_536,
-        grant: None,
-    });
-    socket
-        .send(Message::text(exec.to_text().unwrap()))
-        .await
-        .unwrap();
-    let mut stdout = String::new();
-    let result = loop {
-        match next_frame(&mut socket).await.expect("closed early") {
-            AgentFrame::ExecOutput(chunk) if chunk.stream == OutputStream::Stdout => {
-                stdout.push_str(&chunk.data)
-            }
-            AgentFrame::ExecResult(result) => break result,
-            _ => {}
-        }
-    };
-    assert_eq!(result.exit_code, Some(0), "{result:?}");
-    assert_eq!(stdout, std::fs::read_to_string("/etc/hostname").unwrap());
+    let ran = conn
+        .exec(read("cli-read", "host:cli1", "cat /etc/hostname"))
+        .await;
+    assert_eq!(ran.result.exit_code, Some(0), "{:?}", ran.result);
+    assert_eq!(
+        ran.stdout(),
+        std::fs::read_to_string("/etc/hostname").unwrap()
+    );
     // The production launcher (`warden agent sandbox-exec`) confined it.
     assert!(
-        result.sandbox.landlock_abi.is_some_and(|abi| abi >= 1),
-        "{result:?}"
+        ran.result.sandbox.landlock_abi.is_some_and(|abi| abi >= 1),
+        "{:?}",
+        ran.result
     );
 
     let pid = agent.id().unwrap().to_string();
@@ -268,10 +152,12 @@ async fn an_agent_enrolled_and_run_by_the_cli_serves_a_sandboxed_read_and_stops_
             .unwrap()
             .success()
     );
-    while next_frame(&mut socket).await.is_some() {}
+    while conn.next_frame().await.is_some() {}
     let status = tokio::time::timeout(Duration::from_secs(15), agent.wait())
         .await
         .unwrap()
         .unwrap();
     assert!(status.success(), "{status:?}");
+    // It said goodbye with a normal close.
+    assert_eq!(*server.state.closes.lock().unwrap(), vec![1000]);
 }

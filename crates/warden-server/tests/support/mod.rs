@@ -4,7 +4,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test support: a panic is a failed test
 
 pub mod model;
-pub mod sse;
 pub mod wire_agent;
 
 use std::sync::Arc;
@@ -12,9 +11,8 @@ use std::time::Duration;
 
 use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{Value, json};
-use warden_core::ports::ExecOutput;
-use warden_core::simulated::{Answer, SimulatedGuestApi, SimulatedHosts, StaticInventory};
-use warden_protocol::{Resource, ResourceId};
+use warden_core::simulated::{SimulatedGuestApi, SimulatedHosts, StaticInventory};
+use warden_protocol::Resource;
 use warden_server::auth::{Role, TokenExpiry, add_user, create_token};
 use warden_server::{FourEyes, ServerConfig, ShutdownHandle, Started};
 use warden_store::Store;
@@ -24,25 +22,10 @@ use warden_world::{Config, Simulated, WorldBuilder};
 
 #[allow(unused_imports)] // not every test binary uses both
 pub use model::{Script, ScriptBook};
-
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
-/// pve1 with web1 (a VM) and cache (an LXC).
-pub fn inventory() -> Vec<Resource> {
-    let node: ResourceId = "node:pve1".parse().unwrap();
-    let mut web1 = Resource::new("vm:pve1:101".parse().unwrap(), "web1");
-    web1.parent = Some(node.clone());
-    web1.status = Some("running".into());
-    let mut cache = Resource::new("lxc:pve1:120".parse().unwrap(), "cache");
-    cache.parent = Some(node.clone());
-    cache.aliases = vec!["memcache".into()];
-    vec![Resource::new(node, "pve1"), web1, cache]
-}
+use warden_testkit::fixtures::hosts;
+use warden_testkit::fixtures::resources::pve1_with_web1_and_cache as inventory;
+#[allow(unused_imports)] // not every test binary uses them
+pub use warden_testkit::{http::client, sse, time::now_ms};
 
 pub struct Options {
     pub config: Box<dyn FnOnce(&mut ServerConfig)>,
@@ -85,8 +68,6 @@ pub struct TestServer {
     pub admin: String,
 }
 
-/// A reqwest client (rustls on ring; no certificate checks are needed
-/// over plain HTTP).
 /// The simulated Proxmox API for the guests of [`inventory`] only, as a
 /// cluster's API serves its own guests and not those an agent reports.
 struct ClusterGuests {
@@ -107,21 +88,6 @@ impl warden_core::ports::GuestApi for ClusterGuests {
     }
 }
 
-pub fn client() -> Client {
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    Client::builder()
-        .use_preconfigured_tls(tls)
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
-}
-
 pub async fn start(options: Options) -> TestServer {
     let dir = options
         .data_dir
@@ -131,16 +97,7 @@ pub async fn start(options: Options) -> TestServer {
     config.shutdown_grace = Duration::from_millis(300);
     (options.config)(&mut config);
     let store = Arc::new(Store::open(&config.database_path()).unwrap());
-    let hosts = Arc::new(SimulatedHosts::new(vec![Answer {
-        target: None,
-        matches: Box::new(|_| true),
-        output: ExecOutput {
-            stdout: "active\n".into(),
-            stderr: String::new(),
-            exit_code: 0,
-            truncated: false,
-        },
-    }]));
+    let hosts = Arc::new(hosts::answering("active\n"));
     // The guests' Proxmox API answers from the same table (a snapshot is
     // offered before a change to a guest only when an API serves it).
     let leaked_hosts: &'static Arc<SimulatedHosts> = Box::leak(Box::new(Arc::clone(&hosts)));
