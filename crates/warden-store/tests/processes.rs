@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use warden_protocol::AuditRecord;
 use warden_store::{Store, StoreError};
+use warden_testkit::time::now_ms;
 
 const HELPER: &str = "WARDEN_STORE_HELPER";
 
@@ -26,13 +27,6 @@ fn record(writer: &str, i: u64) -> AuditRecord {
         reason: None,
         duration_ms: i,
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// Wait for the start signal (a file), so that helpers collide.

@@ -8,12 +8,12 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
+use warden_testkit::http;
 
 const WORLD: &str = "name: serve-world
 inventory:
@@ -122,21 +122,12 @@ impl Drop for Serve {
     }
 }
 
+/// A client with `tls` (none: plain HTTP), 30 s per request.
 fn client(tls: Option<rustls::ClientConfig>) -> Client {
-    let tls = tls.unwrap_or_else(|| {
-        rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(rustls::RootCertStore::empty())
-        .with_no_client_auth()
-    });
-    Client::builder()
-        .use_preconfigured_tls(tls)
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
+    http::client_with(
+        tls.unwrap_or_else(http::no_roots_tls),
+        Some(Duration::from_secs(30)),
+    )
 }
 
 fn token(dir: &Path, name: &str, role: &str) -> String {
@@ -326,21 +317,6 @@ async fn tokens_created_offline_work_until_revoked() {
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
 }
 
-mod pinned {
-    use warden_infra::tls::{PresentedCertificate, pinned_client_config, ring_provider};
-
-    /// A client configuration that trusts exactly the certificate with
-    /// this pin (`AB:CD:…`).
-    pub fn config(pin: &str) -> rustls::ClientConfig {
-        pinned_client_config(
-            ring_provider(),
-            pin.parse().unwrap(),
-            PresentedCertificate::default(),
-        )
-        .unwrap()
-    }
-}
-
 #[tokio::test]
 async fn the_printed_tls_fingerprint_is_the_served_certificate() {
     let dir = tempfile::tempdir().unwrap();
@@ -349,10 +325,10 @@ async fn the_printed_tls_fingerprint_is_the_served_certificate() {
     let printed = serve
         .line_after("TLS certificate SHA-256 fingerprint: ")
         .expect("the fingerprint is printed");
-    let pinned = client(Some(pinned::config(&printed)));
+    let pinned = client(Some(http::pinned_tls(&printed)));
     let health = pinned.get(serve.url("/api/health")).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
-    let other = client(Some(pinned::config(&["AA"; 32].join(":"))));
+    let other = client(Some(http::pinned_tls(&["AA"; 32].join(":"))));
     assert!(other.get(serve.url("/api/health")).send().await.is_err());
     drop(serve);
     // Generated once, kept in the data directory.

@@ -331,19 +331,11 @@ impl Drop for Serve {
 async fn the_previous_release_database_served_to_a_user_of_that_release() {
     let (dir, _db) = copy_fixture("stop14");
     let serve = Serve::start(dir.path(), dir.path());
-    // Plain HTTP on loopback; a TLS configuration is still needed to build.
-    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    let http = reqwest::Client::builder()
-        .use_preconfigured_tls(tls)
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
+    // Plain HTTP on loopback.
+    let http = warden_testkit::http::client_with(
+        warden_testkit::http::no_roots_tls(),
+        Some(Duration::from_secs(30)),
+    );
     let url = |path: &str| format!("{}{path}", serve.base);
 
     // The password alice was given under the old release still works.

@@ -5,13 +5,13 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use reqwest::Client;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use warden_testkit::http::{client_with, no_roots_tls};
 
 /// `warden` with no configuration of this machine.
 pub fn warden(binary: &Path) -> Command {
@@ -22,21 +22,6 @@ pub fn warden(binary: &Path) -> Command {
         .env_remove("WARDEN_DATA_DIR")
         .env("XDG_CONFIG_HOME", "/nonexistent-warden-bench");
     command
-}
-
-pub fn http_client(timeout: Option<Duration>) -> Client {
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    let mut builder = Client::builder().use_preconfigured_tls(tls);
-    if let Some(timeout) = timeout {
-        builder = builder.timeout(timeout);
-    }
-    builder.build().unwrap()
 }
 
 pub struct Serve {
@@ -87,8 +72,8 @@ impl Serve {
             child,
             base,
             admin,
-            http: http_client(Some(Duration::from_secs(60))),
-            streams: http_client(None),
+            http: client_with(no_roots_tls(), Some(Duration::from_secs(60))),
+            streams: client_with(no_roots_tls(), None),
         }
     }
 

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
+use warden_testkit::http::pinned_client;
+use warden_testkit::net::free_port;
 
 /// The `warden` binary of this build, with no configuration of the host.
 pub fn warden() -> Command {
@@ -23,12 +25,6 @@ pub fn warden() -> Command {
         .env_remove("DOCKER_HOST")
         .env("XDG_CONFIG_HOME", "/nonexistent-warden-test");
     command
-}
-
-/// A port free on `ip` right now.
-pub fn free_port(ip: &str) -> u16 {
-    let listener = std::net::TcpListener::bind((ip, 0)).unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 /// `warden token create` on the data directory: the secret.
@@ -75,8 +71,8 @@ impl Serve {
             fingerprint: String::new(),
             admin,
             // Pinned to the certificate once the server printed it.
-            http: pinned::client("", None),
-            streams: pinned::client("", None),
+            http: pinned_client("", None),
+            streams: pinned_client("", None),
             dir: dir.to_path_buf(),
             listen: format!("{ip}:{}", free_port(ip)),
             model_url: model_url.to_string(),
@@ -126,8 +122,8 @@ impl Serve {
         }
         self.base = base.unwrap();
         self.fingerprint = fingerprint.unwrap();
-        self.http = pinned::client(&self.fingerprint, Some(Duration::from_secs(30)));
-        self.streams = pinned::client(&self.fingerprint, None);
+        self.http = pinned_client(&self.fingerprint, Some(Duration::from_secs(30)));
+        self.streams = pinned_client(&self.fingerprint, None);
         self._lines = Some(rx);
     }
 
@@ -228,27 +224,5 @@ impl Drop for Serve {
             let _ = child.kill();
             let _ = child.wait();
         }
-    }
-}
-
-mod pinned {
-    use std::time::Duration;
-
-    use reqwest::Client;
-    use warden_infra::tls::{
-        CertFingerprint, PresentedCertificate, pinned_client_config, ring_provider,
-    };
-
-    /// An HTTP client that trusts exactly the certificate with this pin
-    /// (`AB:CD:…`; none at all before the server printed it).
-    pub fn client(pin: &str, timeout: Option<Duration>) -> Client {
-        let pin = pin.parse().unwrap_or(CertFingerprint([0; 32]));
-        let tls =
-            pinned_client_config(ring_provider(), pin, PresentedCertificate::default()).unwrap();
-        let mut builder = Client::builder().use_preconfigured_tls(tls);
-        if let Some(timeout) = timeout {
-            builder = builder.timeout(timeout);
-        }
-        builder.build().unwrap()
     }
 }
