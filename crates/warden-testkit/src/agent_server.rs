@@ -117,17 +117,7 @@ impl FakeAgentServer {
             .await
             .unwrap();
         let addr = listener.local_addr().unwrap();
-        let (kill, _) = watch::channel(false);
-        let app = router(Arc::clone(&state), kill.clone());
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app).await.ok();
-        });
-        FakeAgentServer {
-            addr,
-            state,
-            kill,
-            task,
-        }
+        FakeAgentServer::serve(state, listener, addr)
     }
 
     /// Starts a TLS server with `identity` (certificate chain and key).
@@ -137,6 +127,14 @@ impl FakeAgentServer {
     ) -> FakeAgentServer {
         let listener = tls::TlsListener::bind(identity).await;
         let addr = listener.addr;
+        FakeAgentServer::serve(state, listener, addr)
+    }
+
+    fn serve<L>(state: Arc<FakeAgentState>, listener: L, addr: SocketAddr) -> FakeAgentServer
+    where
+        L: axum::serve::Listener,
+        L::Addr: std::fmt::Debug,
+    {
         let (kill, _) = watch::channel(false);
         let app = router(Arc::clone(&state), kill.clone());
         let task = tokio::spawn(async move {
