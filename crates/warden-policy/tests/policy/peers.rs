@@ -4,7 +4,7 @@
 //! is listed in `DELIBERATE` with the reason. Any other accepted WRITE or
 //! INTERACTIVE row fails the test. Run with `-- --nocapture` to see the report.
 
-mod support;
+use crate::support;
 
 use support::{Label, agrees, classify_row, load_labelled};
 

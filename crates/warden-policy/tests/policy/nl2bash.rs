@@ -1,7 +1,7 @@
 //! Every line of the NL2Bash corpus classifies without a panic, and the
 //! verdicts are internally consistent.
 
-mod support;
+use crate::support;
 
 use warden_policy::classify;
 

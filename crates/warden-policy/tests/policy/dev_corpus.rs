@@ -1,6 +1,6 @@
 //! Every row of `shared/corpus/commands-dev.tsv` must pass.
 
-mod support;
+use crate::support;
 
 use support::{Label, agrees, classify_row, load_labelled};
 

@@ -2,29 +2,16 @@
 //! that introduced them: hostile commands that must be refused (in many
 //! spellings), and the operator reads that must stay accepted.
 
-mod support;
-
-#[path = "tables/bounded.rs"]
 mod bounded;
-#[path = "tables/catastrophic.rs"]
 mod catastrophic;
-#[path = "tables/effects.rs"]
 mod effects;
-#[path = "tables/evaluation.rs"]
 mod evaluation;
-#[path = "tables/expansion.rs"]
 mod expansion;
-#[path = "tables/flags.rs"]
 mod flags;
-#[path = "tables/interactive.rs"]
 mod interactive;
-#[path = "tables/recall.rs"]
 mod recall;
-#[path = "tables/recall_platforms.rs"]
 mod recall_platforms;
-#[path = "tables/recall_runbooks.rs"]
 mod recall_runbooks;
-#[path = "tables/two_shells.rs"]
 mod two_shells;
 
 use warden_policy::{Classification, classify};

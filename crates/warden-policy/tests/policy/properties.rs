@@ -1,7 +1,7 @@
 //! Property tests: a read-only command stays read-only only as long as
 //! nothing that writes is attached to it, and no input makes the classifier panic.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use support::{Label, load_labelled};
