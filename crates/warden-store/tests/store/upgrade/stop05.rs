@@ -7,7 +7,7 @@ use serde_json::json;
 use warden_protocol::ApprovalState;
 use warden_store::{GENESIS_HASH, Store};
 
-use crate::support::{Before, anchor_file, copy_fixture, todays_schema_version, user_version};
+use super::support::{Before, anchor_file, copy_fixture, todays_schema_version, user_version};
 
 const RELEASE: &str = "stop05";
 const HEAD_HASH: &str = "e4d69c040e9e2dce4fca739fb97eddb96240502ffe36667eb721371c629108bb";
@@ -191,7 +191,7 @@ fn the_first_release_database_opens_with_everything() {
     assert!(store.api_tokens().unwrap().is_empty());
     assert!(store.agents().unwrap().is_empty());
 
-    crate::support::takes_new_writes(
+    super::support::takes_new_writes(
         store,
         &fixture.path,
         &Before {

@@ -8,7 +8,7 @@ use serde_json::json;
 use warden_protocol::ApprovalState;
 use warden_store::Store;
 
-use crate::support::{
+use super::support::{
     Before, anchor_file, copy_fixture, count, text, todays_schema_version, user_version,
 };
 
@@ -117,7 +117,7 @@ fn the_previous_release_database_opens_with_everything() {
 
     audit_is_kept(&store, &fixture.path);
 
-    crate::support::takes_new_writes(
+    super::support::takes_new_writes(
         store,
         &fixture.path,
         &Before {

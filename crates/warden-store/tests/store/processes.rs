@@ -79,7 +79,7 @@ fn helper_process() {
 fn spawn(task: &[&str]) -> Child {
     Command::new(std::env::current_exe().unwrap())
         .args([
-            "helper_process",
+            "processes::helper_process",
             "--exact",
             "--ignored",
             "--nocapture",
