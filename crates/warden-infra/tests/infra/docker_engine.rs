@@ -4,7 +4,7 @@
 //! returns.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use support::image::TEST_IMAGE_TAG;
 use support::{TestContainer, docker_engine_reachable};

@@ -5,7 +5,7 @@
 //! returns.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use std::time::Duration;

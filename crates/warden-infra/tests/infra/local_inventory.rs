@@ -3,7 +3,7 @@
 //! creates and removes.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 
