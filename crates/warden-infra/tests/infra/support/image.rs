@@ -17,7 +17,6 @@ pub fn test_image() -> String {
         .get_or_init(|| {
             let script = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tests")
-                .join("infra")
                 .join("support")
                 .join("build-test-image.sh");
             let out = Command::new("sh")

@@ -5,7 +5,7 @@
 //! engine is unreachable the test says so loudly and does not run.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! TLS with a pinned certificate, and a clean shutdown.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! stored privately, and the server's certificate is trusted only as told.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use support::{ServerState, TOKEN, TestServer, tls};
 use warden_agent::identity::{IDENTITY_FILE, KEY_FILE, StateDir};

@@ -4,7 +4,7 @@
 //! logged in the agent's own event log.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
