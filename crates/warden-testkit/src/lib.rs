@@ -27,6 +27,10 @@
 //!   `warden-infra`, the `fakepve` launcher (a real fake Proxmox VE API).
 //! - `agent_runner` (feature `warden-agent`): the real agent library run
 //!   in-process with test settings (fast back-off, no discovery).
+//! - `test_server` (feature `warden-server`): the real server in-process on
+//!   loopback with simulated hosts, a temporary store, a token per role and
+//!   an in-process scripted model (`ScriptBook`); enrollment and agent
+//!   sockets for the scripted agent.
 //! - [`tls`]: certificates made on the fly (self-signed or from a fresh
 //!   CA), a rustls server configuration and an axum listener that does TLS.
 //! - [`http`]: reqwest clients on rustls/`ring` (reqwest is built without a
@@ -40,9 +44,9 @@
 //! # Features
 //!
 //! Each optional workspace crate is a feature of the same name
-//! (`warden-core`, `warden-store`, `warden-infra`, `warden-agent`): a
-//! crate's tests enable only what they use, so testing a low crate does not
-//! build the ones above it.
+//! (`warden-core`, `warden-store`, `warden-infra`, `warden-agent`,
+//! `warden-server`): a crate's tests enable only what they use, so testing
+//! a low crate does not build the ones above it.
 //!
 //! Everything here panics on failure: it runs inside tests, where a panic
 //! is a failed test with its message.
@@ -58,5 +62,7 @@ pub mod http;
 pub mod model;
 pub mod net;
 pub mod sse;
+#[cfg(feature = "warden-server")]
+pub mod test_server;
 pub mod time;
 pub mod tls;

@@ -4,15 +4,15 @@
 //! and inventory reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::wire_agent::{Incoming, closed, connect, handshake, key, next_within, send};
-use support::{Options, TestServer, now_ms, start};
 use warden_store::NewEnrollmentToken;
+use warden_testkit::agent_peer::{Incoming, closed, handshake, key, next_within, send};
+use warden_testkit::test_server::connect;
+use warden_testkit::test_server::{Options, TestServer, start};
+use warden_testkit::time::now_ms;
 
 async fn server_with_heartbeat(secs: u64) -> TestServer {
     start(Options {
@@ -107,10 +107,10 @@ async fn token_requests_are_checked() {
     // Enrollment bodies: bad names and keys are refused before the token is used.
     let token = server.enrollment_token(json!({})).await;
     let bad = [
-        json!({"token": token, "name": "a:b", "public_key": support::wire_agent::public_key(&key(1)), "version": "1", "os": "linux", "arch": "x86_64"}),
+        json!({"token": token, "name": "a:b", "public_key": warden_testkit::agent_peer::public_key(&key(1)), "version": "1", "os": "linux", "arch": "x86_64"}),
         json!({"token": token, "name": "web1", "public_key": "AAAA", "version": "1", "os": "linux", "arch": "x86_64"}),
-        json!({"token": token, "name": "web1", "public_key": support::wire_agent::public_key(&key(1)), "version": "1", "os": "linux"}),
-        json!({"token": token, "name": "web1", "public_key": support::wire_agent::public_key(&key(1)), "version": "1", "os": "linux", "arch": "x", "extra": 1}),
+        json!({"token": token, "name": "web1", "public_key": warden_testkit::agent_peer::public_key(&key(1)), "version": "1", "os": "linux"}),
+        json!({"token": token, "name": "web1", "public_key": warden_testkit::agent_peer::public_key(&key(1)), "version": "1", "os": "linux", "arch": "x", "extra": 1}),
     ];
     for body in bad {
         let response = server
@@ -297,7 +297,7 @@ async fn three_missed_pongs_close_and_answered_pings_keep_it_open() {
     }
     // The server answers an agent's ping too.
     send(&mut polite, json!({"type": "ping", "at": 42})).await;
-    let pong = support::wire_agent::until_frame(&mut polite, "pong").await;
+    let pong = warden_testkit::agent_peer::until_frame(&mut polite, "pong").await;
     assert_eq!(pong["at"], 42);
     assert_eq!(server.agents().await[0]["connected"], true);
 }

@@ -3,13 +3,11 @@
 //! runs, cancel, control levels capped by the server's ceiling.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-use support::{Options, Script, start};
+use warden_testkit::test_server::{Options, Script, start};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -145,7 +143,7 @@ async fn an_event_id_from_before_a_restart_replays_everything_held() {
     assert_eq!(replay.last().unwrap().data["final_text"], "fresh answer");
 }
 
-async fn wait_idle(server: &support::TestServer, session: &str) {
+async fn wait_idle(server: &warden_testkit::test_server::TestServer, session: &str) {
     for _ in 0..400 {
         let (_, detail) = server
             .json(

@@ -5,15 +5,14 @@
 //! have one shape, bodies are limited, security headers are everywhere.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::time::Duration;
 
 use reqwest::header::{CONTENT_TYPE, RETRY_AFTER, SET_COOKIE};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Options, TestServer, now_ms, start};
 use warden_server::auth::{Role, TokenExpiry, create_token};
+use warden_testkit::test_server::{Options, TestServer, start};
+use warden_testkit::time::now_ms;
 
 /// Every operation of the OpenAPI document, with `{…}` parameters filled.
 async fn operations(server: &TestServer) -> Vec<(Method, String, String)> {

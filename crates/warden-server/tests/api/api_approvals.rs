@@ -3,16 +3,14 @@
 //! approval whose session is gone after a restart.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::sse::{EventReader, SseEvent};
-use support::{Options, Script, TestServer, start};
 use warden_server::auth::Role;
+use warden_testkit::sse::{EventReader, SseEvent};
+use warden_testkit::test_server::{Options, Script, TestServer, start};
 
 const WAIT: Duration = Duration::from_secs(20);
 const MESSAGE: &str = "zq restart nginx on web1";
@@ -307,7 +305,7 @@ async fn an_expired_approval_ends_the_wait_and_cannot_be_approved() {
 #[tokio::test]
 async fn four_eyes_an_approver_cannot_approve_their_own_request() {
     let server = start(Options {
-        config: Box::new(support::four_eyes),
+        config: Box::new(warden_testkit::test_server::four_eyes),
         ..Options::default()
     })
     .await;
@@ -317,7 +315,7 @@ async fn four_eyes_an_approver_cannot_approve_their_own_request() {
         Role::Approver,
         warden_server::auth::TokenExpiry::Never,
         None,
-        support::now_ms(),
+        warden_testkit::time::now_ms(),
     )
     .unwrap()
     .secret;

@@ -1,10 +1,13 @@
-//! A real server on a loopback socket for the API tests: a static
-//! inventory, simulated hosts, a SQLite store in a temporary directory,
-//! and a model that plays a script chosen by the user's message.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test support: a panic is a failed test
+//! A real `warden-server` in this process on a loopback socket, for the
+//! server's API and agent tests: a static inventory (pve1 with web1 and
+//! cache), simulated hosts whose Proxmox API serves those guests, a SQLite
+//! store in a temporary directory, a bearer token per role, and an
+//! in-process model that plays a script chosen by the user's message
+//! ([`ScriptBook`]). [`agents`] adds enrollment and the scripted agent's
+//! sockets.
 
-pub mod model;
-pub mod wire_agent;
+pub mod agents;
+mod script_book;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,12 +23,14 @@ use warden_world::agents::AgentSettings;
 use warden_world::world::Deciders;
 use warden_world::{Config, Simulated, WorldBuilder};
 
-#[allow(unused_imports)] // not every test binary uses both
-pub use model::{Script, ScriptBook};
-use warden_testkit::fixtures::hosts;
-use warden_testkit::fixtures::resources::pve1_with_web1_and_cache as inventory;
-#[allow(unused_imports)] // not every test binary uses them
-pub use warden_testkit::{http::client, sse, time::now_ms};
+pub use agents::connect;
+pub use script_book::{BookModel, Script, ScriptBook};
+
+use crate::fixtures::hosts;
+use crate::fixtures::resources::pve1_with_web1_and_cache as inventory;
+use crate::http::client;
+use crate::sse;
+use crate::time::now_ms;
 
 pub struct Options {
     pub config: Box<dyn FnOnce(&mut ServerConfig)>,

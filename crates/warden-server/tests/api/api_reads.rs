@@ -2,14 +2,12 @@
 //! document checked against the router and the spec's endpoint table.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Options, Script, start};
+use warden_testkit::test_server::{Options, Script, start};
 
 /// The endpoint table of `spec/api.md`.
 const SPEC_ENDPOINTS: &[(&str, &str)] = &[

@@ -2,13 +2,11 @@
 //! is the one it serves, clients can pin it, and cookies are `Secure`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use serde_json::{Value, json};
-use support::{Options, start};
 use warden_infra::tls::{PresentedCertificate, pinned_client_config, ring_provider};
 use warden_server::TlsMode;
 use warden_server::auth::Role;
+use warden_testkit::test_server::{Options, start};
 
 /// A client that trusts exactly the certificate with `pin`, and the slot
 /// where a certificate that did not match is reported.

@@ -5,16 +5,16 @@
 //! connection lost during a command (an unknown outcome).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::sse::{EventReader, SseEvent};
-use support::wire_agent::{Socket, connect, key, send, until_frame};
-use support::{Options, Script, TestServer, now_ms, start};
 use warden_protocol::agent::{Grant, command_sha256, decode_public_key};
+use warden_testkit::agent_peer::{Socket, key, send, until_frame};
+use warden_testkit::sse::{EventReader, SseEvent};
+use warden_testkit::test_server::connect;
+use warden_testkit::test_server::{Options, Script, TestServer, start};
+use warden_testkit::time::now_ms;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -322,9 +322,9 @@ async fn an_agent_named_like_this_machine_is_shadowed() {
         ends[1].data
     );
     assert!(
-        support::wire_agent::next_within(&mut socket, Duration::from_millis(300))
+        warden_testkit::agent_peer::next_within(&mut socket, Duration::from_millis(300))
             .await
-            .is_none_or(|frame| !matches!(frame, support::wire_agent::Incoming::Frame(ref f) if f["type"] == "exec")),
+            .is_none_or(|frame| !matches!(frame, warden_testkit::agent_peer::Incoming::Frame(ref f) if f["type"] == "exec")),
         "the agent got no command"
     );
 }
@@ -445,8 +445,8 @@ async fn a_write_whose_connection_is_lost_is_not_retried() {
     // The agent is back at once: the write is not sent to it again.
     let agent_id = server.agents().await[0]["id"].as_str().unwrap().to_string();
     let mut back = connect(&server, &agent_id, &key(1)).await;
-    if let Some(support::wire_agent::Incoming::Frame(frame)) =
-        support::wire_agent::next_within(&mut back, Duration::from_secs(2)).await
+    if let Some(warden_testkit::agent_peer::Incoming::Frame(frame)) =
+        warden_testkit::agent_peer::next_within(&mut back, Duration::from_secs(2)).await
     {
         assert_ne!(frame["type"], "exec", "{frame}");
     }

@@ -1,7 +1,9 @@
-//! A model for tests: each user message names a script in a shared book;
-//! the reply is the script's step for how many times the model has
-//! already answered since that message. Text streams word by word, paced
-//! with `tokio::time::sleep` when the script says so.
+//! An in-process model for the server tests (a `Provider`, no HTTP): each
+//! user message names a script in a shared book; the reply is the script's
+//! step for how many times the model has already answered since that
+//! message. Text streams word by word, paced with `tokio::time::sleep`
+//! when the script says so. (Over the wire, [`crate::model`] does the
+//! same.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

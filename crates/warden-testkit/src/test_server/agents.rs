@@ -1,15 +1,11 @@
-//! The scripted agent (the testkit's agent peer) against this test server:
+//! The scripted agent ([`crate::agent_peer`]) against the test server:
 //! enrollment with the admin's tokens, sockets to its agent endpoint, and
 //! the agent lists the API shows.
 
+use crate::agent_peer::{self, Socket};
 use ed25519_dalek::SigningKey;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
-use warden_testkit::agent_peer;
-#[allow(unused_imports)] // not every test binary uses them all
-pub use warden_testkit::agent_peer::{
-    Incoming, Socket, closed, handshake, key, next, next_within, public_key, send, until_frame,
-};
 
 use super::TestServer;
 

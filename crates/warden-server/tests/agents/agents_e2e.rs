@@ -8,19 +8,17 @@
 //! to test (its launcher binary is not built for this crate's tests).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::sse::{EventReader, SseEvent};
-use support::{Options, Script, TestServer, start};
 use warden_agent::sandbox::{NoNewPrivs, SandboxStatus, header_line};
 use warden_agent::{Launcher, ServerTrust};
 use warden_testkit::agent_runner::{self, RunningAgent};
+use warden_testkit::sse::{EventReader, SseEvent};
+use warden_testkit::test_server::{Options, Script, TestServer, start};
 
 const WAIT: Duration = Duration::from_secs(30);
 

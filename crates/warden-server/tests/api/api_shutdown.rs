@@ -2,13 +2,11 @@
 //! (and can still be approved, by new clients too), the rest is cancelled.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-mod support;
-
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::json;
-use support::{Options, Script, start};
+use warden_testkit::test_server::{Options, Script, start};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -49,7 +47,7 @@ async fn a_waiting_turn_can_still_be_approved_during_the_grace_period() {
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(body["error"]["code"], "UNAVAILABLE");
     // A new client can still approve, and the turn finishes.
-    let fresh = support::client();
+    let fresh = warden_testkit::http::client();
     let approved = fresh
         .post(server.url(&format!("/api/approvals/{id}/approve")))
         .bearer_auth(&server.approver)
