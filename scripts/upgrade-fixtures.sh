@@ -3,7 +3,7 @@
 # `warden` binaries, the way a user writes them (CLI requests, approvals
 # decided at the terminal, and for stop 14 its server, users, tokens and
 # agents), for crates/warden-store/tests/store/upgrade/ and
-# crates/warden/tests/upgrade_cli.rs.
+# crates/warden/tests/cli/upgrade_cli.rs.
 #
 #   scripts/upgrade-fixtures.sh [stop05] [stop14]    (default: both)
 #
