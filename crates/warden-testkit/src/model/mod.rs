@@ -2,17 +2,18 @@
 //! HTTP and SSE, for the providers, the CLI, the server and the browser
 //! tests alike.
 //!
-//! ```no_run
-//! use serde_json::json;
-//! use warden_testkit::model::{FakeModel, Reply, Turn, Wire};
-//!
+//! ```ignore
 //! let model = FakeModel::start(Wire::OpenAi);
 //! model.queue(Turn::call("read", json!({"action": "exec", "target": "web1", "command": "uptime"})));
 //! model.queue(Turn::words("The load is fine.").usage(900, 5));
 //! model.queue(Reply::error(429, "slow down").retry_after(120));
-//! // WARDEN_BASE_URL = model.base_url() …
-//! assert_eq!(model.requests()[0].header("authorization"), Some("Bearer sk-test"));
+//! // … a provider configured with `model.base_url()` runs …
+//! let asked = &model.requests()[0];
+//! assert_eq!(asked.last_user_text(), "why is the load high?");
 //! ```
+//!
+//! `warden-llm`'s `tests/cases/turns.rs` drives the real providers through
+//! each wire format's rendering.
 //!
 //! Replies are picked per request (see [`script`] for the order): fixed
 //! routes ([`FakeModel::route`], [`FakeModel::serve_models`]), a chooser
