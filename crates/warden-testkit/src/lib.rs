@@ -38,6 +38,9 @@
 //!   (`warden-infra` feature).
 //! - [`sse`]: an SSE reader over a response body (the server's event
 //!   streams).
+//! - [`serve_process`]: `warden serve` as a separate process (the binary
+//!   under test given by path), its address read from what it prints,
+//!   stopped with SIGTERM; tokens made offline.
 //! - [`net`], [`time`]: free ports, a URL where nothing listens, waiting
 //!   for a port; `now_ms`/`now_us`.
 //!
@@ -61,6 +64,7 @@ pub mod fixtures;
 pub mod http;
 pub mod model;
 pub mod net;
+pub mod serve_process;
 pub mod sse;
 #[cfg(feature = "warden-server")]
 pub mod test_server;

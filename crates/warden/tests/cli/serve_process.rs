@@ -5,15 +5,15 @@
 //! survives the restart and can then be run).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use warden_testkit::http;
+use warden_testkit::serve_process::{self, ServeProcess};
 
 const WORLD: &str = "name: serve-world
 inventory:
@@ -26,100 +26,18 @@ turns: []
 ";
 
 fn warden() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
+    serve_process::warden(Path::new(env!("CARGO_BIN_EXE_warden")))
+}
+
+/// `warden serve` on the data directory `dir`, a free loopback port, and
+/// `extra` flags.
+fn start_serve(dir: &Path, extra: &[&str]) -> ServeProcess {
+    let mut command = warden();
     command
-        .env_remove("WARDEN_PROVIDER")
-        .env_remove("WARDEN_CONFIG")
-        .env_remove("WARDEN_DATA_DIR")
-        .env("XDG_CONFIG_HOME", "/nonexistent-warden-test");
-    command
-}
-
-/// A running `warden serve` and what it printed at start.
-struct Serve {
-    child: Child,
-    base: String,
-    lines: Vec<String>,
-    _stdout: Receiver<String>,
-}
-
-impl Serve {
-    fn start(dir: &Path, extra: &[&str]) -> Serve {
-        let mut child = warden()
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(dir)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut lines = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let base = loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("warden serve printed where it listens");
-            lines.push(line.clone());
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        // The lines that follow at once (fingerprint, first admin).
-        while let Ok(line) = rx.recv_timeout(Duration::from_millis(300)) {
-            lines.push(line);
-        }
-        Serve {
-            child,
-            base,
-            lines,
-            _stdout: rx,
-        }
-    }
-
-    fn line_after(&self, marker: &str) -> Option<String> {
-        self.lines
-            .iter()
-            .find_map(|l| l.split(marker).nth(1).map(|s| s.trim().to_string()))
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        rustix::process::kill_process(
-            rustix::process::Pid::from_child(&self.child),
-            rustix::process::Signal::TERM,
-        )
-        .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "warden serve did not exit after SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .args(extra);
+    ServeProcess::start(command)
 }
 
 /// A client with `tls` (none: plain HTTP), 30 s per request.
@@ -160,7 +78,7 @@ fn token(dir: &Path, name: &str, role: &str) -> String {
 
 async fn call(
     client: &Client,
-    serve: &Serve,
+    serve: &ServeProcess,
     token: &str,
     method: &str,
     path: &str,
@@ -181,7 +99,7 @@ async fn call(
 #[tokio::test]
 async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
     let dir = tempfile::tempdir().unwrap();
-    let serve = Serve::start(dir.path(), &[]);
+    let serve = start_serve(dir.path(), &[]);
     let password = serve
         .line_after("with password: ")
         .expect("the first start prints the admin's password");
@@ -273,7 +191,7 @@ async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
     );
     drop(serve);
     // A second start creates nobody and prints no password.
-    let again = Serve::start(dir.path(), &[]);
+    let again = start_serve(dir.path(), &[]);
     assert_eq!(again.line_after("with password: "), None);
 }
 
@@ -281,7 +199,7 @@ async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
 async fn tokens_created_offline_work_until_revoked() {
     let dir = tempfile::tempdir().unwrap();
     let viewer = token(dir.path(), "dash", "viewer");
-    let serve = Serve::start(dir.path(), &[]);
+    let serve = start_serve(dir.path(), &[]);
     let http = client(None);
     let (status, _) = call(&http, &serve, &viewer, "GET", "/api/sessions", None).await;
     assert_eq!(status, StatusCode::OK);
@@ -320,7 +238,7 @@ async fn tokens_created_offline_work_until_revoked() {
 #[tokio::test]
 async fn the_printed_tls_fingerprint_is_the_served_certificate() {
     let dir = tempfile::tempdir().unwrap();
-    let serve = Serve::start(dir.path(), &["--tls-self-signed"]);
+    let serve = start_serve(dir.path(), &["--tls-self-signed"]);
     assert!(serve.base.starts_with("https://"), "{}", serve.base);
     let printed = serve
         .line_after("TLS certificate SHA-256 fingerprint: ")
@@ -332,7 +250,7 @@ async fn the_printed_tls_fingerprint_is_the_served_certificate() {
     assert!(other.get(serve.url("/api/health")).send().await.is_err());
     drop(serve);
     // Generated once, kept in the data directory.
-    let again = Serve::start(dir.path(), &["--tls-self-signed"]);
+    let again = start_serve(dir.path(), &["--tls-self-signed"]);
     assert_eq!(
         again
             .line_after("TLS certificate SHA-256 fingerprint: ")
@@ -349,7 +267,7 @@ async fn sigterm_cancels_the_waiting_turn_and_the_approval_survives_the_restart(
     let world = world.to_str().unwrap().to_string();
     let args = ["--simulate", world.as_str(), "--shutdown-grace-secs", "1"];
     let admin = token(dir.path(), "ops", "admin");
-    let mut serve = Serve::start(dir.path(), &args);
+    let mut serve = start_serve(dir.path(), &args);
     let http = client(None);
     let (status, session) = call(
         &http,
@@ -422,7 +340,7 @@ async fn sigterm_cancels_the_waiting_turn_and_the_approval_survives_the_restart(
     assert_eq!(cancelled.len(), 1, "the cancelled turn is audited");
     drop(store);
 
-    let serve = Serve::start(dir.path(), &args);
+    let serve = start_serve(dir.path(), &args);
     let id = approval["id"].as_str().unwrap();
     let (_, still) = call(
         &http,

@@ -7,12 +7,12 @@
 //! offline, from an export) after all of that appended to it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use warden_testkit::serve_process::ServeProcess;
 
 /// A copy of a fixture's files in a temporary data directory.
 fn copy_fixture(release: &str) -> (tempfile::TempDir, PathBuf) {
@@ -291,46 +291,19 @@ fn the_previous_release_database_through_todays_cli() {
     );
 }
 
-/// A running `warden serve` on a data directory; killed when dropped.
-struct Serve {
-    child: Child,
-    base: String,
-}
-
-impl Serve {
-    fn start(home: &Path, data: &Path) -> Serve {
-        let mut child = warden(home)
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let base = stdout
-            .lines()
-            .map_while(Result::ok)
-            .find_map(|line| {
-                line.split("listening on ")
-                    .nth(1)
-                    .map(|rest| rest.split_whitespace().next().unwrap().to_string())
-            })
-            .expect("warden serve printed where it listens");
-        Serve { child, base }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `warden serve` on the data directory `data`, a free loopback port.
+fn start_serve(home: &Path, data: &Path) -> ServeProcess {
+    let mut command = warden(home);
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data);
+    ServeProcess::start(command)
 }
 
 #[tokio::test]
 async fn the_previous_release_database_served_to_a_user_of_that_release() {
     let (dir, _db) = copy_fixture("stop14");
-    let serve = Serve::start(dir.path(), dir.path());
+    let serve = start_serve(dir.path(), dir.path());
     // Plain HTTP on loopback.
     let http = warden_testkit::http::client_with(
         warden_testkit::http::no_roots_tls(),
