@@ -22,11 +22,6 @@ pub fn client() -> Client {
     client_with(no_roots_tls(), Some(Duration::from_secs(60)))
 }
 
-/// A client for plain HTTP without a timeout (for event streams).
-pub fn streaming_client() -> Client {
-    client_with(no_roots_tls(), None)
-}
-
 /// A client with this TLS configuration and overall timeout.
 pub fn client_with(tls: rustls::ClientConfig, timeout: Option<Duration>) -> Client {
     let mut builder = Client::builder().tls_backend_preconfigured(tls);

@@ -41,8 +41,8 @@
 //! - [`serve_process`]: `warden serve` as a separate process (the binary
 //!   under test given by path), its address read from what it prints,
 //!   stopped with SIGTERM; tokens made offline.
-//! - [`net`], [`time`]: free ports, a URL where nothing listens, waiting
-//!   for a port; `now_ms`/`now_us`.
+//! - [`net`], [`time`]: free ports, a URL where nothing listens;
+//!   `now_ms`/`now_us`, polling until a condition holds.
 //!
 //! # Features
 //!

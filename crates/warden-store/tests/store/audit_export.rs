@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
 use warden_protocol::AuditRecord;
-use warden_store::{AuditProblem, AuditVerification, Store, verify_audit_export};
+use warden_store::{AuditProblem, AuditVerification, verify_audit_export};
+use warden_testkit::fixtures::store::TempStore;
 
 fn record(i: u64) -> AuditRecord {
     AuditRecord {
@@ -21,8 +22,8 @@ fn record(i: u64) -> AuditRecord {
 
 /// The export of a database with `n` records, as lines.
 fn exported(n: u64) -> (Vec<String>, AuditVerification) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("warden.db")).unwrap();
+    let temp = TempStore::new();
+    let store = &temp.store;
     for i in 1..=n {
         store.append_audit(&record(i), 1_000 * i).unwrap();
     }
