@@ -2,8 +2,8 @@
 # Makes the upgrade fixtures: databases written by earlier releases' own
 # `warden` binaries, the way a user writes them (CLI requests, approvals
 # decided at the terminal, and for stop 14 its server, users, tokens and
-# agents), for crates/warden-store/tests/upgrade/ and
-# crates/warden/tests/upgrade_cli.rs.
+# agents), for crates/warden-store/tests/store/upgrade/ and
+# crates/warden/tests/cli/upgrade_cli.rs.
 #
 #   scripts/upgrade-fixtures.sh [stop05] [stop14]    (default: both)
 #

@@ -229,5 +229,4 @@ fn invalid(reason: GrantInvalidReason, message: impl Into<String>) -> Refusal {
 }
 
 #[cfg(test)]
-#[path = "policy_tests.rs"]
 mod tests;

@@ -14,4 +14,5 @@ mod cases {
     mod tls;
     mod transport;
     mod truncation;
+    mod turns;
 }

@@ -5,7 +5,7 @@
 //! mid-write leaves the previous state.
 //!
 //! Databases written by earlier releases' own binaries are kept in
-//! `tests/fixtures/upgrade/` (see its README); `tests/upgrade/` checks that
+//! `tests/fixtures/upgrade/` (see its README); `tests/store/upgrade/` checks that
 //! each opens with everything after the migrations.
 
 use std::path::{Path, PathBuf};

@@ -16,14 +16,15 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use fleet_support::model::{call, read, text, write};
+use fleet_support::model::{call, calls, read, text, write};
 use fleet_support::session::{Session, approve};
 use fleet_support::{AgentSpec, CONNECT_WITHIN, Fleet, agent};
+use warden_testkit::model::Turn;
 
 const TURN: Duration = Duration::from_secs(30);
 
 /// `query get TARGET`: the discovery a write needs first.
-fn discover(target: &str) -> fleet_support::model::Step {
+fn discover(target: &str) -> Turn {
     call("query", json!({"action": "get", "target": target}))
 }
 
@@ -126,10 +127,10 @@ async fn a_read_runs_on_each_host() {
     let Some(fleet) = Fleet::up(&[agent("alpha"), agent("bravo")]).await else {
         return;
     };
-    fleet.model.scripts.add(
+    fleet.model.script(
         "hostnames",
         vec![
-            fleet_support::model::Step::Calls(vec![
+            calls(vec![
                 (
                     "read".into(),
                     json!({"action": "exec", "target": "host:alpha", "command": "cat /etc/hostname"}),
@@ -175,7 +176,7 @@ async fn an_approved_write_runs_on_its_host_only() {
     let Some(fleet) = Fleet::up(&[agent("alpha"), agent("bravo")]).await else {
         return;
     };
-    fleet.model.scripts.add(
+    fleet.model.script(
         "mark alpha",
         vec![
             discover("host:alpha"),
@@ -210,7 +211,7 @@ async fn a_host_cut_off_during_a_write_reports_an_unknown_outcome() {
     let Some(fleet) = Fleet::up(&[agent("alpha")]).await else {
         return;
     };
-    fleet.model.scripts.add(
+    fleet.model.script(
         "slow change",
         vec![
             discover("host:alpha"),
@@ -286,7 +287,7 @@ async fn a_stopped_host_shows_disconnected_and_its_commands_fail() {
         offline.is_some() && offline != online,
         "the inventory shows the change: {online:?} then {offline:?}"
     );
-    fleet.model.scripts.add(
+    fleet.model.script(
         "uptime of alpha",
         vec![read("host:alpha", "uptime"), text("Could not.")],
     );
@@ -309,7 +310,7 @@ async fn after_a_server_restart_agents_reconnect_and_a_pending_approval_runs() {
     let Some(mut fleet) = Fleet::up(&[agent("alpha")]).await else {
         return;
     };
-    fleet.model.scripts.add(
+    fleet.model.script(
         "mark after restart",
         vec![
             discover("host:alpha"),
@@ -400,7 +401,7 @@ async fn a_read_only_agent_refuses_an_approved_write() {
     let Some(fleet) = Fleet::up(&[spec]).await else {
         return;
     };
-    fleet.model.scripts.add(
+    fleet.model.script(
         "mark alpha",
         vec![
             discover("host:alpha"),

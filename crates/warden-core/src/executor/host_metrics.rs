@@ -11,7 +11,6 @@
 
 use serde_json::{Map, Value, json};
 
-#[path = "host_metrics_container.rs"]
 mod container;
 pub use container::container_command;
 

@@ -5,11 +5,10 @@ use warden_llm::{
     Message, ProposedToolCall, ProviderError, ProviderKind, ToolOffer, Usage, connect,
 };
 
-use crate::support::{
-    FakeServer, Reply, TEST_KEY, complete, config, cut_every, sample_tools, user,
-};
+use crate::support::{TEST_KEY, complete, config, sample_tools, user};
+use warden_testkit::model::{FakeModel, Reply, Wire, cut_every};
 
-fn anthropic(server: &FakeServer) -> Box<dyn warden_llm::Provider + Send> {
+fn anthropic(server: &FakeModel) -> Box<dyn warden_llm::Provider + Send> {
     connect(&config(ProviderKind::Anthropic, server.url())).expect("connect")
 }
 
@@ -110,7 +109,10 @@ fn short_text_stream(text: &str) -> String {
 
 #[tokio::test]
 async fn streams_text_and_tool_use_blocks_with_usage() {
-    let server = FakeServer::start(vec![Reply::sse(cut_every(&text_then_tools_stream(), 9))]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![Reply::sse(cut_every(&text_then_tools_stream(), 9))],
+    );
     let mut provider = anthropic(&server);
     assert_eq!(provider.identity(), ("anthropic", "test-model"));
     let outcome = complete(
@@ -142,7 +144,7 @@ async fn streams_text_and_tool_use_blocks_with_usage() {
 
 #[tokio::test]
 async fn request_shape_headers_system_merging_and_tools() {
-    let server = FakeServer::start(vec![Reply::sse([short_text_stream("ok")])]);
+    let server = FakeModel::replying(Wire::Anthropic, vec![Reply::sse([short_text_stream("ok")])]);
     let messages = vec![
         Message::system("You are Warden."),
         Message::system("Inventory: pve1."),
@@ -216,10 +218,13 @@ async fn request_shape_headers_system_merging_and_tools() {
 
 #[tokio::test]
 async fn text_only_turns() {
-    let server = FakeServer::start(vec![
-        Reply::sse([short_text_stream("a")]),
-        Reply::sse([short_text_stream("b")]),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![
+            Reply::sse([short_text_stream("a")]),
+            Reply::sse([short_text_stream("b")]),
+        ],
+    );
     let mut provider = anthropic(&server);
     // No tool history: no tools at all.
     complete(
@@ -271,10 +276,13 @@ async fn overloaded_error_before_content_is_retried() {
             r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#,
         ),
     ]);
-    let server = FakeServer::start(vec![
-        Reply::sse([overloaded]),
-        Reply::sse([short_text_stream("fine")]),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![
+            Reply::sse([overloaded]),
+            Reply::sse([short_text_stream("fine")]),
+        ],
+    );
     let outcome = complete(
         &mut *anthropic(&server),
         &user("x"),
@@ -311,7 +319,7 @@ async fn error_event_after_content_is_an_error() {
             r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#,
         ),
     ]);
-    let server = FakeServer::start(vec![Reply::sse([failing])]);
+    let server = FakeModel::replying(Wire::Anthropic, vec![Reply::sse([failing])]);
     let outcome = complete(
         &mut *anthropic(&server),
         &user("x"),
@@ -333,10 +341,13 @@ async fn error_event_after_content_is_an_error() {
 #[tokio::test]
 async fn overloaded_status_529_is_retried() {
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CTKQdfw3P7aHjH88Wn2LC"}"#;
-    let server = FakeServer::start(vec![
-        Reply::json(529, body).header("retry-after", "0"),
-        Reply::sse([short_text_stream("ok")]),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![
+            Reply::json(529, body).header("retry-after", "0"),
+            Reply::sse([short_text_stream("ok")]),
+        ],
+    );
     let outcome = complete(
         &mut *anthropic(&server),
         &user("x"),
@@ -356,7 +367,7 @@ async fn overloaded_status_529_is_retried() {
 #[tokio::test]
 async fn invalid_request_message_is_extracted() {
     let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x."},"request_id":"req_1"}"#;
-    let server = FakeServer::start(vec![Reply::json(400, body)]);
+    let server = FakeModel::replying(Wire::Anthropic, vec![Reply::json(400, body)]);
     let outcome = complete(
         &mut *anthropic(&server),
         &user("x"),
@@ -418,7 +429,7 @@ async fn thinking_deltas_are_streamed_separately() {
         ),
         ("message_stop", r#"{"type":"message_stop"}"#),
     ]);
-    let server = FakeServer::start(vec![Reply::sse(cut_every(&stream, 31))]);
+    let server = FakeModel::replying(Wire::Anthropic, vec![Reply::sse(cut_every(&stream, 31))]);
     let outcome = complete(
         &mut *anthropic(&server),
         &user("x"),

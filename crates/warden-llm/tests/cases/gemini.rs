@@ -3,11 +3,10 @@
 use serde_json::json;
 use warden_llm::{Message, ProviderError, ProviderKind, ToolOffer, Usage, connect};
 
-use crate::support::{
-    FakeServer, Reply, TEST_KEY, complete, config, cut_every, sample_tools, user,
-};
+use crate::support::{TEST_KEY, complete, config, sample_tools, user};
+use warden_testkit::model::{FakeModel, Reply, Wire, cut_every};
 
-fn gemini(server: &FakeServer) -> Box<dyn warden_llm::Provider + Send> {
+fn gemini(server: &FakeModel) -> Box<dyn warden_llm::Provider + Send> {
     connect(&config(ProviderKind::Gemini, server.url())).expect("connect")
 }
 
@@ -37,7 +36,10 @@ fn function_call_stream() -> String {
 
 #[tokio::test]
 async fn streams_text_and_thoughts_with_usage() {
-    let server = FakeServer::start(vec![Reply::sse(cut_every(&text_stream(), 11))]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![Reply::sse(cut_every(&text_stream(), 11))],
+    );
     let mut provider = gemini(&server);
     assert_eq!(provider.identity(), ("gemini", "test-model"));
     let outcome = complete(&mut *provider, &user("disk?"), &[], ToolOffer::Tools, None).await;
@@ -56,7 +58,7 @@ async fn streams_text_and_thoughts_with_usage() {
 
 #[tokio::test]
 async fn request_shape_url_key_and_sanitised_tools() {
-    let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
+    let server = FakeModel::replying(Wire::Gemini, vec![Reply::sse([text_stream()])]);
     complete(
         &mut *gemini(&server),
         &user("disk?"),
@@ -105,10 +107,13 @@ async fn request_shape_url_key_and_sanitised_tools() {
 
 #[tokio::test]
 async fn function_calls_keep_signatures_and_echo_them_back() {
-    let server = FakeServer::start(vec![
-        Reply::sse([function_call_stream()]),
-        Reply::sse([text_stream()]),
-    ]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![
+            Reply::sse([function_call_stream()]),
+            Reply::sse([text_stream()]),
+        ],
+    );
     let mut provider = gemini(&server);
     let mut messages = user("what runs on pve1?");
     let first = complete(
@@ -191,7 +196,10 @@ async fn server_ids_are_used_and_echoed() {
     let stream = frames(&[
         r#"{"candidates": [{"content": {"parts": [{"functionCall": {"id": "fc-7q2", "name": "metrics","args": {"target": "web1"}}}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 10,"candidatesTokenCount": 5,"totalTokenCount": 15}}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream]), Reply::sse([text_stream()])]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![Reply::sse([stream]), Reply::sse([text_stream()])],
+    );
     let mut provider = gemini(&server);
     let mut messages = user("cpu on web1?");
     let reply = complete(
@@ -239,7 +247,7 @@ async fn safety_stop_without_content_is_a_clear_error() {
     let stream = frames(&[
         r#"{"candidates": [{"finishReason": "SAFETY","index": 0,"safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT","probability": "HIGH","blocked": true}]}],"usageMetadata": {"promptTokenCount": 30,"totalTokenCount": 30},"modelVersion": "gemini-test"}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::Gemini, vec![Reply::sse([stream])]);
     let outcome = complete(
         &mut *gemini(&server),
         &user("x"),
@@ -262,7 +270,7 @@ async fn blocked_prompt_is_a_clear_error() {
     let stream = frames(&[
         r#"{"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},"usageMetadata": {"promptTokenCount": 30,"totalTokenCount": 30},"modelVersion": "gemini-test"}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::Gemini, vec![Reply::sse([stream])]);
     let outcome = complete(
         &mut *gemini(&server),
         &user("x"),
@@ -279,7 +287,7 @@ async fn api_errors_do_not_leak_the_key() {
     let body = format!(
         r#"{{"error": {{"code": 400,"message": "API key not valid: {TEST_KEY}. Please pass a valid API key.","status": "INVALID_ARGUMENT","details": [{{"@type": "type.googleapis.com/google.rpc.ErrorInfo","reason": "API_KEY_INVALID","domain": "googleapis.com"}}]}}}}"#
     );
-    let server = FakeServer::start(vec![Reply::json(400, &body)]);
+    let server = FakeModel::replying(Wire::Gemini, vec![Reply::json(400, &body)]);
     let outcome = complete(
         &mut *gemini(&server),
         &user("x"),

@@ -8,15 +8,12 @@ use std::time::Duration;
 use warden_llm::{Provider, ProviderConfig, ProviderError, ProviderKind, ToolOffer, connect};
 use warden_protocol::CancelFlag;
 
-use crate::support::{
-    FakeServer, Reply, complete, config, openai_chunk, openai_hello, openai_text, sample_tools,
-    sse_data, user,
+use crate::support::{complete, config, sample_tools, user};
+use warden_testkit::model::{
+    FakeModel, Reply, Wire, openai_chunk, openai_hello, openai_text, sse_data,
 };
 
-fn openai(
-    server: &FakeServer,
-    tweak: impl FnOnce(&mut ProviderConfig),
-) -> Box<dyn Provider + Send> {
+fn openai(server: &FakeModel, tweak: impl FnOnce(&mut ProviderConfig)) -> Box<dyn Provider + Send> {
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1", server.url()));
     tweak(&mut config);
     connect(&config).expect("connect")
@@ -24,10 +21,13 @@ fn openai(
 
 #[tokio::test]
 async fn keep_alive_comments_forever_do_not_defeat_the_idle_timeout() {
-    let server = FakeServer::start(vec![
-        Reply::sse([sse_data(&[&openai_text("hel")])])
-            .then_forever(": keep-alive\n\n", Duration::from_millis(100)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse([sse_data(&[&openai_text("hel")])])
+                .then_forever(": keep-alive\n\n", Duration::from_millis(100)),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.idle_timeout = Duration::from_millis(600)),
         &user("x"),
@@ -55,10 +55,13 @@ async fn keep_alive_comments_forever_do_not_defeat_the_idle_timeout() {
 #[tokio::test]
 async fn anthropic_pings_forever_do_not_defeat_the_idle_timeout() {
     let start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n";
-    let server = FakeServer::start(vec![Reply::sse([start]).then_forever(
-        "event: ping\ndata: {\"type\": \"ping\"}\n\n",
-        Duration::from_millis(100),
-    )]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![Reply::sse([start]).then_forever(
+            "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+            Duration::from_millis(100),
+        )],
+    );
     let mut short = config(ProviderKind::Anthropic, server.url());
     short.idle_timeout = Duration::from_millis(600);
     let mut provider = connect(&short).unwrap();
@@ -72,9 +75,10 @@ async fn anthropic_pings_forever_do_not_defeat_the_idle_timeout() {
 #[tokio::test]
 async fn a_slow_trickle_runs_into_the_overall_deadline() {
     let piece = format!("data: {}\n\n", openai_text("."));
-    let server = FakeServer::start(vec![
-        Reply::sse(Vec::<Vec<u8>>::new()).then_forever(piece, Duration::from_millis(150)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse(Vec::<Vec<u8>>::new()).then_forever(piece, Duration::from_millis(150))],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.request_timeout = Duration::from_secs(1)),
         &user("x"),
@@ -104,10 +108,13 @@ const RATE_LIMITED: &str =
 
 #[tokio::test]
 async fn retry_after_longer_than_the_cap_is_reported_at_once() {
-    let server = FakeServer::start(vec![
-        Reply::json(429, RATE_LIMITED).header("Retry-After", "120"),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(429, RATE_LIMITED).header("Retry-After", "120"),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -134,10 +141,13 @@ async fn retry_after_longer_than_the_cap_is_reported_at_once() {
 
 #[tokio::test]
 async fn the_retry_after_cap_is_configurable() {
-    let server = FakeServer::start(vec![
-        Reply::json(503, "busy").header("Retry-After", "2"),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(503, "busy").header("Retry-After", "2"),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.max_retry_after = Duration::from_secs(1)),
         &user("x"),
@@ -161,10 +171,13 @@ async fn the_retry_after_cap_is_configurable() {
 
 #[tokio::test]
 async fn a_short_retry_after_is_waited_out_with_a_notice() {
-    let server = FakeServer::start(vec![
-        Reply::json(429, RATE_LIMITED).header("Retry-After", "1"),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(429, RATE_LIMITED).header("Retry-After", "1"),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -188,10 +201,13 @@ async fn a_short_retry_after_is_waited_out_with_a_notice() {
 
 #[tokio::test]
 async fn server_errors_are_retried_with_attempt_notices() {
-    let server = FakeServer::start(vec![
-        Reply::json(503, "upstream unavailable").header("Retry-After", "0"),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(503, "upstream unavailable").header("Retry-After", "0"),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.max_retries = 3),
         &user("x"),
@@ -210,9 +226,10 @@ async fn server_errors_are_retried_with_attempt_notices() {
 #[tokio::test]
 async fn an_oversized_reply_stops_reading() {
     let piece = format!("data: {}\n\n", openai_text(&"x".repeat(100)));
-    let server = FakeServer::start(vec![
-        Reply::sse(Vec::<Vec<u8>>::new()).then_forever(piece, Duration::from_millis(5)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse(Vec::<Vec<u8>>::new()).then_forever(piece, Duration::from_millis(5))],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.max_reply_bytes = 1000),
         &user("x"),
@@ -245,7 +262,7 @@ async fn oversized_tool_call_arguments_count_too() {
     let mut events = vec![fragment(r#"{\"text\": \""#)];
     events.extend((0..20).map(|_| fragment(&"y".repeat(100))));
     let events: Vec<&str> = events.iter().map(String::as_str).collect();
-    let server = FakeServer::start(vec![Reply::sse([sse_data(&events)])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([sse_data(&events)])]);
     let outcome = complete(
         &mut *openai(&server, |c| c.max_reply_bytes = 1000),
         &user("x"),
@@ -297,10 +314,13 @@ async fn an_unreachable_server_is_named_by_its_configured_kind() {
 
 #[tokio::test]
 async fn cancellation_mid_stream_returns_promptly_and_closes_the_connection() {
-    let server = FakeServer::start(vec![
-        Reply::sse([sse_data(&[&openai_text("hello")])])
-            .then_forever(": keep-alive\n\n", Duration::from_millis(50)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse([sse_data(&[&openai_text("hello")])])
+                .then_forever(": keep-alive\n\n", Duration::from_millis(50)),
+        ],
+    );
     let flag = CancelFlag::new();
     let canceller = flag.clone();
     let timer = std::thread::spawn(move || {
@@ -331,10 +351,13 @@ async fn cancellation_mid_stream_returns_promptly_and_closes_the_connection() {
 
 #[tokio::test]
 async fn dropping_the_call_closes_the_connection() {
-    let server = FakeServer::start(vec![
-        Reply::sse([sse_data(&[&openai_text("hello")])])
-            .then_forever(": keep-alive\n\n", Duration::from_millis(50)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse([sse_data(&[&openai_text("hello")])])
+                .then_forever(": keep-alive\n\n", Duration::from_millis(50)),
+        ],
+    );
     let mut provider = openai(&server, |_| {});
     let messages = user("x");
     let abandoned = tokio::time::timeout(
@@ -348,7 +371,10 @@ async fn dropping_the_call_closes_the_connection() {
 
 #[tokio::test]
 async fn a_long_wait_shows_progress() {
-    let server = FakeServer::start(vec![openai_hello().delay_head(Duration::from_millis(5600))]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![openai_hello().delay_head(Duration::from_millis(5600))],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.idle_timeout = Duration::from_secs(20)),
         &user("x"),
@@ -363,10 +389,13 @@ async fn a_long_wait_shows_progress() {
 
 #[tokio::test]
 async fn a_retry_that_cannot_finish_before_the_deadline_is_not_waited_for() {
-    let server = FakeServer::start(vec![
-        Reply::json(429, RATE_LIMITED).header("Retry-After", "5"),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(429, RATE_LIMITED).header("Retry-After", "5"),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |c| c.request_timeout = Duration::from_secs(2)),
         &user("x"),

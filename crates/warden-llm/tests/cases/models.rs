@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use warden_llm::{ProviderError, ProviderKind, ToolOffer, connect, connect_or_unavailable};
 
-use crate::support::{FakeServer, Reply, TEST_KEY, complete, config, sse_data, user};
+use crate::support::{TEST_KEY, complete, config, user};
+use warden_testkit::model::{FakeModel, Reply, Wire, sse_data};
 
 const OPENAI_HELLO: &str = r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hello"},"finish_reason":"stop"}]}"#;
 
@@ -16,7 +17,7 @@ fn openai_hello() -> Reply {
 /// A plain test: `connect` needs neither the network nor a runtime.
 #[test]
 fn a_configured_model_needs_no_network() {
-    let server = FakeServer::start(vec![]);
+    let server = FakeModel::start(Wire::OpenAi);
     let provider = connect(&config(ProviderKind::OpenAi, server.url())).unwrap();
     assert_eq!(provider.identity(), ("openai", "test-model"));
     assert!(server.requests().is_empty());
@@ -29,7 +30,10 @@ async fn openai_compatible_list_is_read_on_the_first_call_and_kept() {
         {"id":"whisper-large-v3","object":"model","created":1733500000,"owned_by":"library"},
         {"id":"qwen3:8b","object":"model","created":1733400000,"owned_by":"library"},
         {"id":"llama3.2:3b","object":"model","created":1733300000,"owned_by":"library"}]}"#;
-    let server = FakeServer::start(vec![Reply::json(200, list), openai_hello(), openai_hello()]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::json(200, list), openai_hello(), openai_hello()],
+    );
     let mut config = config(ProviderKind::Ollama, format!("{}/v1", server.url()));
     config.model = None;
     let mut provider = connect(&config).unwrap();
@@ -64,7 +68,10 @@ async fn openai_compatible_list_is_read_on_the_first_call_and_kept() {
 async fn anthropic_list_uses_its_headers() {
     let list = r#"{"data":[{"type":"model","id":"claude-newest","display_name":"Claude Newest","created_at":"2026-02-24T00:00:00Z"},{"type":"model","id":"claude-older","display_name":"Claude Older","created_at":"2025-05-22T00:00:00Z"}],"has_more":false,"first_id":"claude-newest","last_id":"claude-older"}"#;
     let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-    let server = FakeServer::start(vec![Reply::json(200, list), Reply::sse([stream])]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![Reply::json(200, list), Reply::sse([stream])],
+    );
     let mut config = config(ProviderKind::Anthropic, server.url());
     config.model = None;
     let mut provider = connect(&config).unwrap();
@@ -88,7 +95,10 @@ async fn gemini_list_needs_generate_content() {
     let stream = sse_data(&[
         r#"{"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"},"finishReason":"STOP","index":0}]}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::json(200, list), Reply::sse([stream])]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![Reply::json(200, list), Reply::sse([stream])],
+    );
     let mut config = config(ProviderKind::Gemini, server.url());
     config.model = None;
     let mut provider = connect(&config).unwrap();
@@ -109,10 +119,13 @@ async fn gemini_list_needs_generate_content() {
 #[tokio::test]
 async fn no_usable_model_names_the_url_and_the_list_and_is_looked_up_again() {
     let list = r#"{"object":"list","data":[{"id":"text-embedding-3-large","object":"model"},{"id":"tts-1","object":"model"}]}"#;
-    let server = FakeServer::start(vec![
-        Reply::json(200, list),
-        Reply::json(200, r#"{"object":"list","data":[]}"#),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(200, list),
+            Reply::json(200, r#"{"object":"list","data":[]}"#),
+        ],
+    );
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1", server.url()));
     config.model = None;
     let mut provider = connect(&config).unwrap();
@@ -138,10 +151,13 @@ async fn no_usable_model_names_the_url_and_the_list_and_is_looked_up_again() {
 
 #[tokio::test]
 async fn a_failing_model_list_is_an_http_error_at_the_call() {
-    let server = FakeServer::start(vec![Reply::json(
-        401,
-        r#"{"error":{"message":"invalid x-api-key","type":"authentication_error"},"type":"error"}"#,
-    )]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![Reply::json(
+            401,
+            r#"{"error":{"message":"invalid x-api-key","type":"authentication_error"},"type":"error"}"#,
+        )],
+    );
     let mut config = config(ProviderKind::Anthropic, server.url());
     config.model = None;
     let mut provider = connect(&config).unwrap();

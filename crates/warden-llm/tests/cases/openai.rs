@@ -7,12 +7,10 @@ use warden_llm::{
     Message, ProposedToolCall, ProviderError, ProviderKind, ToolOffer, Usage, connect,
 };
 
-use crate::support::{
-    FakeServer, Framing, Reply, TEST_KEY, complete, config, cut_at, cut_every, sample_tools,
-    sse_data, user,
-};
+use crate::support::{TEST_KEY, complete, config, sample_tools, user};
+use warden_testkit::model::{FakeModel, Framing, Reply, Wire, cut_at, cut_every, sse_data};
 
-fn openai(server: &FakeServer) -> Box<dyn warden_llm::Provider + Send> {
+fn openai(server: &FakeModel) -> Box<dyn warden_llm::Provider + Send> {
     connect(&config(
         ProviderKind::OpenAi,
         format!("{}/v1", server.url()),
@@ -60,7 +58,7 @@ async fn streams_text_split_anywhere_and_captures_usage() {
     let mut cuts = vec![umlaut, crab, field];
     cuts.sort_unstable();
     for pieces in [cut_at(&stream, &cuts), cut_every(&stream, 7)] {
-        let server = FakeServer::start(vec![Reply::sse(pieces)]);
+        let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse(pieces)]);
         let outcome = complete(
             &mut *openai(&server),
             &user("status?"),
@@ -91,7 +89,7 @@ async fn streams_text_split_anywhere_and_captures_usage() {
 
 #[tokio::test]
 async fn request_shape_with_tools_and_key() {
-    let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([text_stream()])]);
     let mut provider = openai(&server);
     assert_eq!(provider.identity(), ("openai", "test-model"));
     complete(
@@ -134,7 +132,7 @@ async fn request_shape_with_tools_and_key() {
 
 #[tokio::test]
 async fn text_only_sends_no_tools_and_tool_results_are_mapped() {
-    let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([text_stream()])]);
     let mut messages = user("disk on pve1?");
     messages.push(Message::Assistant {
         text: Some("Checking.".into()),
@@ -206,7 +204,7 @@ async fn interleaved_tool_calls_with_ids_only_on_first_fragments() {
         &usage_chunk(310, 42),
         "[DONE]",
     ]);
-    let server = FakeServer::start(vec![Reply::sse(cut_every(&stream, 13))]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse(cut_every(&stream, 13))]);
     let outcome = complete(
         &mut *openai(&server),
         &user("x"),
@@ -250,7 +248,7 @@ async fn ollama_whole_calls_with_object_arguments_and_no_ids() {
         ),
         "[DONE]",
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([stream])]);
     let outcome = complete(
         &mut *openai(&server),
         &user("x"),
@@ -288,9 +286,10 @@ async fn eof_without_done_keeps_the_last_frame() {
         chunk(r#"{"content":"It is "}"#, "null"),
         chunk(r#"{"content":"up."}"#, "null"),
     );
-    let server = FakeServer::start(vec![
-        Reply::sse(cut_every(&stream, 50)).framing(Framing::Close),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse(cut_every(&stream, 50)).framing(Framing::Close)],
+    );
     let outcome = complete(
         &mut *openai(&server),
         &user("x"),
@@ -326,7 +325,7 @@ async fn malformed_tool_json_is_marked_not_fatal() {
         &chunk("{}", r#""tool_calls""#),
         "[DONE]",
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([stream])]);
     let outcome = complete(
         &mut *openai(&server),
         &user("x"),
@@ -349,7 +348,7 @@ async fn error_object_mid_stream_is_an_error() {
         &chunk(r#"{"content":"Partial"}"#, "null"),
         r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([stream])]);
     let outcome = complete(
         &mut *openai(&server),
         &user("x"),
@@ -371,11 +370,14 @@ async fn error_object_mid_stream_is_an_error() {
 #[tokio::test]
 async fn stream_options_rejection_is_retried_once_and_remembered() {
     let rejection = r#"{"object":"error","message":"[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]","type":"BadRequestError","param":null,"code":400}"#;
-    let server = FakeServer::start(vec![
-        Reply::json(400, rejection),
-        Reply::sse([text_stream()]),
-        Reply::sse([text_stream()]),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(400, rejection),
+            Reply::sse([text_stream()]),
+            Reply::sse([text_stream()]),
+        ],
+    );
     let mut provider = openai(&server);
     complete(&mut *provider, &user("a"), &[], ToolOffer::Tools, None)
         .await
@@ -395,7 +397,7 @@ async fn stream_options_rejection_is_retried_once_and_remembered() {
 
 #[tokio::test]
 async fn no_key_means_no_authorization_header() {
-    let server = FakeServer::start(vec![Reply::sse([text_stream()])]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::sse([text_stream()])]);
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1/", server.url()));
     config.api_key = None;
     config.max_output_tokens = Some(512);

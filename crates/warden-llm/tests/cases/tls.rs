@@ -11,21 +11,10 @@ use warden_llm::{ProviderError, ProviderKind, ToolOffer, connect};
 
 use crate::support::{complete, config, user};
 
-/// A TLS server with a self-signed certificate for `localhost`, counting
+/// A TLS server with a self-signed certificate for localhost, counting
 /// the connections it accepts.
 fn self_signed_server() -> (u16, Arc<AtomicUsize>) {
-    let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-    let cert = certified.cert.der().clone();
-    let key =
-        rustls::pki_types::PrivateKeyDer::try_from(certified.signing_key.serialize_der()).unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let server_config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
-    let server_config = Arc::new(server_config);
+    let server_config = warden_testkit::tls::server_config(&warden_testkit::tls::self_signed());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let accepted = Arc::new(AtomicUsize::new(0));

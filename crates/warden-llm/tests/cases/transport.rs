@@ -6,7 +6,8 @@ use std::time::Duration;
 use warden_llm::{ProviderError, ProviderKind, ToolOffer, connect};
 use warden_protocol::CancelFlag;
 
-use crate::support::{FakeServer, Reply, TEST_KEY, complete, config, sse_data, user};
+use crate::support::{TEST_KEY, complete, config, user};
+use warden_testkit::model::{FakeModel, Reply, Wire, sse_data};
 
 const HELLO: &str = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1741570283,"model":"m","choices":[{"index":0,"delta":{"content":"hello"},"finish_reason":null}]}"#;
 
@@ -15,7 +16,7 @@ fn hello_stream() -> Reply {
 }
 
 fn provider(
-    server: &FakeServer,
+    server: &FakeModel,
     tweak: impl FnOnce(&mut warden_llm::ProviderConfig),
 ) -> Box<dyn warden_llm::Provider + Send> {
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1", server.url()));
@@ -27,10 +28,13 @@ const RATE_LIMITED: &str = r#"{"error":{"message":"Rate limit reached for reques
 
 #[tokio::test]
 async fn rate_limit_with_retry_after_zero_then_success() {
-    let server = FakeServer::start(vec![
-        Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
-        hello_stream(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
+            hello_stream(),
+        ],
+    );
     let outcome = complete(
         &mut *provider(&server, |_| {}),
         &user("x"),
@@ -46,10 +50,8 @@ async fn rate_limit_with_retry_after_zero_then_success() {
 
 #[tokio::test]
 async fn rate_limit_forever_gives_up_after_max_retries() {
-    let server = FakeServer::start_with_fallback(
-        vec![],
-        Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "0")),
-    );
+    let server = FakeModel::start(Wire::OpenAi);
+    server.set_fallback(Reply::json(429, RATE_LIMITED).header("Retry-After", "0"));
     let outcome = complete(
         &mut *provider(&server, |c| c.max_retries = 2),
         &user("x"),
@@ -74,14 +76,17 @@ async fn rate_limit_forever_gives_up_after_max_retries() {
 
 #[tokio::test]
 async fn server_error_then_success_with_backoff() {
-    let server = FakeServer::start(vec![
-        Reply::json(
-            500,
-            r#"{"error":{"message":"internal","type":"server_error"}}"#,
-        ),
-        Reply::json(503, "<html>upstream unavailable</html>").header("Retry-After", "0"),
-        hello_stream(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(
+                500,
+                r#"{"error":{"message":"internal","type":"server_error"}}"#,
+            ),
+            Reply::json(503, "<html>upstream unavailable</html>").header("Retry-After", "0"),
+            hello_stream(),
+        ],
+    );
     let outcome = complete(
         &mut *provider(&server, |_| {}),
         &user("x"),
@@ -103,7 +108,7 @@ async fn server_error_then_success_with_backoff() {
 #[tokio::test]
 async fn client_errors_are_not_retried_and_carry_the_message() {
     let body = r#"{"error":{"message":"Incorrect API key provided: sk-test-0123456789abcdef. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
-    let server = FakeServer::start(vec![Reply::json(401, body)]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![Reply::json(401, body)]);
     let outcome = complete(
         &mut *provider(&server, |_| {}),
         &user("x"),
@@ -125,9 +130,10 @@ async fn client_errors_are_not_retried_and_carry_the_message() {
 
 #[tokio::test]
 async fn idle_timeout_when_the_stream_stalls() {
-    let server = FakeServer::start(vec![
-        Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3))],
+    );
     let outcome = complete(
         &mut *provider(&server, |c| c.idle_timeout = Duration::from_millis(300)),
         &user("x"),
@@ -155,7 +161,10 @@ async fn idle_timeout_when_the_stream_stalls() {
 
 #[tokio::test]
 async fn idle_timeout_while_waiting_for_the_response_head() {
-    let server = FakeServer::start(vec![hello_stream().delay_head(Duration::from_secs(3))]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![hello_stream().delay_head(Duration::from_secs(3))],
+    );
     let outcome = complete(
         &mut *provider(&server, |c| c.idle_timeout = Duration::from_millis(300)),
         &user("x"),
@@ -171,9 +180,10 @@ async fn idle_timeout_while_waiting_for_the_response_head() {
 
 #[tokio::test]
 async fn cancellation_mid_stream_returns_promptly() {
-    let server = FakeServer::start(vec![
-        Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3)),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![Reply::sse([format!("data: {HELLO}\n\n")]).stall(Duration::from_secs(3))],
+    );
     let flag = CancelFlag::new();
     let canceller = flag.clone();
     let timer = std::thread::spawn(move || {
@@ -200,10 +210,8 @@ async fn cancellation_mid_stream_returns_promptly() {
 
 #[tokio::test]
 async fn cancellation_during_backoff() {
-    let server = FakeServer::start_with_fallback(
-        vec![],
-        Some(Reply::json(429, RATE_LIMITED).header("Retry-After", "30")),
-    );
+    let server = FakeModel::start(Wire::OpenAi);
+    server.set_fallback(Reply::json(429, RATE_LIMITED).header("Retry-After", "30"));
     let flag = CancelFlag::new();
     let canceller = flag.clone();
     let timer = std::thread::spawn(move || {
@@ -248,10 +256,13 @@ async fn connection_refused_is_a_transport_error() {
 #[tokio::test]
 async fn transport_failure_before_the_body_is_retried() {
     // The first response promises a chunked body and closes at once.
-    let server = FakeServer::start(vec![
-        Reply::sse(Vec::<Vec<u8>>::new()).stall(Duration::ZERO),
-        hello_stream(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse(Vec::<Vec<u8>>::new()).stall(Duration::ZERO),
+            hello_stream(),
+        ],
+    );
     let outcome = complete(
         &mut *provider(&server, |_| {}),
         &user("x"),
@@ -266,10 +277,14 @@ async fn transport_failure_before_the_body_is_retried() {
 
 #[tokio::test]
 async fn redirects_are_reported_not_followed() {
-    let server = FakeServer::start(vec![
-        Reply::json(301, "").header("Location", "https://elsewhere.example/v1/chat/completions"),
-        hello_stream(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(301, "")
+                .header("Location", "https://elsewhere.example/v1/chat/completions"),
+            hello_stream(),
+        ],
+    );
     let outcome = complete(
         &mut *provider(&server, |_| {}),
         &user("x"),
@@ -288,7 +303,7 @@ async fn redirects_are_reported_not_followed() {
 
 #[tokio::test]
 async fn already_cancelled_sends_nothing() {
-    let server = FakeServer::start(vec![hello_stream()]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![hello_stream()]);
     let flag = CancelFlag::new();
     flag.cancel();
     let outcome = complete(
@@ -308,11 +323,14 @@ async fn already_cancelled_sends_nothing() {
 async fn a_body_that_is_not_a_stream_is_an_error() {
     let not_streamed = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#;
     let error_document = r#"{"error":{"message":"upstream model crashed","type":"server_error"}}"#;
-    let server = FakeServer::start(vec![
-        Reply::json(200, not_streamed),
-        Reply::json(200, error_document),
-        Reply::json(200, ""),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(200, not_streamed),
+            Reply::json(200, error_document),
+            Reply::json(200, ""),
+        ],
+    );
     let mut provider = provider(&server, |_| {});
     let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     assert!(
@@ -337,10 +355,13 @@ async fn a_body_that_is_not_a_stream_is_an_error() {
 
 #[tokio::test]
 async fn huge_configured_timeouts_do_not_overflow_the_clock() {
-    let server = FakeServer::start(vec![
-        Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
-        hello_stream(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::json(429, RATE_LIMITED).header("Retry-After", "0"),
+            hello_stream(),
+        ],
+    );
     let outcome = complete(
         &mut *provider(&server, |c| {
             c.request_timeout = Duration::MAX;
@@ -361,10 +382,8 @@ async fn huge_configured_timeouts_do_not_overflow_the_clock() {
 /// (one by one they would take 25 s).
 #[tokio::test(flavor = "current_thread")]
 async fn waiting_calls_share_one_thread() {
-    let server = FakeServer::start_with_fallback(
-        vec![],
-        Some(hello_stream().delay_head(Duration::from_millis(500))),
-    );
+    let server = FakeModel::start(Wire::OpenAi);
+    server.set_fallback(hello_stream().delay_head(Duration::from_millis(500)));
     let mut providers: Vec<_> = (0..50).map(|_| provider(&server, |_| {})).collect();
     let messages = user("x");
     let started = std::time::Instant::now();

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use warden_llm::{Provider, ProviderConfig, ProviderError, ProviderKind, ToolOffer, connect};
 
-use crate::support::{
-    FakeServer, Framing, Reply, complete, config, openai_chunk, openai_hello, openai_text,
-    sample_tools, sse_data, user,
+use crate::support::{complete, config, sample_tools, user};
+use warden_testkit::model::{
+    FakeModel, Framing, Reply, Wire, openai_chunk, openai_hello, openai_text, sse_data,
 };
 
 /// A tool call whose arguments stop mid-JSON, then the body ends cleanly
@@ -20,10 +20,7 @@ fn cut_tool_call() -> Reply {
     )])])
 }
 
-fn openai(
-    server: &FakeServer,
-    tweak: impl FnOnce(&mut ProviderConfig),
-) -> Box<dyn Provider + Send> {
+fn openai(server: &FakeModel, tweak: impl FnOnce(&mut ProviderConfig)) -> Box<dyn Provider + Send> {
     let mut config = config(ProviderKind::OpenAi, format!("{}/v1", server.url()));
     tweak(&mut config);
     connect(&config).expect("connect")
@@ -37,7 +34,7 @@ async fn eof_without_finish_reason_is_retried_once_then_truncated() {
             "null",
         )])])
     };
-    let server = FakeServer::start(vec![no_finish(), no_finish(), openai_hello()]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![no_finish(), no_finish(), openai_hello()]);
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -60,7 +57,7 @@ async fn eof_without_finish_reason_is_retried_once_then_truncated() {
 
 #[tokio::test]
 async fn a_cut_stream_is_retried_once_and_the_retry_can_succeed() {
-    let server = FakeServer::start(vec![cut_tool_call(), openai_hello()]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![cut_tool_call(), openai_hello()]);
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -79,10 +76,13 @@ async fn a_cut_stream_is_retried_once_and_the_retry_can_succeed() {
 
 #[tokio::test]
 async fn text_already_shown_is_not_retried_but_reported_truncated() {
-    let server = FakeServer::start(vec![
-        Reply::sse([sse_data(&[&openai_text("The disk is ")])]).framing(Framing::Close),
-        openai_hello(),
-    ]);
+    let server = FakeModel::replying(
+        Wire::OpenAi,
+        vec![
+            Reply::sse([sse_data(&[&openai_text("The disk is ")])]).framing(Framing::Close),
+            openai_hello(),
+        ],
+    );
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -117,7 +117,7 @@ async fn eof_mid_tool_call_is_truncated_even_with_a_finish_reason() {
             "[DONE]",
         ])])
     };
-    let server = FakeServer::start(vec![cut_by_length(), cut_tool_call()]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![cut_by_length(), cut_tool_call()]);
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -139,7 +139,7 @@ async fn eof_mid_tool_call_is_truncated_even_with_a_finish_reason() {
 async fn a_connection_broken_mid_answer_is_truncated() {
     // Chunked body that stops without its terminating chunk.
     let broken = Reply::sse([sse_data(&[&openai_text("Checking")])]).stall(Duration::ZERO);
-    let server = FakeServer::start(vec![broken]);
+    let server = FakeModel::replying(Wire::OpenAi, vec![broken]);
     let outcome = complete(
         &mut *openai(&server, |_| {}),
         &user("x"),
@@ -181,7 +181,10 @@ async fn anthropic_without_message_stop_is_truncated_inside_a_tool_call() {
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"action\": \"ge"}}"#,
         ),
     ]);
-    let server = FakeServer::start(vec![Reply::sse([cut.clone()]), Reply::sse([cut])]);
+    let server = FakeModel::replying(
+        Wire::Anthropic,
+        vec![Reply::sse([cut.clone()]), Reply::sse([cut])],
+    );
     let mut provider = connect(&config(ProviderKind::Anthropic, server.url())).unwrap();
     let outcome = complete(
         &mut *provider,
@@ -214,7 +217,7 @@ async fn anthropic_stop_reason_without_message_stop_is_complete() {
             r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
         ),
     ]);
-    let server = FakeServer::start(vec![Reply::sse([stream])]);
+    let server = FakeModel::replying(Wire::Anthropic, vec![Reply::sse([stream])]);
     let mut provider = connect(&config(ProviderKind::Anthropic, server.url())).unwrap();
     let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     assert_eq!(outcome.reply().text.as_deref(), Some("Done."));
@@ -232,7 +235,10 @@ async fn gemini_without_a_final_finish_reason_is_truncated() {
         &part("All"),
         r#"{"candidates":[{"content":{"parts":[{"text":" good."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2}}"#,
     ]);
-    let server = FakeServer::start(vec![Reply::sse([cut]), Reply::sse([complete_reply])]);
+    let server = FakeModel::replying(
+        Wire::Gemini,
+        vec![Reply::sse([cut]), Reply::sse([complete_reply])],
+    );
     let mut provider = connect(&config(ProviderKind::Gemini, server.url())).unwrap();
     let outcome = complete(&mut *provider, &user("x"), &[], ToolOffer::Tools, None).await;
     match outcome.error() {

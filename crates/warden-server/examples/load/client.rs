@@ -33,15 +33,8 @@ struct StreamStats {
 }
 
 fn client() -> Client {
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
     Client::builder()
-        .use_preconfigured_tls(tls)
+        .tls_backend_preconfigured(warden_testkit::http::no_roots_tls())
         .pool_idle_timeout(Duration::from_secs(300))
         .build()
         .unwrap()

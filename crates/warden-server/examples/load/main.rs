@@ -64,12 +64,7 @@ impl Flags {
 }
 
 /// Microseconds since the Unix epoch.
-pub fn now_us() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_micros() as u64
-}
+pub use warden_testkit::time::now_us;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -7,8 +7,9 @@ use thirtyfour::Key;
 
 use crate::fake_model::{call, text};
 use crate::harness::{Browser, World};
+use warden_testkit::model::Turn;
 
-fn restart_script() -> Vec<crate::fake_model::Step> {
+fn restart_script() -> Vec<Turn> {
     vec![
         call("query", json!({"action": "get", "target": "jellyfin"})),
         call(
@@ -23,10 +24,7 @@ fn restart_script() -> Vec<crate::fake_model::Step> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() {
     let world = World::start().await;
-    world
-        .model
-        .scripts
-        .add("zq restart jellyfin", restart_script());
+    world.model.script("zq restart jellyfin", restart_script());
     let alice = Browser::open(&world).await;
     let bob = Browser::open(&world).await;
     alice.login("alice").await;
@@ -153,7 +151,7 @@ async fn an_approved_write_runs_and_is_verified_while_another_browser_watches() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_denial_needs_a_reason_and_the_model_is_told() {
     let world = World::start().await;
-    world.model.scripts.add(
+    world.model.script(
         "zq stop db1",
         vec![
             call("query", json!({"action": "get", "target": "db1"})),
@@ -164,7 +162,7 @@ async fn a_denial_needs_a_reason_and_the_model_is_told() {
             text("Understood: db1 stays up."),
         ],
     );
-    world.model.scripts.add(
+    world.model.script(
         "zq tune nginx",
         vec![
             call("query", json!({"action": "get", "target": "web1"})),

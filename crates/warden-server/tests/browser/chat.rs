@@ -43,7 +43,7 @@ async fn a_routed_question_is_answered_without_the_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_model_tool_call_is_a_card_and_the_answer_streams_as_markdown() {
     let world = World::start().await;
-    world.model.scripts.add(
+    world.model.script(
         "zq check nginx",
         vec![
             call("query", json!({"action": "get", "target": "web1"})),
@@ -123,8 +123,7 @@ async fn at_mentions_complete_with_arrow_keys_and_enter() {
     let world = World::start().await;
     world
         .model
-        .scripts
-        .add("zq who runs", vec![text("It runs in LXC 141 on pve1.")]);
+        .script("zq who runs", vec![text("It runs in LXC 141 on pve1.")]);
     let browser = Browser::open(&world).await;
     browser.login("alice").await;
     let input = browser.tid("chat-input").await;
@@ -182,7 +181,7 @@ async fn at_mentions_complete_with_arrow_keys_and_enter() {
 async fn cancel_stops_the_running_turn() {
     let world = World::start().await;
     let long = "word ".repeat(400);
-    world.model.scripts.add("zq ramble", vec![text(&long)]);
+    world.model.script("zq ramble", vec![text(&long)]);
     let browser = Browser::open(&world).await;
     browser.login("alice").await;
     browser.say("zq ramble on").await;
@@ -206,14 +205,8 @@ async fn cancel_stops_the_running_turn() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_stream_resumes_after_a_server_restart_without_duplicates() {
     let mut world = World::start().await;
-    world
-        .model
-        .scripts
-        .add("zq first", vec![text("first answer")]);
-    world
-        .model
-        .scripts
-        .add("zq second", vec![text("second answer")]);
+    world.model.script("zq first", vec![text("first answer")]);
+    world.model.script("zq second", vec![text("second answer")]);
     let browser = Browser::open(&world).await;
     browser.login("alice").await;
     browser.say("zq first question").await;

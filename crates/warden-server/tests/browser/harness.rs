@@ -14,10 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 use thirtyfour::{ChromiumLikeCapabilities, Key};
-use warden_core::ports::ExecOutput;
-use warden_core::simulated::{Answer, SimulatedHosts, StaticInventory};
+use warden_core::simulated::{SimulatedHosts, StaticInventory};
 use warden_llm::ProviderKind;
-use warden_protocol::{ControlLevel, Resource, ResourceId};
+use warden_protocol::{ControlLevel, Resource};
 use warden_server::auth::{Role, add_user};
 use warden_server::{ServerConfig, Started};
 use warden_store::Store;
@@ -25,21 +24,18 @@ use warden_world::config::FilePrice;
 use warden_world::world::Deciders;
 use warden_world::{Config, Simulated, WorldBuilder};
 
-use super::fake_model::FakeModel;
-use crate::support::{client, now_ms};
+use warden_testkit::fixtures::hosts::answer;
+use warden_testkit::fixtures::resources::resource;
+use warden_testkit::fixtures::store::{seed_enrolled_agent, seed_session};
+use warden_testkit::http::client;
+use warden_testkit::model::FakeModel;
+use warden_testkit::time::now_ms;
 
 /// How long a page gets for anything the tests wait on.
 pub const WAIT: Duration = Duration::from_secs(20);
 pub const PASSWORD: &str = "correct horse battery";
 
 pub const HOSTILE: &str = "<img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>";
-
-fn resource(id: &str, name: &str, parent: Option<&str>, status: Option<&str>) -> Resource {
-    let mut r = Resource::new(id.parse::<ResourceId>().unwrap(), name);
-    r.parent = parent.map(|p| p.parse().unwrap());
-    r.status = status.map(str::to_string);
-    r
-}
 
 /// A Proxmox node with guests and a container, a cluster, hosts (one an
 /// agent), and one resource whose name is an XSS attempt.
@@ -78,25 +74,12 @@ pub fn inventory() -> Vec<Resource> {
 }
 
 fn hosts() -> Arc<SimulatedHosts> {
-    let output = |stdout: &str| ExecOutput {
-        stdout: stdout.into(),
-        stderr: String::new(),
-        exit_code: 0,
-        truncated: false,
-    };
-    let hostile = output(&format!("{HOSTILE}\n<b>not bold</b>\n"));
-    let active = output("active\n");
     Arc::new(SimulatedHosts::new(vec![
-        Answer {
-            target: None,
-            matches: Box::new(|c| c.contains("hostile")),
-            output: hostile,
-        },
-        Answer {
-            target: None,
-            matches: Box::new(|_| true),
-            output: active,
-        },
+        answer(
+            |c| c.contains("hostile"),
+            &format!("{HOSTILE}\n<b>not bold</b>\n"),
+        ),
+        answer(|_| true, "active\n"),
     ]))
 }
 
@@ -120,32 +103,7 @@ impl World {
     /// The agent of `host:backup` as enrolled three minutes ago and last
     /// seen then: listed by `GET /api/agents`, not connected.
     pub fn enroll_backup_agent(&self) {
-        let three_minutes_ago = now_ms() - 180_000;
-        self.store
-            .add_enrollment_token(&warden_store::NewEnrollmentToken {
-                token_hash: "b".repeat(64),
-                uses: 1,
-                expires_at_ms: now_ms() + 60_000,
-                created_by: Some("alice".into()),
-                created_at_ms: three_minutes_ago,
-            })
-            .unwrap();
-        let enrolled = self
-            .store
-            .enroll_agent(&warden_store::Enrollment {
-                token_hash: &"b".repeat(64),
-                new_id: "agent-backup",
-                name: "backup",
-                public_key: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
-                version: "0.9.0",
-                os: "linux",
-                arch: "x86_64",
-                now_ms: three_minutes_ago,
-            })
-            .unwrap();
-        self.store
-            .touch_agent(&enrolled.agent().id, three_minutes_ago)
-            .unwrap();
+        seed_enrolled_agent(&self.store, "agent-backup", "backup", now_ms() - 180_000);
     }
 
     pub async fn with_config(change: impl FnOnce(&mut ServerConfig)) -> World {
@@ -167,7 +125,7 @@ impl World {
             dir,
             store,
             hosts: hosts(),
-            model: FakeModel::start(),
+            model: super::fake_model::start(),
             base: String::new(),
             addr: config.listen,
             config,
@@ -183,7 +141,7 @@ impl World {
         // The model as a configuration file would name it.
         let mut settings = Config::builtin();
         settings.provider.value = Some(ProviderKind::OpenAi);
-        settings.base_url.value = Some(self.model.base_url.clone());
+        settings.base_url.value = Some(self.model.base_url());
         settings.model.value = Some("test".into());
         settings.max_retries.value = 0;
         settings.pricing.insert(
@@ -227,11 +185,7 @@ impl World {
 
     /// A session made through the API (as alice), with stored messages.
     pub fn seed_session(&self, id: &str, title: &str, messages: &[Value]) {
-        self.store.create_session(id, title, now_ms()).unwrap();
-        let json: Vec<String> = messages.iter().map(Value::to_string).collect();
-        self.store
-            .append_messages(id, &json, Some(title), now_ms())
-            .unwrap();
+        seed_session(&self.store, id, title, messages);
     }
 }
 

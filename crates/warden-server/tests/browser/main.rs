@@ -6,9 +6,6 @@
 //! to `target/ui-screenshots/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod approvals;
 mod chat;
 mod fake_model;

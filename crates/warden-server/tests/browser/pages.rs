@@ -99,7 +99,7 @@ async fn the_inventory_is_a_searchable_tree_and_asks_about_a_resource() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn usage_and_audit_show_what_happened_and_a_broken_chain_says_where() {
     let world = World::start().await;
-    world.model.scripts.add(
+    world.model.script(
         "zq hello",
         vec![
             call(
@@ -178,8 +178,7 @@ async fn pages_work_at_phone_width_and_in_the_dark_theme() {
     let world = World::start().await;
     world
         .model
-        .scripts
-        .add("zq tiny", vec![text("Fits on a **phone**.")]);
+        .script("zq tiny", vec![text("Fits on a **phone**.")]);
     let dark = Browser::open_with(&world, &["--blink-settings=preferredColorScheme=0"]).await;
     dark.login("alice").await;
     dark.say("zq tiny screen").await;

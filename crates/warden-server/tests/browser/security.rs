@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::fake_model::{call, text};
 use crate::harness::{Browser, HOSTILE, World};
-use crate::support::client;
+use warden_testkit::http::client;
 
 /// Nothing ran: no injected element, no flag set by injected code.
 async fn assert_nothing_ran(browser: &Browser, page: &str) {
@@ -29,7 +29,7 @@ async fn assert_nothing_ran(browser: &Browser, page: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn hostile_text_from_the_model_tools_and_inventory_stays_text() {
     let world = World::start().await;
-    world.model.scripts.add(
+    world.model.script(
         "zq hostile",
         vec![
             call("read", json!({"action": "exec", "target": "web1", "command": "echo hostile"})),

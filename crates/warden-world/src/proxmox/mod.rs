@@ -20,11 +20,6 @@ pub mod admin;
 mod api;
 pub mod clusters;
 mod errors;
-#[cfg(test)]
-mod fake_tests;
-#[cfg(test)]
-#[path = "../../../warden-infra/tests/fakepve/mod.rs"]
-mod fakepve;
 mod members;
 
 pub use api::ProxmoxApi;

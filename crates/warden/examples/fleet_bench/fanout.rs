@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::model::{FakeModel, Step, text};
 use crate::server::{Serve, cpu_ms, machine_busy_ms, mib, rss_kib, warden};
+use warden_testkit::model::{FakeModel, Turn, Wire};
 
 /// Agent processes, killed when dropped.
 struct Agents(Vec<Child>);
@@ -28,11 +28,13 @@ impl Drop for Agents {
 }
 
 pub async fn run(binary: &Path, count: usize, rounds: usize, command: &str) {
-    let model = FakeModel::start();
+    let model = FakeModel::start(Wire::OpenAi);
+    model.serve_models(&["test-model"]);
+    model.set_unscripted(Turn::text("Done.").usage(100, 20));
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("server");
     std::fs::create_dir_all(&data).unwrap();
-    let serve = Serve::start(binary, &data, &model.base_url, 30);
+    let serve = Serve::start(binary, &data, &model.base_url(), 30);
     let token = serve.enrollment_token(count as u32).await;
     let names: Vec<String> = (0..count).map(|i| format!("fleet-{i:03}")).collect();
 
@@ -100,9 +102,12 @@ pub async fn run(binary: &Path, count: usize, rounds: usize, command: &str) {
             )
         })
         .collect();
-    model.scripts.add(
+    model.script(
         "fan out",
-        vec![Step::Calls(calls), text("Every host answered.")],
+        vec![
+            Turn::calls(calls).usage(100, 20),
+            Turn::text("Every host answered.").usage(100, 20),
+        ],
     );
 
     let mut times = Vec::new();

@@ -1,7 +1,8 @@
 //! (b) N idle connected agents and the server's resident memory: one
-//! process plays N lightweight agents that enroll over HTTP and speak the
-//! protocol of spec/agent.md (challenge → hello → welcome, an inventory of
-//! their host, a pong for every ping), then stay idle.
+//! process plays N lightweight agents (the testkit's scripted agent) that
+//! enroll over HTTP and speak the protocol of spec/agent.md (challenge →
+//! hello → welcome, an inventory of their host, a pong for every ping),
+//! then stay idle.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,14 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::SigningKey;
-use futures_util::{SinkExt, StreamExt};
-use serde_json::json;
-use tokio_tungstenite::tungstenite::Message;
-use warden_protocol::agent::{
-    AgentFrame, EnrollResponse, Heartbeat, Hello, InventoryReport, ParsedFrame,
-    decode_challenge_nonce, encode_base64, parse_frame, sign_hello,
-};
+use futures_util::StreamExt;
+use warden_protocol::agent::{AgentFrame, InventoryReport};
 use warden_protocol::{Resource, ResourceId, ResourceKind};
+use warden_testkit::agent_peer;
 
 use crate::server::{Serve, mib, rss_kib};
 
@@ -47,61 +44,24 @@ pub async fn run(binary: &Path, count: usize, hold: Duration) {
         started.elapsed()
     );
 
-    let ws = format!(
-        "{}/api/agents/connect",
-        serve.base.replacen("http://", "ws://", 1)
-    );
+    let base = serve.base.clone();
     let connecting = futures_util::stream::iter(identities.into_iter().map(|identity| {
-        let ws = ws.clone();
+        let base = base.clone();
         let closed = Arc::clone(&closed);
         async move {
             let Identity { name, id, key } = identity;
-            let (mut socket, _) = tokio_tungstenite::connect_async(&ws).await.unwrap();
-            let challenge = next_frame(&mut socket).await;
-            let AgentFrame::Challenge(challenge) = challenge else {
-                panic!("{name}: expected a challenge, got {challenge:?}");
-            };
-            let nonce = decode_challenge_nonce(&challenge.nonce).unwrap();
-            send(
-                &mut socket,
-                &AgentFrame::Hello(Hello {
-                    agent_id: id,
-                    version: env!("CARGO_PKG_VERSION").to_string(),
-                    signature: sign_hello(&key, &nonce),
-                }),
-            )
-            .await;
-            let welcome = next_frame(&mut socket).await;
-            assert!(
-                matches!(welcome, AgentFrame::Welcome(_)),
-                "{name}: {welcome:?}"
-            );
+            let mut socket = agent_peer::connect(&base, &id, &key).await;
             let host = Resource::new(ResourceId::global(ResourceKind::Host, &name), &name);
-            send(
+            let inventory = AgentFrame::Inventory(InventoryReport {
+                resources: vec![host],
+            });
+            agent_peer::send(
                 &mut socket,
-                &AgentFrame::Inventory(InventoryReport {
-                    resources: vec![host],
-                }),
+                serde_json::from_str(&inventory.to_text().unwrap()).unwrap(),
             )
             .await;
             tokio::spawn(async move {
-                while let Some(Ok(message)) = socket.next().await {
-                    let Message::Text(text) = message else {
-                        continue;
-                    };
-                    if let Ok(ParsedFrame::Known(AgentFrame::Ping(Heartbeat { at }))) =
-                        parse_frame(&text)
-                    {
-                        let pong = AgentFrame::Pong(Heartbeat { at });
-                        if socket
-                            .send(Message::text(pong.to_text().unwrap()))
-                            .await
-                            .is_err()
-                        {
-                            break;
-                        }
-                    }
-                }
+                agent_peer::answer_pings(socket).await;
                 closed.fetch_add(1, Ordering::Relaxed);
             });
         }
@@ -149,53 +109,11 @@ async fn enroll(serve: &Serve, token: &str, name: &str) -> Identity {
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).unwrap();
     let key = SigningKey::from_bytes(&secret);
-    let response = serve
-        .http
-        .post(format!("{}/api/agents/enroll", serve.base))
-        .json(&json!({
-            "token": token,
-            "name": name,
-            "public_key": encode_base64(key.verifying_key().as_bytes()),
-            "version": env!("CARGO_PKG_VERSION"),
-            "os": "linux",
-            "arch": "x86_64",
-        }))
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    let text = response.text().await.unwrap();
-    assert!(status.is_success(), "enrolling {name}: {status} {text}");
-    let enrolled: EnrollResponse = serde_json::from_str(&text).unwrap();
+    let (status, enrolled) = agent_peer::enroll(&serve.http, &serve.base, token, name, &key).await;
+    assert!(status.is_success(), "enrolling {name}: {status} {enrolled}");
     Identity {
         name: name.to_string(),
-        id: enrolled.agent_id,
+        id: enrolled["agent_id"].as_str().unwrap().to_string(),
         key,
     }
-}
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn next_frame(socket: &mut Socket) -> AgentFrame {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(30), socket.next())
-            .await
-            .expect("the server answered")
-            .expect("the connection stayed open")
-            .unwrap();
-        if let Message::Text(text) = message {
-            match parse_frame(&text).unwrap() {
-                ParsedFrame::Known(frame) => return frame,
-                ParsedFrame::Unknown { .. } => continue,
-            }
-        }
-    }
-}
-
-async fn send(socket: &mut Socket, frame: &AgentFrame) {
-    socket
-        .send(Message::text(frame.to_text().unwrap()))
-        .await
-        .unwrap();
 }

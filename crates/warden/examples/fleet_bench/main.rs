@@ -16,10 +16,6 @@
 
 mod fanout;
 mod idle;
-// The fleet tests' fake model; the benchmarks use a part of it.
-#[allow(dead_code)]
-#[path = "../../tests/fleet_support/model.rs"]
-mod model;
 mod overhead;
 mod server;
 

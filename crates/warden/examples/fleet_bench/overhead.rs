@@ -1,112 +1,29 @@
-//! (c) One real `warden agent run` against a minimal server played here
+//! (c) One real `warden agent run` against the testkit's fake agent server
 //! (enrollment over HTTP, the WebSocket of spec/agent.md): its idle
 //! resident memory, and the time from an `exec` frame to its `exec_result`
 //! for `true` (a read, so through the sandbox launcher; and a write, with
-//! a grant signed here), against `true` and `sh -c true` run locally.
+//! a grant the fake server signs), against `true` and `sh -c true` run
+//! locally.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::extract::State;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use ed25519_dalek::{SigningKey, VerifyingKey};
-use serde_json::{Value, json};
-use tokio::sync::mpsc;
-use warden_protocol::agent::{
-    AgentFrame, Challenge, ExecClass, ExecRequest, ExecResult, GrantClaims, ParsedFrame, Welcome,
-    command_sha256, decode_public_key, encode_base64, parse_frame, verify_hello,
-};
+use warden_protocol::agent::{ExecClass, ExecRequest, ExecResult};
+use warden_testkit::agent_server::{AgentConn, FakeAgentServer, TOKEN};
+use warden_testkit::exec_requests::claims_for;
 
 use crate::server::{mib, rss_kib, warden};
 
-const AGENT_ID: &str = "bench-agent";
 const NAME: &str = "bench-host";
-
-struct Server {
-    key: SigningKey,
-    agent_key: Mutex<Option<VerifyingKey>>,
-    sockets: mpsc::UnboundedSender<WebSocket>,
-}
-
-fn random<const N: usize>() -> [u8; N] {
-    let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).unwrap();
-    bytes
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
-async fn enroll(State(server): State<Arc<Server>>, body: axum::Json<Value>) -> impl IntoResponse {
-    let key = decode_public_key(body["public_key"].as_str().unwrap_or_default()).unwrap();
-    *server.agent_key.lock().unwrap() = Some(key);
-    axum::Json(json!({
-        "agent_id": AGENT_ID,
-        "server_public_key": encode_base64(server.key.verifying_key().as_bytes()),
-    }))
-}
-
-async fn connect(
-    State(server): State<Arc<Server>>,
-    upgrade: WebSocketUpgrade,
-) -> impl IntoResponse {
-    upgrade.on_upgrade(move |mut socket| async move {
-        let nonce: [u8; 32] = random();
-        let challenge = AgentFrame::Challenge(Challenge {
-            nonce: encode_base64(&nonce),
-        });
-        socket
-            .send(Message::text(challenge.to_text().unwrap()))
-            .await
-            .unwrap();
-        let Some(AgentFrame::Hello(hello)) = next(&mut socket).await else {
-            return;
-        };
-        let key = server.agent_key.lock().unwrap().unwrap();
-        verify_hello(&key, &nonce, &hello.signature).unwrap();
-        let welcome = AgentFrame::Welcome(Welcome { heartbeat_secs: 30 });
-        socket
-            .send(Message::text(welcome.to_text().unwrap()))
-            .await
-            .unwrap();
-        let _ = server.sockets.send(socket);
-    })
-}
-
-async fn next(socket: &mut WebSocket) -> Option<AgentFrame> {
-    while let Some(Ok(message)) = socket.recv().await {
-        if let Message::Text(text) = message {
-            if let Ok(ParsedFrame::Known(frame)) = parse_frame(&text) {
-                return Some(frame);
-            }
-        }
-    }
-    None
-}
+/// The id the testkit's fake server gives an agent called [`NAME`].
+const AGENT_ID: &str = "agt_bench-host";
 
 /// Sends `request`, returns its result and how long it took.
-async fn exec(socket: &mut WebSocket, request: ExecRequest) -> (ExecResult, Duration) {
-    let id = request.request_id.clone();
+async fn exec(conn: &mut AgentConn, request: ExecRequest) -> (ExecResult, Duration) {
     let start = Instant::now();
-    let frame = AgentFrame::Exec(request).to_text().unwrap();
-    socket.send(Message::text(frame)).await.unwrap();
-    loop {
-        match next(socket).await.expect("the agent stayed connected") {
-            AgentFrame::ExecResult(result) if result.request_id == id => {
-                return (result, start.elapsed());
-            }
-            _ => continue,
-        }
-    }
+    let ran = conn.exec(request).await;
+    (ran.result, start.elapsed())
 }
 
 fn stats(label: &str, mut times: Vec<Duration>) -> Duration {
@@ -121,24 +38,13 @@ fn stats(label: &str, mut times: Vec<Duration>) -> Duration {
 }
 
 pub async fn run(binary: &Path, runs: usize) {
-    let (sockets, mut connected) = mpsc::unbounded_channel();
-    let server = Arc::new(Server {
-        key: SigningKey::from_bytes(&random()),
-        agent_key: Mutex::new(None),
-        sockets,
-    });
-    let app = Router::new()
-        .route("/api/agents/enroll", post(enroll))
-        .route("/api/agents/connect", get(connect))
-        .with_state(Arc::clone(&server));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let server = FakeAgentServer::start().await;
+    let base = server.url();
 
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("agent");
     let enrolled = warden(binary)
-        .args(["agent", "enroll", "--server", &base, "--token", "bench"])
+        .args(["agent", "enroll", "--server", &base, "--token", TOKEN])
         .args(["--name", NAME, "--state-dir"])
         .arg(&state)
         .stdout(Stdio::null())
@@ -151,10 +57,8 @@ pub async fn run(binary: &Path, runs: usize) {
         .env("RUST_LOG", "warn")
         .spawn()
         .unwrap();
-    let mut socket = tokio::time::timeout(Duration::from_secs(30), connected.recv())
-        .await
-        .expect("the agent connected")
-        .unwrap();
+    let mut conn = server.next_connection().await;
+    assert_eq!(conn.agent_id, AGENT_ID);
     tokio::time::sleep(Duration::from_secs(3)).await;
     println!(
         "agent idle RSS: {} (target ≤ 15 MB)",
@@ -172,30 +76,25 @@ pub async fn run(binary: &Path, runs: usize) {
         grant: None,
     };
     // Warm-up, and a check that both classes really run.
-    let (result, _) = exec(&mut socket, request(usize::MAX, ExecClass::Read)).await;
+    let (result, _) = exec(&mut conn, request(usize::MAX, ExecClass::Read)).await;
     assert_eq!(result.exit_code, Some(0), "{result:?}");
     let mut reads = Vec::with_capacity(runs);
     for i in 0..runs {
-        let (result, took) = exec(&mut socket, request(i, ExecClass::Read)).await;
+        let (result, took) = exec(&mut conn, request(i, ExecClass::Read)).await;
         assert_eq!(result.exit_code, Some(0), "{result:?}");
         reads.push(took);
     }
     let mut writes = Vec::with_capacity(runs);
     for i in 0..runs {
         let mut write = request(i, ExecClass::Write);
-        let grant = GrantClaims {
-            agent_id: AGENT_ID.into(),
-            request_id: write.request_id.clone(),
-            command_sha256: command_sha256(&write.command),
-            target: target.clone(),
-            approval_id: Some(format!("approval-{i}")),
-            approved_by: Some("bench".into()),
-            expires_at: now_ms() + 60_000,
-            nonce: random(),
-        }
-        .sign(&server.key);
+        let grant = server.grant(claims_for(
+            AGENT_ID,
+            &write.request_id,
+            &target,
+            &write.command,
+        ));
         write.grant = Some(Box::new(grant));
-        let (result, took) = exec(&mut socket, write).await;
+        let (result, took) = exec(&mut conn, write).await;
         assert_eq!(result.exit_code, Some(0), "{result:?}");
         writes.push(took);
     }

@@ -2,45 +2,20 @@
 //! an admin token made offline, the fake model as its provider, the API
 //! as a client calls it, and the process's resident memory.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use reqwest::Client;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use warden_testkit::http::{client_with, no_roots_tls};
+use warden_testkit::serve_process::{ServeProcess, offline_token};
 
-/// `warden` with no configuration of this machine.
-pub fn warden(binary: &Path) -> Command {
-    let mut command = Command::new(binary);
-    command
-        .env_remove("WARDEN_PROVIDER")
-        .env_remove("WARDEN_CONFIG")
-        .env_remove("WARDEN_DATA_DIR")
-        .env("XDG_CONFIG_HOME", "/nonexistent-warden-bench");
-    command
-}
-
-pub fn http_client(timeout: Option<Duration>) -> Client {
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    let mut builder = Client::builder().use_preconfigured_tls(tls);
-    if let Some(timeout) = timeout {
-        builder = builder.timeout(timeout);
-    }
-    builder.build().unwrap()
-}
+pub use warden_testkit::serve_process::warden;
 
 pub struct Serve {
-    child: Child,
+    process: ServeProcess,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     pub admin: String,
@@ -51,49 +26,28 @@ pub struct Serve {
 impl Serve {
     /// `heartbeat_secs`: how often the server pings its agents.
     pub fn start(binary: &Path, dir: &Path, model_url: &str, heartbeat_secs: u64) -> Serve {
-        let out = warden(binary)
-            .args(["token", "create", "--name", "bench", "--role", "admin"])
-            .arg("--data-dir")
-            .arg(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        let admin = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        let mut child = warden(binary)
+        let admin = offline_token(binary, dir, "bench", "admin");
+        let mut command = warden(binary);
+        command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(dir)
             .args(["--agent-heartbeat-secs", &heartbeat_secs.to_string()])
             .env("WARDEN_PROVIDER", "openai")
             .env("WARDEN_BASE_URL", model_url)
             .env("WARDEN_MODEL", "test-model")
-            .env("WARDEN_API_KEY", "test-key")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .expect("warden serve printed where it listens")
-                .unwrap();
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        // Keep reading so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines.by_ref() {});
+            .env("WARDEN_API_KEY", "test-key");
+        let process = ServeProcess::start(command);
         Serve {
-            child,
-            base,
+            base: process.base.clone(),
+            process,
             admin,
-            http: http_client(Some(Duration::from_secs(60))),
-            streams: http_client(None),
+            http: client_with(no_roots_tls(), Some(Duration::from_secs(60))),
+            streams: client_with(no_roots_tls(), None),
         }
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.pid()
     }
 
     pub async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
@@ -181,13 +135,6 @@ impl Serve {
             }
         });
         (id, rx)
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -14,8 +14,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use docker::{Host, Network};
-use model::FakeModel;
 use serve::Serve;
+use warden_testkit::model::FakeModel;
 
 /// Seconds between the server's pings: a lost agent shows within three.
 pub const HEARTBEAT_SECS: &str = "1";
@@ -61,12 +61,12 @@ impl Fleet {
         docker::sweep_leftovers();
         docker::agent_image();
         let network = Network::create("net");
-        let model = FakeModel::start();
+        let model = model::start();
         let dir = tempfile::tempdir().unwrap();
         let serve = Serve::start(
             dir.path(),
             &network.gateway,
-            &model.base_url,
+            &model.base_url(),
             &["--agent-heartbeat-secs", HEARTBEAT_SECS],
         );
         let mut fleet = Fleet {

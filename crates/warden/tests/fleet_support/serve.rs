@@ -4,51 +4,22 @@
 //! offline, the fake model as its provider, and a fixed port so that a
 //! restart comes back where the agents look for it.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
+use warden_testkit::http::pinned_client;
+use warden_testkit::net::free_port;
+use warden_testkit::serve_process::{ServeProcess, offline_token, warden};
 
-/// The `warden` binary of this build, with no configuration of the host.
-pub fn warden() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_warden"));
-    command
-        .env_remove("WARDEN_PROVIDER")
-        .env_remove("WARDEN_CONFIG")
-        .env_remove("WARDEN_DATA_DIR")
-        .env_remove("DOCKER_HOST")
-        .env("XDG_CONFIG_HOME", "/nonexistent-warden-test");
-    command
-}
-
-/// A port free on `ip` right now.
-pub fn free_port(ip: &str) -> u16 {
-    let listener = std::net::TcpListener::bind((ip, 0)).unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-/// `warden token create` on the data directory: the secret.
-pub fn offline_token(dir: &Path, role: &str) -> String {
-    let out = warden()
-        .args(["token", "create", "--name", role, "--role", role])
-        .args(["--expires", "1d", "--data-dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+/// The `warden` binary of this build.
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_warden"))
 }
 
 pub struct Serve {
-    child: Option<Child>,
+    process: Option<ServeProcess>,
     /// `https://IP:PORT`.
     pub base: String,
     /// The served certificate's SHA-256 (`AB:CD:…`).
@@ -61,34 +32,33 @@ pub struct Serve {
     listen: String,
     model_url: String,
     extra: Vec<String>,
-    _lines: Option<Receiver<String>>,
 }
 
 impl Serve {
     /// Starts `warden serve` on `ip` (a fresh port) with its data in `dir`
     /// and the model at `model_url`.
     pub fn start(dir: &Path, ip: &str, model_url: &str, extra: &[&str]) -> Serve {
-        let admin = offline_token(dir, "admin");
+        let admin = offline_token(binary(), dir, "admin", "admin");
         let mut serve = Serve {
-            child: None,
+            process: None,
             base: String::new(),
             fingerprint: String::new(),
             admin,
             // Pinned to the certificate once the server printed it.
-            http: pinned::client("", None),
-            streams: pinned::client("", None),
+            http: pinned_client("", None),
+            streams: pinned_client("", None),
             dir: dir.to_path_buf(),
             listen: format!("{ip}:{}", free_port(ip)),
             model_url: model_url.to_string(),
             extra: extra.iter().map(|s| s.to_string()).collect(),
-            _lines: None,
         };
         serve.launch();
         serve
     }
 
     fn launch(&mut self) {
-        let mut child = warden()
+        let mut command = warden(binary());
+        command
             .args(["serve", "--tls-self-signed", "--listen", &self.listen])
             .arg("--data-dir")
             .arg(&self.dir)
@@ -96,39 +66,15 @@ impl Serve {
             .env("WARDEN_PROVIDER", "openai")
             .env("WARDEN_BASE_URL", &self.model_url)
             .env("WARDEN_MODEL", "test-model")
-            .env("WARDEN_API_KEY", "test-key")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let (mut base, mut fingerprint) = (None, None);
-        while base.is_none() || fingerprint.is_none() {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("warden serve printed where it listens and its fingerprint");
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                base = rest.split_whitespace().next().map(str::to_string);
-            }
-            if let Some(rest) = line.split("fingerprint: ").nth(1) {
-                fingerprint = Some(rest.trim().to_string());
-            }
-        }
-        self.base = base.unwrap();
-        self.fingerprint = fingerprint.unwrap();
-        self.http = pinned::client(&self.fingerprint, Some(Duration::from_secs(30)));
-        self.streams = pinned::client(&self.fingerprint, None);
-        self._lines = Some(rx);
+            .env("WARDEN_API_KEY", "test-key");
+        let mut process = ServeProcess::start(command);
+        self.fingerprint = process
+            .wait_line_after("fingerprint: ", Duration::from_secs(30))
+            .expect("warden serve printed its certificate's fingerprint");
+        self.base = process.base.clone();
+        self.http = pinned_client(&self.fingerprint, Some(Duration::from_secs(30)));
+        self.streams = pinned_client(&self.fingerprint, None);
+        self.process = Some(process);
     }
 
     /// SIGTERM, wait for the exit, start again on the same port and data.
@@ -138,18 +84,8 @@ impl Serve {
     }
 
     fn terminate(&mut self) {
-        let Some(mut child) = self.child.take() else {
-            return;
-        };
-        rustix::process::kill_process(
-            rustix::process::Pid::from_child(&child),
-            rustix::process::Signal::TERM,
-        )
-        .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "warden serve ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
+        if let Some(mut process) = self.process.take() {
+            process.terminate();
         }
     }
 
@@ -219,36 +155,5 @@ impl Serve {
         let (status, body) = self.call("GET", "/api/inventory", None).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         body.as_array().cloned().unwrap_or_default()
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-mod pinned {
-    use std::time::Duration;
-
-    use reqwest::Client;
-    use warden_infra::tls::{
-        CertFingerprint, PresentedCertificate, pinned_client_config, ring_provider,
-    };
-
-    /// An HTTP client that trusts exactly the certificate with this pin
-    /// (`AB:CD:…`; none at all before the server printed it).
-    pub fn client(pin: &str, timeout: Option<Duration>) -> Client {
-        let pin = pin.parse().unwrap_or(CertFingerprint([0; 32]));
-        let tls =
-            pinned_client_config(ring_provider(), pin, PresentedCertificate::default()).unwrap();
-        let mut builder = Client::builder().use_preconfigured_tls(tls);
-        if let Some(timeout) = timeout {
-            builder = builder.timeout(timeout);
-        }
-        builder.build().unwrap()
     }
 }

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use warden_testkit::sse::EventReader;
 
 use super::serve::Serve;
 
@@ -44,25 +44,11 @@ impl Session {
         assert_eq!(response.status(), StatusCode::OK);
         let (tx, events) = mpsc::unbounded_channel();
         tokio::spawn(async move {
-            let mut body = response.bytes_stream();
-            let mut buffer = String::new();
-            while let Some(Ok(bytes)) = body.next().await {
-                buffer.push_str(&String::from_utf8_lossy(&bytes));
-                while let Some(end) = buffer.find("\n\n") {
-                    let block: String = buffer.drain(..end + 2).collect();
-                    let data: Vec<&str> = block
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data:"))
-                        .map(str::trim_start)
-                        .collect();
-                    if data.is_empty() {
-                        continue;
-                    }
-                    if let Ok(event) = serde_json::from_str::<Value>(&data.join("\n")) {
-                        if tx.send(event).is_err() {
-                            return;
-                        }
-                    }
+            let mut reader = EventReader::new(response);
+            // The stream stays open as long as the server does.
+            while let Some(event) = reader.next(Duration::from_secs(24 * 3600)).await {
+                if tx.send(event.data).is_err() {
+                    return;
                 }
             }
         });
