@@ -54,6 +54,18 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 /// stopped and the turn ends honestly); a second Ctrl-C while the first is
 /// still being handled, SIGTERM or SIGHUP end Warden, after every command it
 /// started has been stopped (SIGTERM, a grace, SIGKILL).
+/// The signal that is ending Warden (SIGTERM, SIGHUP, a second SIGINT),
+/// once one arrived: whichever thread finishes first exits with 128 + it.
+static TERMINATING: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The signal ending Warden, if one is.
+pub fn terminating_signal() -> Option<i32> {
+    match TERMINATING.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
 pub fn cancel_on_ctrl_c(flag: &CancelFlag) -> Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
@@ -67,6 +79,9 @@ pub fn cancel_on_ctrl_c(flag: &CancelFlag) -> Result<()> {
                     flag.cancel();
                     continue;
                 }
+                // Said first: the turn may end (cancelled) before this thread
+                // is done, and Warden must still exit as this signal says.
+                TERMINATING.store(signal, std::sync::atomic::Ordering::SeqCst);
                 // Nothing new starts now, and the turn stops issuing calls.
                 flag.cancel();
                 stop_commands();

@@ -125,6 +125,13 @@ fn main() -> ExitCode {
         Command::User(args) => accounts_cmd::user(args),
         Command::Token(args) => accounts_cmd::token(args),
     };
+    // A terminating signal arrived: its thread stops the commands, says so,
+    // and exits as the signal says; this one waits for it (bounded).
+    if let Some(signal) = common::terminating_signal() {
+        std::thread::sleep(std::time::Duration::from_secs(10));
+        common::stop_commands();
+        return ExitCode::from(u8::try_from(128 + signal).unwrap_or(255));
+    }
     // No command outlives Warden (normally none is left by now).
     common::stop_commands();
     match result {
