@@ -295,26 +295,6 @@ mod tests {
     }
 
     #[test]
-    fn the_snapshot_offer_is_in_the_view_only_when_there_is_one() {
-        let offer = SnapshotOffer {
-            guest: "vm:pve1:101".into(),
-            take: false,
-            undoable: "not undoable by Warden: no snapshot of web (vm:pve1:101) is taken first"
-                .into(),
-        };
-        let people = ApprovalPeople::default();
-        let offered =
-            serde_json::to_value(approval_view(&approval(Some(offer)), &people, 0)).unwrap();
-        assert_eq!(
-            offered["snapshot"],
-            json!({"guest": "vm:pve1:101", "take": false,
-                   "undoable": "not undoable by Warden: no snapshot of web (vm:pve1:101) is taken first"})
-        );
-        let plain = serde_json::to_value(approval_view(&approval(None), &people, 0)).unwrap();
-        assert!(plain.get("snapshot").is_none(), "{plain}");
-    }
-
-    #[test]
     fn the_openapi_schema_describes_the_offer() {
         let document: Value = serde_json::from_str(&crate::openapi_json().unwrap()).unwrap();
         let schemas = &document["components"]["schemas"];
