@@ -62,6 +62,19 @@ pub struct Me {
     pub user: String,
     pub role: Role,
     pub csrf_token: Option<String>,
+    /// This login used a one-time password (the first admin's): until
+    /// `POST /api/auth/password` sets a new one, every other endpoint
+    /// answers 403 `PASSWORD_CHANGE_REQUIRED`.
+    pub password_change_required: bool,
+}
+
+/// A browser login changes its own password.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePassword {
+    pub current_password: String,
+    #[schema(min_length = 8, max_length = 1024)]
+    pub new_password: String,
 }
 
 /// An empty JSON object (logout).
@@ -260,6 +273,9 @@ pub struct TokenView {
     pub role: String,
     pub created_at: String,
     pub created_by: Option<String>,
+    /// The person the token acts for (`user:alice`); null for a token made
+    /// before tokens had owners, which stands for itself.
+    pub owner: Option<String>,
     pub expires_at: Option<String>,
     pub revoked_at: Option<String>,
     pub last_used_at: Option<String>,

@@ -28,8 +28,17 @@ pub enum MetricsAccess {
     Public,
 }
 
-/// The four-eyes rule: an approver may not approve (or run) a request
-/// their own message caused.
+/// Whether plain HTTP may listen on an address beyond loopback (behind a
+/// TLS-terminating proxy): only when asked for (`--insecure-http`), and
+/// then every start warns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlainHttp {
+    LoopbackOnly,
+    AnyAddress,
+}
+
+/// The four-eyes rule: no credential of the person whose message caused a
+/// request may approve (or run) it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FourEyes {
     Off,
@@ -42,6 +51,8 @@ pub struct ServerConfig {
     /// SQLite (`warden.db`), TLS material, the first admin's password file.
     pub data_dir: PathBuf,
     pub tls: TlsMode,
+    /// Where plain HTTP may listen (TLS may listen anywhere).
+    pub plain_http: PlainHttp,
     /// No session's control level exceeds this; requests for more are capped.
     pub max_control_level: ControlLevel,
     pub metrics: MetricsAccess,
@@ -65,6 +76,7 @@ impl ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 7878)),
             data_dir,
             tls: TlsMode::Off,
+            plain_http: PlainHttp::LoopbackOnly,
             max_control_level: ControlLevel::Controlled,
             metrics: MetricsAccess::Viewer,
             four_eyes: FourEyes::Off,
@@ -77,6 +89,39 @@ impl ServerConfig {
 
     pub fn database_path(&self) -> PathBuf {
         self.data_dir.join("warden.db")
+    }
+
+    /// Why this configuration may not listen, or the warning it starts
+    /// with: plain HTTP beyond loopback needs [`PlainHttp::AnyAddress`].
+    pub fn listen_check(&self) -> ListenCheck {
+        if self.tls != TlsMode::Off || is_loopback(self.listen.ip()) {
+            return ListenCheck::Fine;
+        }
+        match self.plain_http {
+            PlainHttp::LoopbackOnly => ListenCheck::Refused,
+            PlainHttp::AnyAddress => ListenCheck::Warn(format!(
+                "serving plain HTTP on {}: passwords, cookies and tokens cross the network unencrypted unless a TLS proxy is in front (--insecure-http)",
+                self.listen
+            )),
+        }
+    }
+}
+
+/// What [`ServerConfig::listen_check`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenCheck {
+    Fine,
+    Warn(String),
+    Refused,
+}
+
+/// 127.0.0.0/8, ::1, and ::ffff:127.0.0.0/104.
+pub fn is_loopback(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.is_loopback(),
+        std::net::IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
 }
 
@@ -100,6 +145,71 @@ pub fn cap_level(requested: ControlLevel, max: ControlLevel) -> ControlLevel {
 mod tests {
     use super::*;
     use ControlLevel::*;
+
+    #[test]
+    fn plain_http_listens_beyond_loopback_only_when_asked() {
+        let table = [
+            (
+                "127.0.0.1:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "fine",
+            ),
+            (
+                "127.8.0.1:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "fine",
+            ),
+            ("[::1]:7878", TlsMode::Off, PlainHttp::LoopbackOnly, "fine"),
+            (
+                "[::ffff:127.0.0.1]:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "fine",
+            ),
+            (
+                "0.0.0.0:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "refused",
+            ),
+            (
+                "[::]:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "refused",
+            ),
+            (
+                "192.168.1.5:7878",
+                TlsMode::Off,
+                PlainHttp::LoopbackOnly,
+                "refused",
+            ),
+            ("0.0.0.0:7878", TlsMode::Off, PlainHttp::AnyAddress, "warn"),
+            (
+                "0.0.0.0:7878",
+                TlsMode::SelfSigned,
+                PlainHttp::LoopbackOnly,
+                "fine",
+            ),
+        ];
+        for (listen, tls, plain_http, expected) in table {
+            let mut config = ServerConfig::new(PathBuf::from("/tmp/x"));
+            config.listen = listen.parse().unwrap();
+            config.tls = tls;
+            config.plain_http = plain_http;
+            let got = match config.listen_check() {
+                ListenCheck::Fine => "fine",
+                ListenCheck::Warn(text) => {
+                    assert!(text.contains("--insecure-http"), "{text}");
+                    "warn"
+                }
+                ListenCheck::Refused => "refused",
+            };
+            assert_eq!(got, expected, "{listen}");
+        }
+    }
 
     #[test]
     fn levels_are_capped_by_the_ceiling() {

@@ -18,6 +18,9 @@ pub enum ApiError {
     Unauthenticated(String),
     /// 403 `FORBIDDEN`: role too low, CSRF missing or wrong, four-eyes rule.
     Forbidden(String),
+    /// 403 `PASSWORD_CHANGE_REQUIRED`: a login with a one-time password
+    /// must set a new one (`POST /api/auth/password`) first.
+    PasswordChangeRequired,
     /// 404 `NOT_FOUND`.
     NotFound(String),
     /// 405: a known path with another method.
@@ -43,8 +46,9 @@ pub struct ErrorBody {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
-    /// `INVALID_INPUT`, `UNAUTHENTICATED`, `FORBIDDEN`, `NOT_FOUND`,
-    /// `CONFLICT`, `PAYLOAD_TOO_LARGE`, `RATE_LIMITED` or `UNAVAILABLE`.
+    /// `INVALID_INPUT`, `UNAUTHENTICATED`, `FORBIDDEN`,
+    /// `PASSWORD_CHANGE_REQUIRED`, `NOT_FOUND`, `CONFLICT`,
+    /// `PAYLOAD_TOO_LARGE`, `RATE_LIMITED` or `UNAVAILABLE`.
     pub code: String,
     pub message: String,
     /// The request field at fault (400).
@@ -87,7 +91,7 @@ impl ApiError {
         match self {
             ApiError::InvalidInput { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::PasswordChangeRequired => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
@@ -102,6 +106,7 @@ impl ApiError {
             ApiError::InvalidInput { .. } => "INVALID_INPUT",
             ApiError::Unauthenticated(_) => "UNAUTHENTICATED",
             ApiError::Forbidden(_) => "FORBIDDEN",
+            ApiError::PasswordChangeRequired => "PASSWORD_CHANGE_REQUIRED",
             ApiError::NotFound(_) => "NOT_FOUND",
             ApiError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ApiError::Conflict { .. } => "CONFLICT",
@@ -120,6 +125,12 @@ impl ApiError {
             | ApiError::Unavailable(m) => (m.clone(), None, None),
             ApiError::MethodNotAllowed => (
                 "this endpoint does not take that method".to_string(),
+                None,
+                None,
+            ),
+            ApiError::PasswordChangeRequired => (
+                "this login used a one-time password: set a new one with POST /api/auth/password first"
+                    .to_string(),
                 None,
                 None,
             ),
@@ -217,6 +228,11 @@ mod tests {
                 "UNAUTHENTICATED",
             ),
             (ApiError::Forbidden("x".into()), 403, "FORBIDDEN"),
+            (
+                ApiError::PasswordChangeRequired,
+                403,
+                "PASSWORD_CHANGE_REQUIRED",
+            ),
             (ApiError::NotFound("x".into()), 404, "NOT_FOUND"),
             (ApiError::conflict("x", Some("approved")), 409, "CONFLICT"),
             (ApiError::PayloadTooLarge, 413, "PAYLOAD_TOO_LARGE"),

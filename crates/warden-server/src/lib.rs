@@ -36,7 +36,9 @@ pub mod tls;
 mod ui;
 
 pub use api::rfc3339;
-pub use config::{FourEyes, MetricsAccess, ServerConfig, TlsMode, cap_level};
+pub use config::{
+    FourEyes, ListenCheck, MetricsAccess, PlainHttp, ServerConfig, TlsMode, cap_level, is_loopback,
+};
 pub use serve::{ServerError, ShutdownHandle, ShutdownReport, Started, start};
 
 /// The OpenAPI document of the API, as served at `/api/openapi.json`.

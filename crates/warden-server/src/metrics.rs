@@ -14,6 +14,7 @@ use axum::response::Response;
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use crate::auth::LockoutScope;
 use crate::state::{AppState, now_ms};
 
 /// Seconds: from 1 ms to 1 min.
@@ -63,6 +64,9 @@ fn describe() {
     counter!("warden_model_tokens_total", "direction" => "input").absolute(0);
     counter!("warden_model_tokens_total", "direction" => "output").absolute(0);
     counter!("warden_logins_total", "result" => "ok").absolute(0);
+    for scope in [LockoutScope::UserAddress, LockoutScope::Address] {
+        counter!("warden_login_lockouts_total", "scope" => scope.as_str()).absolute(0);
+    }
     counter!("warden_approval_decisions_total", "decision" => "approved").absolute(0);
     gauge!("warden_connected_agents").set(0.0);
     gauge!("warden_running_turns").set(0.0);
@@ -146,6 +150,11 @@ pub fn sessions(app: &Arc<AppState>) {
 /// `ok`, `failed` or `throttled`.
 pub fn login(result: &'static str) {
     counter!("warden_logins_total", "result" => result).increment(1);
+}
+
+/// A run of wrong passwords made a key wait (see `auth::LoginLimiter`).
+pub fn login_lockout(scope: LockoutScope) {
+    counter!("warden_login_lockouts_total", "scope" => scope.as_str()).increment(1);
 }
 
 pub fn approval_decided(decision: &'static str) {

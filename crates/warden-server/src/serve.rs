@@ -1,5 +1,6 @@
-//! Starting and stopping the server: TLS, the first admin, metrics, the
-//! listener, one hyper connection task per client, and the graceful
+//! Starting and stopping the server: where it may listen, the data
+//! directory made private, TLS, the first admin, metrics, the listener,
+//! one hyper connection task per client, and the graceful
 //! shutdown (no new turns → running turns get a deadline → the rest are
 //! cancelled and audited → streams end → connections close).
 
@@ -17,10 +18,14 @@ use tokio::task::JoinHandle;
 use tower::ServiceExt;
 use warden_world::World;
 
-use crate::auth::{AccountError, BootstrapAdmin, LoginLimiter, bootstrap_admin};
-use crate::config::{ServerConfig, TlsMode};
+use warden_store::{StoreError, Tightened};
+
+use crate::auth::{
+    AccountError, BootstrapAdmin, LoginLimiter, adopt_admin_password_file, bootstrap_admin,
+};
+use crate::config::{ListenCheck, ServerConfig, TlsMode};
 use crate::live::{ApprovalWaiters, Sessions};
-use crate::state::{AppState, CookieSecurity, HumanAction, Lifecycle, now_ms};
+use crate::state::{AppState, HumanAction, Lifecycle, Transport, now_ms};
 use crate::tls::{TlsError, TlsSetup};
 
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +36,12 @@ pub enum ServerError {
     Account(#[from] AccountError),
     #[error("cannot listen on {addr}: {message}")]
     Bind { addr: SocketAddr, message: String },
+    #[error(
+        "refusing to serve plain HTTP on {addr}, beyond loopback: passwords, cookies and tokens would cross the network unencrypted. Serve TLS (--tls-self-signed, or --tls-cert and --tls-key), listen on 127.0.0.1 behind a TLS proxy, or accept the risk with --insecure-http"
+    )]
+    InsecureListen { addr: SocketAddr },
+    #[error("making the data directory private: {0}")]
+    Private(StoreError),
     #[error("the world was built without agents (WorldBuilder::agents)")]
     NoAgents,
     #[error("{0}")]
@@ -44,6 +55,11 @@ pub struct Started {
     pub tls_fingerprint: Option<String>,
     /// The first admin, when this start created it (show the password once).
     pub bootstrap_admin: Option<BootstrapAdmin>,
+    /// What in the data directory this start made private (files an
+    /// earlier release left readable by others).
+    pub tightened: Vec<Tightened>,
+    /// Said at every start (plain HTTP beyond loopback).
+    pub warnings: Vec<String>,
     shutdown: ShutdownHandle,
     task: JoinHandle<ShutdownReport>,
 }
@@ -88,11 +104,38 @@ const HEADER_READ: Duration = Duration::from_secs(30);
 /// Start serving `world` (built with agents). Returns once the listener is
 /// bound: the server answers `/api/health` from then on.
 pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, ServerError> {
+    let mut warnings = Vec::new();
+    match config.listen_check() {
+        ListenCheck::Fine => {}
+        ListenCheck::Warn(warning) => {
+            tracing::warn!("{warning}");
+            warnings.push(warning);
+        }
+        ListenCheck::Refused => {
+            return Err(ServerError::InsecureListen {
+                addr: config.listen,
+            });
+        }
+    }
     let tls = match &config.tls {
         TlsMode::Off => None,
         TlsMode::Files { cert, key } => Some(crate::tls::from_files(cert, key)?),
         TlsMode::SelfSigned => Some(crate::tls::self_signed(&config.data_dir)?),
     };
+    // Whatever made them (an earlier release, a copy, a restore): the
+    // directory 0700, every file in it 0600.
+    let tightened =
+        warden_store::tighten_data_dir(&config.data_dir).map_err(ServerError::Private)?;
+    for change in &tightened {
+        tracing::warn!(%change, "made private");
+    }
+    // An earlier release's first admin who never changed the password:
+    // it is a one-time password from now on.
+    if adopt_admin_password_file(&world.store, &config.data_dir)? {
+        tracing::warn!(
+            "the first admin's password is still the generated one: the next login with it must set a new one"
+        );
+    }
     let metrics = match crate::metrics::install() {
         Ok(handle) => {
             crate::metrics::spawn_upkeep(handle.clone());
@@ -109,10 +152,10 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
         .map_err(|e| ServerError::Internal(format!("OpenAPI document: {e}")))?;
     let agents = world.agents.clone().ok_or(ServerError::NoAgents)?;
     let app = Arc::new(AppState {
-        cookies: if tls.is_some() {
-            CookieSecurity::Secure
+        transport: if tls.is_some() {
+            Transport::Tls
         } else {
-            CookieSecurity::Plain
+            Transport::Plain
         },
         config,
         store: Arc::clone(&world.store),
@@ -152,6 +195,8 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
         local_addr,
         tls_fingerprint,
         bootstrap_admin: bootstrap,
+        tightened,
+        warnings,
         shutdown: ShutdownHandle(Arc::new(shutdown_tx)),
         task,
     })
@@ -306,7 +351,7 @@ async fn drain(app: Arc<AppState>) -> ShutdownReport {
         );
         app.audit_human(HumanAction {
             session_id: &live.id,
-            actor: "warden",
+            actor: "system",
             tool: "turn",
             target: None,
             decision: "cancelled",

@@ -29,17 +29,18 @@ pub struct AppState {
     pub limiter: LoginLimiter,
     pub metrics: Option<PrometheusHandle>,
     pub lifecycle: Lifecycle,
-    /// Cookies get `Secure` when the listener speaks TLS.
-    pub cookies: CookieSecurity,
+    /// Under TLS, cookies get `Secure` and responses HSTS.
+    pub transport: Transport,
     pub started: Instant,
     /// The OpenAPI document, serialised once.
     pub openapi_json: Arc<str>,
 }
 
+/// How the listener speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CookieSecurity {
+pub enum Transport {
     Plain,
-    Secure,
+    Tls,
 }
 
 /// Milliseconds since the Unix epoch.

@@ -118,9 +118,16 @@ fn generate(dir: &Path, cert: &Path, key: &Path) -> Result<(), TlsError> {
             message: e.to_string(),
         }
     };
-    std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    use std::os::unix::fs::DirBuilderExt;
+    // Private like everything in the data directory (the certificate is
+    // public, but the directory's rule is simpler without exceptions).
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(write_error(dir))?;
     write_file(key, &generated.signing_key.serialize_pem(), 0o600).map_err(write_error(key))?;
-    write_file(cert, &generated.cert.pem(), 0o644).map_err(write_error(cert))?;
+    write_file(cert, &generated.cert.pem(), 0o600).map_err(write_error(cert))?;
     Ok(())
 }
 

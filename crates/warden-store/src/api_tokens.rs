@@ -1,5 +1,6 @@
-//! Bearer tokens for scripts: a name, a role, an expiry, and the SHA-256 of
-//! the secret (the secret itself is shown once and never stored).
+//! Bearer tokens for scripts: a name, a role, an expiry, the person it
+//! belongs to, and the SHA-256 of the secret (the secret itself is shown
+//! once and never stored).
 
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -11,7 +12,11 @@ pub struct ApiToken {
     pub id: String,
     pub name: String,
     pub role: String,
+    /// Who made it (an actor, or a user name in rows from before actors).
     pub created_by: Option<String>,
+    /// The person it acts for (`user:alice`); `None` for a token made
+    /// offline before tokens had owners.
+    pub owner: Option<String>,
     pub created_at_ms: u64,
     pub expires_at_ms: Option<u64>,
     pub revoked_at_ms: Option<u64>,
@@ -27,12 +32,13 @@ pub struct NewApiToken {
     /// Hex SHA-256 of the secret.
     pub token_hash: String,
     pub created_by: Option<String>,
+    /// The person it acts for (`user:alice`).
+    pub owner: String,
     pub created_at_ms: u64,
     pub expires_at_ms: Option<u64>,
 }
 
-const COLUMNS: &str =
-    "id, name, role, created_by, created_at_ms, expires_at_ms, revoked_at_ms, last_used_at_ms";
+const COLUMNS: &str = "id, name, role, created_by, created_at_ms, expires_at_ms, revoked_at_ms, last_used_at_ms, owner";
 
 fn opt_ms(row: &Row<'_>, i: usize) -> rusqlite::Result<Option<u64>> {
     Ok(row
@@ -50,14 +56,15 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<ApiToken> {
         expires_at_ms: opt_ms(row, 5)?,
         revoked_at_ms: opt_ms(row, 6)?,
         last_used_at_ms: opt_ms(row, 7)?,
+        owner: row.get(8)?,
     })
 }
 
 impl Store {
     pub fn add_api_token(&self, token: &NewApiToken) -> StoreResult<()> {
         self.conn()?.execute(
-            "INSERT INTO api_tokens (id, name, role, token_hash, created_by, created_at_ms, expires_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO api_tokens (id, name, role, token_hash, created_by, created_at_ms, expires_at_ms, owner)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 token.id,
                 token.name,
@@ -66,6 +73,7 @@ impl Store {
                 token.created_by,
                 sql_i64(token.created_at_ms),
                 token.expires_at_ms.map(sql_i64),
+                token.owner,
             ],
         )?;
         Ok(())
@@ -136,6 +144,7 @@ mod tests {
             role: "operator".into(),
             token_hash: hash.into(),
             created_by: None,
+            owner: format!("user:owner-{id}"),
             created_at_ms: at,
             expires_at_ms: Some(at + 100),
         }
@@ -152,6 +161,7 @@ mod tests {
         );
         let found = store.api_token_by_hash("h2").unwrap().unwrap();
         assert_eq!(found.id, "t2");
+        assert_eq!(found.owner.as_deref(), Some("user:owner-t2"));
         assert_eq!(found.expires_at_ms, Some(102));
         assert_eq!(found.revoked_at_ms, None);
         let ids: Vec<String> = store

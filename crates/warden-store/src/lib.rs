@@ -22,6 +22,7 @@ mod conversations;
 mod login_sessions;
 mod notes;
 mod open;
+mod private_files;
 mod schema;
 mod server_views;
 mod usage;
@@ -36,9 +37,13 @@ pub use audit::{
 pub use conversations::SessionSummary;
 pub use login_sessions::LoginSession;
 pub use notes::StoredNote;
+pub use private_files::{
+    PRIVATE_DIR, PRIVATE_FILE, PrivateScope, Tightened, database_files, private_mode,
+    tighten_data_dir, tighten_database_files,
+};
 pub use server_views::{ApprovalFilter, ApprovalPeople, StoredMessage};
 pub use usage::{UsageRow, UsageTotals};
-pub use users::User;
+pub use users::{PasswordChange, User};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -117,14 +122,28 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Store {
     conn: Mutex<Connection>,
     anchors: audit::Anchors,
+    /// What opening made private (files earlier releases left readable).
+    tightened: Vec<Tightened>,
 }
 
 impl Store {
     /// Open (creating if needed, 0600) and migrate the database at `path`.
     /// Its directory must exist. Any number of processes may open the same
-    /// new database at once; one migrates, the others wait.
+    /// new database at once; one migrates, the others wait. The database's
+    /// files are made private first ([`Store::tightened`] says what changed).
     pub fn open(path: &Path) -> StoreResult<Store> {
+        Store::open_private(path, PrivateScope::DatabaseFiles)
+    }
+
+    /// [`Store::open`], making `scope` private first: the database's files,
+    /// or the whole data directory they live in.
+    pub fn open_private(path: &Path, scope: PrivateScope<'_>) -> StoreResult<Store> {
+        let mut tightened = match scope {
+            PrivateScope::DatabaseFiles => Vec::new(),
+            PrivateScope::DataDirectory(dir) => tighten_data_dir(dir)?,
+        };
         open::prepare_database_file(path)?;
+        tightened.extend(tighten_database_files(path)?);
         let mut conn = Connection::open(path).map_err(|e| open::explain_open_error(path, e))?;
         // Before anything that may wait for another process.
         conn.busy_timeout(BUSY_TIMEOUT)?;
@@ -143,7 +162,14 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             anchors,
+            tightened,
         })
+    }
+
+    /// The files and directories this open made private, with their modes
+    /// before and after (empty when everything was private already).
+    pub fn tightened(&self) -> &[Tightened] {
+        &self.tightened
     }
 
     /// A private in-memory database (tests, one-shot runs); its audit head
@@ -154,6 +180,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             anchors: audit::Anchors::in_memory(),
+            tightened: Vec::new(),
         })
     }
 

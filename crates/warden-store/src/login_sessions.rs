@@ -89,7 +89,7 @@ mod tests {
         store.delete_login_session("h").unwrap();
         assert_eq!(store.login_session("h", 50).unwrap(), None);
         store.add_login_session(&session).unwrap();
-        store.set_password("bob", "x", 60).unwrap();
+        store.set_password("bob", "x", 60, None).unwrap();
         assert_eq!(
             store.login_session("h", 50).unwrap(),
             None,

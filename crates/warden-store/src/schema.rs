@@ -175,10 +175,20 @@ CREATE TABLE server_secrets (
 /// Proxmox guest (JSON), so the card shows it after a restart too.
 const V6: &str = "ALTER TABLE approvals ADD COLUMN snapshot TEXT;";
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+/// Schema version 7: people, not credentials. A token belongs to a person
+/// (`owner`, an actor such as `user:alice`): a token an admin made through
+/// the API was recorded with the admin's user name, so it is theirs; one
+/// made offline before owners existed has none and stands for itself. A
+/// user with a one-time password must set a new one before anything else.
+const V7: &str = "ALTER TABLE api_tokens ADD COLUMN owner TEXT;
+UPDATE api_tokens SET owner = 'user:' || created_by
+ WHERE created_by IS NOT NULL AND created_by <> '' AND instr(created_by, ':') = 0;
+ALTER TABLE users ADD COLUMN password_change_required INTEGER NOT NULL DEFAULT 0;";
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes.
-pub(crate) const LATEST: u32 = 6;
+pub(crate) const LATEST: u32 = 7;
 
 /// Bring the database to [`LATEST`], then run `and_then` with the version
 /// found, inside the same write transaction (so that, too, happens once).
@@ -242,6 +252,9 @@ mod tests {
         conn.prepare("SELECT decided_by, decided_at_ms, snapshot FROM approvals")
             .unwrap();
         conn.prepare("SELECT actor, command, reason, legacy_record FROM audit")
+            .unwrap();
+        conn.prepare("SELECT owner FROM api_tokens").unwrap();
+        conn.prepare("SELECT password_change_required FROM users")
             .unwrap();
     }
 

@@ -1,6 +1,6 @@
 //! The SQLite store wired into the core's ports, and where it lives.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,7 +11,7 @@ use warden_core::ports::{
     BoxFuture, ConversationStore, ConversationStoreError, Note, NotesError, NotesStore, TurnRecord,
     check_consumable, check_decidable,
 };
-use warden_store::{Store, StoreError, StoredNote, UsageRow};
+use warden_store::{PrivateScope, Store, StoreError, StoredNote, UsageRow};
 
 /// Why the database cannot be opened.
 #[derive(Debug, thiserror::Error)]
@@ -77,19 +77,39 @@ pub fn create_private_dir(dir: &std::path::Path) -> Result<(), OpenError> {
 
 /// Open the database named by `--db`, `$WARDEN_DB` or the config file (its
 /// directory must exist: a typo should not scatter databases around), else
-/// the default location, whose directory is created private (0700).
+/// the default location, whose directory is created private (0700). What
+/// earlier releases left readable is made private ([`Store::tightened`]
+/// says what): the database's own files, and the whole default directory.
 pub fn open(configured: Option<PathBuf>) -> Result<Arc<Store>, OpenError> {
-    let path = match configured {
-        Some(path) => path,
+    match configured {
+        Some(path) => open_at(&path, PrivateScope::DatabaseFiles),
         None => {
             let path = default_database_path()?;
-            if let Some(dir) = path.parent() {
-                create_private_dir(dir)?;
+            match path.parent() {
+                Some(dir) => {
+                    create_private_dir(dir)?;
+                    open_at(&path, PrivateScope::DataDirectory(dir))
+                }
+                None => open_at(&path, PrivateScope::DatabaseFiles),
             }
-            path
         }
-    };
-    match Store::open(&path) {
+    }
+}
+
+/// The database of a server's data directory `dir` (created private if
+/// missing): `db` when the configuration names one (only its own files are
+/// made private), else `warden.db` there (the whole directory is).
+pub fn open_in_data_dir(dir: &Path, db: Option<PathBuf>) -> Result<Arc<Store>, OpenError> {
+    create_private_dir(dir)?;
+    match db {
+        Some(db) => open_at(&db, PrivateScope::DatabaseFiles),
+        None => open_at(&dir.join("warden.db"), PrivateScope::DataDirectory(dir)),
+    }
+}
+
+fn open_at(path: &Path, scope: PrivateScope<'_>) -> Result<Arc<Store>, OpenError> {
+    let path = path.to_path_buf();
+    match Store::open_private(&path, scope) {
         Ok(store) => Ok(Arc::new(store)),
         // These name the path and the problem already.
         Err(

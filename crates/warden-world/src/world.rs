@@ -160,11 +160,8 @@ impl WorldBuilder {
             return Ok(Arc::clone(store));
         }
         match (&self.config.db.value, &self.data_dir) {
-            (Some(db), _) => crate::storage::open(Some(db.clone())),
-            (None, Some(dir)) => {
-                crate::storage::create_private_dir(dir)?;
-                crate::storage::open(Some(dir.join("warden.db")))
-            }
+            (db, Some(dir)) => crate::storage::open_in_data_dir(dir, db.clone()),
+            (Some(db), None) => crate::storage::open(Some(db.clone())),
             (None, None) => crate::storage::open(None),
         }
     }
@@ -246,7 +243,10 @@ impl WorldBuilder {
             Some(agents) => (
                 Arc::new(CompositeInventory::new(vec![
                     Arc::clone(&given_inventory),
-                    agents.inventory() as Arc<dyn Inventory>,
+                    Arc::new(crate::agents::names::AgentNames::new(
+                        Arc::clone(&given_inventory),
+                        agents.inventory(),
+                    )) as Arc<dyn Inventory>,
                 ])),
                 Arc::new(crate::agents::backend::AgentRoutedHosts::new(
                     given_hosts,

@@ -64,11 +64,30 @@ enum TokenCommand {
         /// How long it is valid: `30d`, `12h`, `90m` (default: no expiry).
         #[arg(long, value_parser = parse_expiry)]
         expires: Option<Duration>,
+        /// The person the token acts for (a user name): the four-eyes rule
+        /// and the audit log see them behind it (default: the local user
+        /// running this, user:$USER).
+        #[arg(long, value_parser = parse_owner)]
+        owner: Option<auth::Person>,
     },
     /// Every token (never the secret).
     List,
     /// Revoke a token by id: it stops working at once.
     Revoke { id: String },
+}
+
+fn parse_owner(text: &str) -> std::result::Result<auth::Person, String> {
+    auth::Person::parse_owner(text).map_err(|problem| match problem {
+        auth::NameProblem::Malformed => {
+            format!("`{text}`: a user name (letters, digits, `.`, `_`, `-`)")
+        }
+        auth::NameProblem::Reserved => format!("`{text}` names Warden itself, not a person"),
+    })
+}
+
+/// The local user running this command, as a person (`user:$USER`).
+fn local_person() -> auth::Person {
+    auth::Person::from_stored(&warden_world::storage::local_operator())
 }
 
 fn parse_role(text: &str) -> std::result::Result<Role, String> {
@@ -147,7 +166,7 @@ pub fn user(args: UserArgs) -> Result<ExitCode> {
         }
         UserCommand::Passwd { name } => {
             let password = read_password(&format!("New password for {name}: "))?;
-            auth::set_password(&store, &dir, &name, &password, now_ms())?;
+            auth::set_password(&store, &dir, &name, &password, None, now_ms())?;
             writeln!(out, "password changed for {name}")?;
         }
         UserCommand::List => {
@@ -167,12 +186,22 @@ pub fn token(args: TokenArgs) -> Result<ExitCode> {
             name,
             role,
             expires,
+            owner,
         } => {
             let expiry = expires.map_or(TokenExpiry::Never, TokenExpiry::After);
-            let token = auth::create_token(&store, &name, role, expiry, None, now_ms())?;
+            let made_by = local_person();
+            let owner = owner.unwrap_or_else(|| made_by.clone());
+            let request = auth::TokenRequest {
+                name: &name,
+                role,
+                expiry,
+                owner: &owner,
+                created_by: made_by.as_str(),
+            };
+            let token = auth::create_token(&store, &request, now_ms())?;
             writeln!(out, "{}", token.secret)?;
             eprintln!(
-                "token {} ({role}) created; it is shown only this once",
+                "token {} ({role}, acting for {owner}) created; it is shown only this once",
                 token.id
             );
         }
@@ -185,7 +214,8 @@ pub fn token(args: TokenArgs) -> Result<ExitCode> {
                     (None, Some(at)) => format!("expires {}", rfc3339(at)),
                     (None, None) => "no expiry".to_string(),
                 };
-                writeln!(out, "{}\t{}\t{}\t{state}", t.id, t.name, t.role)?;
+                let owner = t.owner.as_deref().unwrap_or("-");
+                writeln!(out, "{}\t{}\t{}\t{state}\t{owner}", t.id, t.name, t.role)?;
             }
         }
         TokenCommand::Revoke { id } => {

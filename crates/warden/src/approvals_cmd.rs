@@ -14,7 +14,7 @@ use clap::{Args, Subcommand};
 use warden_core::ports::{ApprovalState, ApprovalStore};
 use warden_store::Store;
 
-use warden_world::storage::{self, SqliteApprovals};
+use warden_world::storage::SqliteApprovals;
 
 use crate::time_fmt::now_ms;
 
@@ -69,7 +69,7 @@ pub fn run(args: ApprovalsArgs) -> Result<ExitCode> {
         db: args.db.clone(),
         ..Default::default()
     })?;
-    let store = storage::open(config.db.value.clone())?;
+    let store = crate::common::open_store(config.db.value.clone())?;
     let now = now_ms();
     match args.command {
         ApprovalsCommand::List { state, json } => {

@@ -67,7 +67,7 @@ fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>> {
         db,
         ..Default::default()
     })?;
-    Ok(storage::open(config.db.value)?)
+    crate::common::open_store(config.db.value)
 }
 
 pub fn run(args: AuditArgs) -> Result<ExitCode> {

@@ -138,17 +138,34 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 /// A server's data directory (`--data-dir`, else `$WARDEN_DATA_DIR`, else
 /// the user's), created private, and its database: the configuration's
 /// `db` when set (as `warden serve --config` uses it), else `warden.db` there.
+/// What earlier releases left readable is made private, and said.
 pub fn open_data_dir(
     flag: Option<PathBuf>,
     config: Option<PathBuf>,
 ) -> Result<(PathBuf, std::sync::Arc<warden_store::Store>)> {
     let dir = warden_world::storage::server_data_dir(flag)?;
-    warden_world::storage::create_private_dir(&dir)?;
     let config = Config::load(&Overrides {
         config,
         ..Overrides::default()
     })?;
-    let db = config.db.value.unwrap_or_else(|| dir.join("warden.db"));
-    let store = warden_world::storage::open(Some(db))?;
+    let store = warden_world::storage::open_in_data_dir(&dir, config.db.value)?;
+    say_tightened(&store);
     Ok((dir, store))
+}
+
+/// The database `--db`, `$WARDEN_DB` or the configuration names, else the
+/// default one; what earlier releases left readable is made private, and
+/// said on stderr.
+pub fn open_store(configured: Option<PathBuf>) -> Result<std::sync::Arc<warden_store::Store>> {
+    let store = warden_world::storage::open(configured)?;
+    say_tightened(&store);
+    Ok(store)
+}
+
+/// What opening the database made private (files an earlier release left
+/// readable by others), one line each on stderr.
+pub fn say_tightened(store: &warden_store::Store) {
+    for change in store.tightened() {
+        eprintln!("warden: made private: {change}");
+    }
 }

@@ -31,6 +31,7 @@ impl Local {
         let world = runtime
             .block_on(WorldBuilder::new(config).build())
             .context("building the world")?;
+        crate::common::say_tightened(&world.store);
         for problem in world.problems() {
             eprintln!("warden: {problem}");
         }

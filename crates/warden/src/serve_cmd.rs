@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use warden_protocol::ControlLevel;
-use warden_server::{FourEyes, MetricsAccess, ServerConfig, TlsMode};
+use warden_server::{FourEyes, MetricsAccess, PlainHttp, ServerConfig, TlsMode};
 use warden_world::agents::AgentSettings;
 use warden_world::config::parse_level_arg;
 use warden_world::world::Deciders;
@@ -21,9 +21,13 @@ use warden_world::{Config, Overrides, Source, WorldBuilder};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on. Beyond loopback, serve TLS (or give --insecure-http).
     #[arg(long, default_value = "127.0.0.1:7878")]
     listen: SocketAddr,
+    /// Serve plain HTTP on an address beyond loopback (behind a TLS proxy);
+    /// every start warns that credentials cross the network unencrypted.
+    #[arg(long)]
+    insecure_http: bool,
     /// Where the database, TLS material and the first admin's password live
     /// (default: $WARDEN_DATA_DIR, else ~/.local/share/warden).
     #[arg(long)]
@@ -44,7 +48,8 @@ pub struct ServeArgs {
     /// Serve /metrics without credentials.
     #[arg(long)]
     metrics_public: bool,
-    /// An approver may not approve a request their own message caused.
+    /// No credential of the person whose message caused a request (their
+    /// login, any token they own) may approve it.
     #[arg(long)]
     four_eyes: bool,
     /// How long an approval request waits for a human, in seconds
@@ -77,6 +82,11 @@ fn server_config(args: &ServeArgs, data_dir: PathBuf) -> ServerConfig {
         },
         (_, _, true) => TlsMode::SelfSigned,
         _ => TlsMode::Off,
+    };
+    server.plain_http = if args.insecure_http {
+        PlainHttp::AnyAddress
+    } else {
+        PlainHttp::LoopbackOnly
     };
     server.max_control_level = args.max_control_level;
     server.metrics = if args.metrics_public {
@@ -144,6 +154,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     for problem in world.problems() {
         eprintln!("warden serve: {problem}");
     }
+    // Said with the start report, with what the server itself tightens.
+    let opened_tightened = world.store.tightened().to_vec();
     let server = server_config(args, data_dir.clone());
     raise_open_files_limit();
     let served = runtime.block_on(async move {
@@ -152,7 +164,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         // Discover this machine in the background: neither start-up nor
         // the first request waits for it.
         tokio::task::spawn_blocking(move || inventory.snapshot());
-        announce(&started, &data_dir)?;
+        announce(&started, &data_dir, &opened_tightened)?;
         let handle = started.shutdown_handle();
         wait_for_signal().await?;
         eprintln!("warden serve: shutting down (running turns get their grace period)");
@@ -191,7 +203,14 @@ fn raise_open_files_limit() {
     }
 }
 
-fn announce(started: &warden_server::Started, data_dir: &std::path::Path) -> Result<()> {
+fn announce(
+    started: &warden_server::Started,
+    data_dir: &std::path::Path,
+    opened_tightened: &[warden_store::Tightened],
+) -> Result<()> {
+    for warning in &started.warnings {
+        eprintln!("warden serve: WARNING: {warning}");
+    }
     let mut out = std::io::stdout().lock();
     let scheme = if started.tls_fingerprint.is_some() {
         "https"
@@ -207,6 +226,9 @@ fn announce(started: &warden_server::Started, data_dir: &std::path::Path) -> Res
     if let Some(fingerprint) = &started.tls_fingerprint {
         writeln!(out, "TLS certificate SHA-256 fingerprint: {fingerprint}")?;
     }
+    for change in opened_tightened.iter().chain(&started.tightened) {
+        writeln!(out, "warden serve: made private: {change}")?;
+    }
     if let Some(admin) = &started.bootstrap_admin {
         writeln!(
             out,
@@ -215,9 +237,8 @@ fn announce(started: &warden_server::Started, data_dir: &std::path::Path) -> Res
         )?;
         writeln!(
             out,
-            "  (shown once; also in {} until changed with `warden user passwd {}`)",
+            "  (a one-time password: shown once, and in {} until the first login with it, which must set a new one)",
             admin.password_file.display(),
-            admin.username
         )?;
     }
     out.flush()?;

@@ -41,7 +41,7 @@ enum SessionsCommand {
 
 pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
     let config = args.common.load()?;
-    let store = warden_world::storage::open(config.db.value.clone())?;
+    let store = crate::common::open_store(config.db.value.clone())?;
     match &args.command {
         None | Some(SessionsCommand::List) => list(&store, args.limit, args.json),
         Some(SessionsCommand::Show { id }) => show(&store, id, args.json),

@@ -49,7 +49,7 @@ fn priced(price: &warden_world::config::FilePrice, input: u64, output: u64) -> f
 
 pub fn usage(args: &UsageArgs) -> Result<ExitCode> {
     let config = args.common.load()?;
-    let store = warden_world::storage::open(config.db.value.clone())?;
+    let store = crate::common::open_store(config.db.value.clone())?;
     let since = args
         .since
         .as_deref()

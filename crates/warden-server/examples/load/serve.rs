@@ -7,7 +7,7 @@ use std::time::Duration;
 use warden_core::simulated::{SimulatedHosts, StaticInventory};
 use warden_protocol::Resource;
 use warden_server::ServerConfig;
-use warden_server::auth::{Role, TokenExpiry, create_token};
+use warden_server::auth::{Person, Role, TokenExpiry, TokenRequest, create_token};
 use warden_store::Store;
 use warden_world::world::Deciders;
 use warden_world::{Config, Simulated, WorldBuilder};
@@ -42,9 +42,15 @@ pub async fn run(flags: &Flags) {
         .await
         .unwrap();
     let started = warden_server::start(config, Arc::new(world)).await.unwrap();
-    let token = create_token(&store, "load", Role::Operator, TokenExpiry::Never, None, 0)
-        .unwrap()
-        .secret;
+    let owner = Person::user("load");
+    let request = TokenRequest {
+        name: "load",
+        role: Role::Operator,
+        expiry: TokenExpiry::Never,
+        owner: &owner,
+        created_by: "user:load",
+    };
+    let token = create_token(&store, &request, 0).unwrap().secret;
     println!(
         "READY http://{} {token} {}",
         started.local_addr,

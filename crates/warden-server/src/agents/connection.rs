@@ -18,6 +18,7 @@ use warden_protocol::agent::{
 use warden_world::agents::Agents;
 use warden_world::agents::grants::random_bytes;
 use warden_world::agents::hub::{CloseReason, Registration};
+use warden_world::agents::inventory::AgentIdentity;
 use warden_world::now_ms;
 
 /// How long an agent has to answer the challenge.
@@ -77,7 +78,18 @@ async fn send_frame(socket: &mut WebSocket, frame: &AgentFrame) -> bool {
 struct Authenticated {
     agent_id: String,
     name: String,
+    enrolled_at_ms: u64,
     version: String,
+}
+
+impl Authenticated {
+    fn identity(&self) -> AgentIdentity<'_> {
+        AgentIdentity {
+            id: &self.agent_id,
+            name: &self.name,
+            enrolled_at_ms: self.enrolled_at_ms,
+        }
+    }
 }
 
 /// The handshake: challenge, hello, verification.
@@ -133,6 +145,7 @@ async fn authenticate(
     Ok(Authenticated {
         agent_id: agent.id,
         name: agent.name,
+        enrolled_at_ms: agent.enrolled_at_ms,
         version: hello.version,
     })
 }
@@ -148,7 +161,7 @@ pub async fn serve(mut socket: WebSocket, agents: Arc<Agents>) {
     let welcome = AgentFrame::Welcome(Welcome {
         heartbeat_secs: heartbeat.as_secs().max(1),
     });
-    let Some(registration) = agents.hub.register(&agent.agent_id, &agent.name, now_ms()) else {
+    let Some(registration) = agents.hub.register(agent.identity(), now_ms()) else {
         return close(&mut socket, unauthorized("revoked")).await;
     };
     tracing::info!(agent_id = %agent.agent_id, name = %agent.name, version = %agent.version, "agent connected");
@@ -283,11 +296,18 @@ async fn handle_frame(
             }
         }
         AgentFrame::Inventory(report) => {
-            let rejected =
-                agents
-                    .hub
-                    .inventory()
-                    .replace(&agent.agent_id, &agent.name, report.resources);
+            let rejected = match agents
+                .hub
+                .inventory()
+                .replace(agent.identity(), report.resources)
+            {
+                Ok(rejected) => rejected,
+                Err(revoked) => {
+                    // In flight when the revocation landed: its close follows.
+                    tracing::info!(agent_id = %agent.agent_id, name = %agent.name, %revoked, "inventory refused");
+                    return Handled::Continue;
+                }
+            };
             for dropped in rejected {
                 tracing::warn!(
                     agent_id = %agent.agent_id,

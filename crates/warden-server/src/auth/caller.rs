@@ -1,6 +1,9 @@
 //! Who is calling: a bearer token, or a browser login cookie (with the
-//! CSRF token on every state-changing request). Handlers take a [`Caller`]
-//! and check the role they need.
+//! CSRF token on every state-changing request), and the person behind it.
+//! Handlers take an [`Authorized`](super::Authorized) caller with the role
+//! they need. A login with a one-time password may only change it (and
+//! read who it is, or log out) until it has: everything else answers 403
+//! `PASSWORD_CHANGE_REQUIRED`.
 
 use std::sync::Arc;
 
@@ -8,6 +11,9 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{Method, header};
 
+use warden_store::PasswordChange;
+
+use super::people::{Person, token_actor};
 use super::role::Role;
 use super::secrets::{constant_time_eq, sha256_hex};
 use crate::error::ApiError;
@@ -20,12 +26,13 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
     /// A browser login: the stored hash of the cookie and its CSRF token.
-    Cookie {
-        id_hash: String,
-        csrf_token: String,
-    },
+    Cookie { id_hash: String, csrf_token: String },
     Bearer {
         token_id: String,
+        /// The token's name.
+        name: String,
+        /// The person it belongs to (`None`: a token from before owners).
+        owner: Option<Person>,
     },
 }
 
@@ -35,15 +42,35 @@ pub struct Caller {
     pub user: String,
     pub role: Role,
     pub credential: Credential,
+    /// A browser login with a one-time password must change it first.
+    pub password_change: PasswordChange,
 }
 
+/// What a login with a one-time password may still call.
+const WHILE_PASSWORD_CHANGE_REQUIRED: &[&str] =
+    &["/api/auth/me", "/api/auth/logout", "/api/auth/password"];
+
 impl Caller {
-    /// Who this is in the audit log: `user:alice`, `token:ci-bot`.
+    /// Who this is in the audit log: `user:alice`, `token:ci-bot
+    /// (user:alice)`, `token:old` (a token without an owner).
     pub fn actor(&self) -> String {
-        if self.user.starts_with("token:") {
-            self.user.clone()
-        } else {
-            format!("user:{}", self.user)
+        match &self.credential {
+            Credential::Cookie { .. } => format!("user:{}", self.user),
+            Credential::Bearer { name, owner, .. } => token_actor(name, owner.as_ref()),
+        }
+    }
+
+    /// The person behind the credential: a browser login's user, a
+    /// token's owner. Four-eyes compares these.
+    pub fn person(&self) -> Person {
+        match &self.credential {
+            Credential::Cookie { .. } => Person::user(&self.user),
+            Credential::Bearer {
+                owner: Some(owner), ..
+            } => owner.clone(),
+            Credential::Bearer {
+                name, owner: None, ..
+            } => Person::token(name),
         }
     }
 
@@ -110,6 +137,11 @@ impl FromRequestParts<Arc<AppState>> for Caller {
                 if state_changing(&parts.method) {
                     check_csrf(parts, &caller)?;
                 }
+                if caller.password_change == PasswordChange::Required
+                    && !WHILE_PASSWORD_CHANGE_REQUIRED.contains(&parts.uri.path())
+                {
+                    return Err(ApiError::PasswordChangeRequired);
+                }
                 Ok(caller)
             }
             None => Err(ApiError::Unauthenticated(
@@ -152,7 +184,10 @@ fn bearer(app: &AppState, token: &str) -> Result<Caller, ApiError> {
         role,
         credential: Credential::Bearer {
             token_id: stored.id,
+            name: stored.name,
+            owner: stored.owner.as_deref().map(Person::from_stored),
         },
+        password_change: PasswordChange::NotRequired,
     })
 }
 
@@ -179,6 +214,7 @@ fn browser(app: &AppState, cookie: &str) -> Result<Caller, ApiError> {
             id_hash,
             csrf_token: session.csrf_token,
         },
+        password_change: user.password_change,
     })
 }
 
@@ -213,6 +249,42 @@ mod tests {
         ];
         for (header, expected) in table {
             assert_eq!(cookie_value(header, SESSION_COOKIE), expected, "{header}");
+        }
+    }
+
+    #[test]
+    fn actors_and_people_behind_credentials() {
+        let cookie = Caller {
+            user: "alice".into(),
+            role: Role::Admin,
+            credential: Credential::Cookie {
+                id_hash: "h".into(),
+                csrf_token: "c".into(),
+            },
+            password_change: PasswordChange::NotRequired,
+        };
+        let bearer = |owner: Option<Person>| Caller {
+            user: "token:ci".into(),
+            role: Role::Approver,
+            credential: Credential::Bearer {
+                token_id: "tok-1".into(),
+                name: "ci".into(),
+                owner,
+            },
+            password_change: PasswordChange::NotRequired,
+        };
+        let table = [
+            (cookie, "user:alice", "user:alice"),
+            (
+                bearer(Some(Person::user("alice"))),
+                "token:ci (user:alice)",
+                "user:alice",
+            ),
+            (bearer(None), "token:ci", "token:ci"),
+        ];
+        for (caller, actor, person) in table {
+            assert_eq!(caller.actor(), actor);
+            assert_eq!(caller.person().as_str(), person);
         }
     }
 

@@ -11,6 +11,7 @@ use warden_core::agent::{Approver, Decision};
 use warden_core::ports::{Approval, ApprovalState, BoxFuture};
 
 use super::session::LiveSession;
+use crate::auth::Person;
 use crate::state::{AppState, now_ms};
 
 /// How often a waiting turn re-reads its approval from the store.
@@ -96,8 +97,8 @@ impl ApprovalWaiters {
 pub struct ServerApprover {
     pub app: Arc<AppState>,
     pub live: Arc<LiveSession>,
-    /// Who posted the message that caused the request (four-eyes rule).
-    pub requested_by: String,
+    /// The person whose message caused the request (four-eyes rule).
+    pub requested_by: Person,
 }
 
 impl Approver for ServerApprover {
@@ -106,7 +107,7 @@ impl Approver for ServerApprover {
             if let Err(error) = self
                 .app
                 .store
-                .record_approval_requester(&approval.id, &self.requested_by)
+                .record_approval_requester(&approval.id, self.requested_by.as_str())
             {
                 tracing::warn!(%error, approval = %approval.id, "cannot record who asked");
             }

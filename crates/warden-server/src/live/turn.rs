@@ -10,6 +10,7 @@ use warden_protocol::StreamEvent;
 use super::approvals::ServerApprover;
 use super::session::LiveSession;
 use super::sink::StreamSink;
+use crate::auth::Person;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -19,19 +20,19 @@ pub fn start_turn(
     app: &Arc<AppState>,
     live: &Arc<LiveSession>,
     text: String,
-    by: &str,
+    by: &Person,
 ) -> Result<u64, ApiError> {
     if !app.lifecycle.accepting_turns() {
         return Err(ApiError::Unavailable(
             "the server is shutting down; no new turns".to_string(),
         ));
     }
-    let turn = live.begin_turn(by)?;
+    let turn = live.begin_turn(by.as_str())?;
     // Re-armed here, before the task starts: a cancel that arrives right
     // after the 202 is not lost.
     live.cancel.reset();
     crate::metrics::turn_started();
-    let task = tokio::spawn(run(Arc::clone(app), Arc::clone(live), text, by.to_string()));
+    let task = tokio::spawn(run(Arc::clone(app), Arc::clone(live), text, by.clone()));
     let app = Arc::clone(app);
     let live = Arc::clone(live);
     tokio::spawn(async move {
@@ -56,7 +57,7 @@ pub fn start_turn(
     Ok(turn)
 }
 
-async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, by: String) {
+async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, by: Person) {
     let mut runner = Arc::clone(&live.runner).lock_owned().await;
     let level = live.level();
     if runner.level() != level {

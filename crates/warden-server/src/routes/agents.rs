@@ -17,7 +17,7 @@ use warden_store::{EnrollError, Enrollment, NewEnrollmentToken};
 
 use crate::api::rfc3339;
 use crate::auth::secrets::{new_id, new_secret, sha256_hex};
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, HumanAction, now_ms};
@@ -93,10 +93,9 @@ pub struct AgentView {
     responses((status = 200, description = "The token", body = CreatedEnrollmentToken)))]
 pub async fn create_token(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Admin>,
     ApiJson(body): ApiJson<CreateEnrollmentToken>,
 ) -> Result<Json<CreatedEnrollmentToken>, ApiError> {
-    caller.require(Role::Admin)?;
     let uses = body.uses.unwrap_or(1);
     if !(1..=MAX_USES).contains(&uses) {
         return Err(ApiError::invalid_field(
@@ -215,9 +214,8 @@ pub async fn enroll(
     responses((status = 200, description = "Agents", body = Vec<AgentView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
 ) -> Result<Json<Vec<AgentView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let agents = app.store.agents().map_err(ApiError::store)?;
     Ok(Json(
         agents
@@ -244,10 +242,9 @@ pub async fn list(
     responses((status = 204, description = "Revoked")))]
 pub async fn revoke(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Admin>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require(Role::Admin)?;
     let agent = app.store.agent(&id).map_err(ApiError::store)?;
     let Some(agent) = agent.filter(|a| a.revoked_at_ms.is_none()) else {
         return Err(ApiError::NotFound(format!("no agent `{id}`")));
@@ -259,7 +256,7 @@ pub async fn revoke(
     {
         return Err(ApiError::NotFound(format!("no agent `{id}`")));
     }
-    app.agents.hub.revoke(&agent.id, &agent.name);
+    app.agents.hub.revoke(&agent.id);
     tracing::warn!(agent_id = %agent.id, name = %agent.name, by = %caller.actor(), "agent revoked");
     let host = format!("host:{}", agent.name);
     let detail = format!("agent {} ({}) revoked", agent.name, agent.id);

@@ -16,7 +16,7 @@ use warden_protocol::ControlLevel;
 use warden_protocol::views::ApprovalView;
 
 use crate::api::{ApprovalStateView, ApproveRequest, DenyRequest, RunResult, approval_view};
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, Caller, Person, needs};
 use crate::config::FourEyes;
 use crate::error::ApiError;
 use crate::extract::ApiJson;
@@ -66,6 +66,9 @@ fn refused(app: &AppState, error: ApprovalError, now: u64) -> ApiError {
     ApiError::conflict(error.to_string(), Some(state))
 }
 
+/// The four-eyes rule compares people: no credential of the person whose
+/// message caused the request (a browser login, any token they own, one
+/// minted after asking included) may approve or run it.
 fn four_eyes(app: &AppState, caller: &Caller, approval: &Approval) -> Result<(), ApiError> {
     if app.config.four_eyes == FourEyes::Off {
         return Ok(());
@@ -74,10 +77,12 @@ fn four_eyes(app: &AppState, caller: &Caller, approval: &Approval) -> Result<(),
         .store
         .approval_people(&approval.id)
         .map_err(ApiError::store)?;
-    if people.requested_by.as_deref() == Some(caller.user.as_str()) {
-        return Err(ApiError::Forbidden(
-            "four-eyes rule: someone else must approve a request you caused".into(),
-        ));
+    let asked = people.requested_by.as_deref().map(Person::from_stored);
+    if asked.is_some_and(|asked| asked == caller.person()) {
+        return Err(ApiError::Forbidden(format!(
+            "four-eyes rule: someone else must approve a request {} caused",
+            caller.person()
+        )));
     }
     Ok(())
 }
@@ -87,10 +92,9 @@ fn four_eyes(app: &AppState, caller: &Caller, approval: &Approval) -> Result<(),
     responses((status = 200, description = "Approvals", body = Vec<ApprovalView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     query: Result<Query<ApprovalsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<ApprovalView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let Query(query) = query.map_err(|e| ApiError::invalid_field("state", e.body_text()))?;
     let filter = match query.state {
         None => ApprovalFilter::All,
@@ -124,10 +128,9 @@ pub async fn list(
     responses((status = 200, description = "The approval", body = ApprovalView)))]
 pub async fn get(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     Path(id): Path<String>,
 ) -> Result<Json<ApprovalView>, ApiError> {
-    caller.require(Role::Viewer)?;
     let approval = load(&app, &id)?;
     Ok(Json(view(&app, &approval)))
 }
@@ -170,11 +173,10 @@ fn decide(
     responses((status = 200, description = "Approved", body = ApprovalView)))]
 pub async fn approve(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Approver>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ApproveRequest>,
 ) -> Result<Json<ApprovalView>, ApiError> {
-    caller.require(Role::Approver)?;
     decide(&app, &caller, &id, ApprovalState::Approved, body.reason).map(Json)
 }
 
@@ -185,11 +187,10 @@ pub async fn approve(
     responses((status = 200, description = "Denied", body = ApprovalView)))]
 pub async fn deny(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Approver>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<DenyRequest>,
 ) -> Result<Json<ApprovalView>, ApiError> {
-    caller.require(Role::Approver)?;
     if body.reason.trim().is_empty() {
         return Err(ApiError::invalid_field("reason", "say why"));
     }
@@ -203,10 +204,9 @@ pub async fn deny(
     responses((status = 200, description = "What running it did", body = RunResult)))]
 pub async fn run(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Approver>,
     Path(id): Path<String>,
 ) -> Result<Json<RunResult>, ApiError> {
-    caller.require(Role::Approver)?;
     let approval = load(&app, &id)?;
     let now = now_ms();
     if app.waiters.is_waiting(&id) {
@@ -229,7 +229,7 @@ pub async fn run(
     let run = executor.run_stored_approval(&id, at).await;
     app.audit_human(HumanAction {
         session_id: &approval.session_id,
-        actor: &caller.user,
+        actor: &caller.actor(),
         tool: &approval.tool,
         target: Some(&approval.target),
         decision: "run",

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use warden_store::AuditEntry;
 
 use crate::api::{AuditRecordView, AuditVerify};
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -47,10 +47,9 @@ fn view(entry: AuditEntry) -> AuditRecordView {
     responses((status = 200, description = "Records after `after`", body = Vec<AuditRecordView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     query: Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<AuditRecordView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     let after = query.after.unwrap_or(0);
     let limit = query.limit.unwrap_or(100);
@@ -72,9 +71,8 @@ pub async fn list(
     responses((status = 200, description = "Whether the chain is intact", body = AuditVerify)))]
 pub async fn verify(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
 ) -> Result<Json<AuditVerify>, ApiError> {
-    caller.require(Role::Viewer)?;
     let store = Arc::clone(&app.store);
     let checked =
         tokio::task::spawn_blocking(move || store.verify_audit().map_err(ApiError::store))

@@ -14,7 +14,7 @@ use futures_util::Stream;
 use futures_util::stream;
 use tokio::sync::watch;
 
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::error::ApiError;
 use crate::live::events::StoredEvent;
 use crate::live::{LiveSession, Sessions};
@@ -73,11 +73,10 @@ async fn next(mut cursor: Cursor) -> Option<(Event, Cursor)> {
     responses((status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String)))]
 pub async fn stream(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let last = match headers.get("last-event-id") {
         None => 0,
         Some(value) => value

@@ -8,7 +8,7 @@ use warden_core::ports::InventorySnapshot;
 use warden_protocol::ResourceId;
 
 use crate::api::ResourceView;
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -25,9 +25,8 @@ async fn snapshot(app: &Arc<AppState>) -> Result<Arc<InventorySnapshot>, ApiErro
     responses((status = 200, description = "Every resource", body = Vec<ResourceView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
 ) -> Result<Json<Vec<ResourceView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let snapshot = snapshot(&app).await?;
     Ok(Json(snapshot.all().iter().map(ResourceView::of).collect()))
 }
@@ -38,10 +37,9 @@ pub async fn list(
     responses((status = 200, description = "The resource", body = ResourceView)))]
 pub async fn get(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     Path(id): Path<String>,
 ) -> Result<Json<ResourceView>, ApiError> {
-    caller.require(Role::Viewer)?;
     let not_found = || ApiError::NotFound(format!("no resource `{id}`"));
     let parsed: ResourceId = id.parse().map_err(|_| not_found())?;
     let snapshot = snapshot(&app).await?;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 
 use crate::error::{self, ApiError};
 use crate::extract::MAX_BODY_BYTES;
-use crate::state::AppState;
+use crate::state::{AppState, Transport};
 
 mod agents;
 mod approvals;
@@ -61,6 +61,7 @@ fn api() -> OpenApiRouter<Arc<AppState>> {
         .routes(routes!(auth::login))
         .routes(routes!(auth::logout))
         .routes(routes!(auth::me))
+        .routes(routes!(auth::change_password))
         .routes(routes!(inventory::list))
         .routes(routes!(inventory::get))
         .routes(routes!(sessions::create, sessions::list))
@@ -98,7 +99,10 @@ fn error_responses(openapi: &mut utoipa::openapi::OpenApi) {
     let statuses: &[(&str, &str)] = &[
         ("400", "INVALID_INPUT"),
         ("401", "UNAUTHENTICATED"),
-        ("403", "FORBIDDEN"),
+        (
+            "403",
+            "FORBIDDEN, or PASSWORD_CHANGE_REQUIRED (a one-time password must be changed first)",
+        ),
         ("404", "NOT_FOUND"),
         ("405", "METHOD_NOT_ALLOWED"),
         ("409", "CONFLICT"),
@@ -211,11 +215,28 @@ async fn json_errors(request: Request, next: Next) -> Response {
     }
 }
 
-/// Headers on every response.
-async fn security_headers(request: Request, next: Next) -> Response {
+/// A year; no `includeSubDomains`: other names under this host's domain
+/// are not Warden's to decide.
+const HSTS: &str = "max-age=31536000";
+
+/// Headers on every response (HSTS under TLS).
+async fn security_headers(
+    State(app): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let api = request.uri().path().starts_with("/api/");
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
+    match app.transport {
+        Transport::Tls => {
+            headers.insert(
+                header::STRICT_TRANSPORT_SECURITY,
+                HeaderValue::from_static(HSTS),
+            );
+        }
+        Transport::Plain => {}
+    }
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -243,6 +264,9 @@ pub fn app(router: Router<Arc<AppState>>, state: Arc<AppState>) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(crate::metrics::track_requests))
-        .layer(middleware::from_fn(security_headers))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            security_headers,
+        ))
         .with_state(state)
 }

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, Caller, needs};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, HumanAction};
@@ -38,7 +38,7 @@ fn audit(app: &AppState, caller: &Caller, decision: &str, name: &str, detail: &s
     let target = format!("proxmox:{name}");
     app.audit_human(HumanAction {
         session_id: "",
-        actor: &caller.user,
+        actor: &caller.actor(),
         tool: "proxmox_cluster",
         target: Some(&target),
         decision,
@@ -51,9 +51,8 @@ fn audit(app: &AppState, caller: &Caller, decision: &str, name: &str, detail: &s
     responses((status = 200, description = "Clusters", body = Vec<ClusterView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Admin>,
 ) -> Result<Json<Vec<ClusterView>>, ApiError> {
-    caller.require(Role::Admin)?;
     Ok(Json(
         app.world
             .cluster_admin
@@ -69,10 +68,9 @@ pub async fn list(
     responses((status = 201, description = "Connected", body = ClusterView)))]
 pub async fn add(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Admin>,
     ApiJson(body): ApiJson<AddCluster>,
 ) -> Result<(StatusCode, Json<ClusterView>), ApiError> {
-    caller.require(Role::Admin)?;
     let name = body.name.clone();
     let url = body.url.clone();
     let view = clusters(&app)?.add(body).await.map_err(admin_error)?;
@@ -86,10 +84,9 @@ pub async fn add(
     responses((status = 204, description = "Removed")))]
 pub async fn remove(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Admin>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require(Role::Admin)?;
     match app.world.cluster_admin.as_ref() {
         Some(admin) => admin.remove(&name).map_err(admin_error)?,
         None => return Err(ApiError::NotFound(format!("no Proxmox cluster `{name}`"))),

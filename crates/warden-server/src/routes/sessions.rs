@@ -14,7 +14,7 @@ use crate::api::{
     CreateSession, MessageView, PatchSession, PostMessage, SessionDetail, SessionState,
     SessionView, TurnAccepted, rfc3339,
 };
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::config::cap_level;
 use crate::error::ApiError;
 use crate::extract::ApiJson;
@@ -43,10 +43,9 @@ fn stored_view(app: &AppState, summary: &warden_store::SessionSummary) -> Sessio
     responses((status = 201, description = "Created", body = SessionView)))]
 pub async fn create(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Operator>,
     ApiJson(body): ApiJson<CreateSession>,
 ) -> Result<(StatusCode, Json<SessionView>), ApiError> {
-    caller.require(Role::Operator)?;
     let live = Sessions::create(&app, body.title, body.control_level.map(Into::into)).await?;
     crate::metrics::sessions(&app);
     Ok((StatusCode::CREATED, Json(live.view())))
@@ -57,9 +56,8 @@ pub async fn create(
     responses((status = 200, description = "Sessions, newest first", body = Vec<SessionView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
 ) -> Result<Json<Vec<SessionView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let live = app.sessions.all();
     let live_ids: HashSet<&str> = live.iter().map(|l| l.id.as_str()).collect();
     let mut rows: Vec<(u64, SessionView)> =
@@ -103,10 +101,9 @@ fn message_views(app: &AppState, id: &str) -> Result<Vec<MessageView>, ApiError>
     responses((status = 200, description = "The session and its messages", body = SessionDetail)))]
 pub async fn get(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     Path(id): Path<String>,
 ) -> Result<Json<SessionDetail>, ApiError> {
-    caller.require(Role::Viewer)?;
     let session = match app.sessions.get(&id) {
         Some(live) => live.view(),
         None => {
@@ -132,11 +129,10 @@ pub async fn get(
     responses((status = 202, description = "The turn started", body = TurnAccepted)))]
 pub async fn post_message(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Operator>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<PostMessage>,
 ) -> Result<(StatusCode, Json<TurnAccepted>), ApiError> {
-    caller.require(Role::Operator)?;
     if body.text.trim().is_empty() {
         return Err(ApiError::invalid_field("text", "the message is empty"));
     }
@@ -153,7 +149,7 @@ pub async fn post_message(
             text.push_str(&tag);
         }
     }
-    let turn = start_turn(&app, &live, text, &caller.user)?;
+    let turn = start_turn(&app, &live, text, &caller.person())?;
     Ok((StatusCode::ACCEPTED, Json(TurnAccepted { turn })))
 }
 
@@ -164,10 +160,9 @@ pub async fn post_message(
     responses((status = 202, description = "Cancelling")))]
 pub async fn cancel(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Operator>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require(Role::Operator)?;
     match app.sessions.get(&id) {
         Some(live) => {
             if live.is_busy() {
@@ -188,18 +183,17 @@ pub async fn cancel(
     responses((status = 200, description = "The session", body = SessionView)))]
 pub async fn patch(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Operator>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<PatchSession>,
 ) -> Result<Json<SessionView>, ApiError> {
-    caller.require(Role::Operator)?;
     let live = Sessions::get_or_load(&app, &id).await?;
     let level = cap_level(body.control_level.into(), app.config.max_control_level);
     if level != live.level() {
         live.set_level(level);
         app.audit_human(HumanAction {
             session_id: &live.id,
-            actor: &caller.user,
+            actor: &caller.actor(),
             tool: "session",
             target: None,
             decision: "level_changed",
@@ -216,10 +210,9 @@ pub async fn patch(
     responses((status = 200, description = "The session", body = SessionView)))]
 pub async fn reset(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Operator>,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>, ApiError> {
-    caller.require(Role::Operator)?;
     let live = Sessions::get_or_load(&app, &id).await?;
     let busy = || {
         ApiError::conflict(
@@ -238,7 +231,7 @@ pub async fn reset(
     drop(runner);
     app.audit_human(HumanAction {
         session_id: &live.id,
-        actor: &caller.user,
+        actor: &caller.actor(),
         tool: "session",
         target: None,
         decision: "reset",

@@ -8,28 +8,32 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use crate::api::{CreateToken, CreatedToken, TokenView, rfc3339};
-use crate::auth::{AccountError, Caller, Role, TokenExpiry, create_token, revoke_token};
+use crate::auth::{
+    AccountError, Authorized, TokenExpiry, TokenRequest, create_token, needs, revoke_token,
+};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, now_ms};
 
 fn account_error(error: AccountError) -> ApiError {
     match error {
-        AccountError::InvalidName(_) => ApiError::invalid_field("name", error.to_string()),
+        AccountError::InvalidName(_) | AccountError::ReservedName(_) => {
+            ApiError::invalid_field("name", error.to_string())
+        }
         AccountError::Store(e) => ApiError::store(e),
         other => ApiError::Unavailable(other.to_string()),
     }
 }
 
-/// Create a token; its secret is in this response only.
+/// Create a token; its secret is in this response only. It belongs to the
+/// person who creates it (a token's owner for a token made with a token).
 #[utoipa::path(post, path = "/api/tokens", tag = "tokens", request_body = CreateToken,
     responses((status = 201, description = "Created", body = CreatedToken)))]
 pub async fn create(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    caller: Authorized<needs::Admin>,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<(StatusCode, Json<CreatedToken>), ApiError> {
-    caller.require(Role::Admin)?;
     let expiry = match body.expires_in_days {
         None => TokenExpiry::Never,
         Some(days) if (1..=3650).contains(&days) => {
@@ -42,12 +46,17 @@ pub async fn create(
             ));
         }
     };
+    let owner = caller.person();
+    let created_by = caller.actor();
     let token = create_token(
         &app.store,
-        &body.name,
-        body.role,
-        expiry,
-        Some(&caller.user),
+        &TokenRequest {
+            name: &body.name,
+            role: body.role,
+            expiry,
+            owner: &owner,
+            created_by: &created_by,
+        },
         now_ms(),
     )
     .map_err(account_error)?;
@@ -65,9 +74,8 @@ pub async fn create(
     responses((status = 200, description = "Tokens", body = Vec<TokenView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Admin>,
 ) -> Result<Json<Vec<TokenView>>, ApiError> {
-    caller.require(Role::Admin)?;
     let tokens = app.store.api_tokens().map_err(ApiError::store)?;
     Ok(Json(
         tokens
@@ -78,6 +86,7 @@ pub async fn list(
                 role: t.role,
                 created_at: rfc3339(t.created_at_ms),
                 created_by: t.created_by,
+                owner: t.owner,
                 expires_at: t.expires_at_ms.map(rfc3339),
                 revoked_at: t.revoked_at_ms.map(rfc3339),
                 last_used_at: t.last_used_at_ms.map(rfc3339),
@@ -92,10 +101,9 @@ pub async fn list(
     responses((status = 204, description = "Revoked")))]
 pub async fn revoke(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Admin>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require(Role::Admin)?;
     if revoke_token(&app.store, &id, now_ms()).map_err(account_error)? {
         Ok(StatusCode::NO_CONTENT)
     } else {

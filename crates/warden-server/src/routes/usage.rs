@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::UsageView;
-use crate::auth::{Caller, Role};
+use crate::auth::{Authorized, needs};
 use crate::error::ApiError;
 use crate::state::{AppState, now_ms};
 
@@ -40,10 +40,9 @@ pub fn parse_since(text: &str) -> Option<u64> {
     responses((status = 200, description = "Totals per provider and model", body = Vec<UsageView>)))]
 pub async fn list(
     State(app): State<Arc<AppState>>,
-    caller: Caller,
+    _: Authorized<needs::Viewer>,
     query: Result<Query<UsageQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Vec<UsageView>>, ApiError> {
-    caller.require(Role::Viewer)?;
     let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     let since_ms = match query.since.as_deref() {
         None => None,

@@ -309,16 +309,12 @@ async fn four_eyes_an_approver_cannot_approve_their_own_request() {
         ..Options::default()
     })
     .await;
-    let olga = warden_server::auth::create_token(
+    let olga = warden_testkit::test_server::mint(
         &server.store,
         "olga",
         Role::Approver,
-        warden_server::auth::TokenExpiry::Never,
-        None,
-        warden_testkit::time::now_ms(),
-    )
-    .unwrap()
-    .secret;
+        &warden_server::auth::Person::user("olga"),
+    );
     let (_session, mut events, approval) = until_approval(&server, &olga).await;
     let id = approval["id"].as_str().unwrap();
     let (status, body) = server

@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::header::{CONTENT_TYPE, RETRY_AFTER, SET_COOKIE};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use warden_server::auth::{Role, TokenExpiry, create_token};
+use warden_server::auth::{Person, Role, TokenExpiry, TokenRequest, create_token};
 use warden_testkit::test_server::{Options, TestServer, start};
 use warden_testkit::time::now_ms;
 
@@ -340,10 +340,13 @@ async fn expired_and_revoked_tokens_are_rejected() {
     let server = start(Options::default()).await;
     let expired = create_token(
         &server.store,
-        "old",
-        Role::Admin,
-        TokenExpiry::After(Duration::from_secs(1)),
-        None,
+        &TokenRequest {
+            name: "old",
+            role: Role::Admin,
+            expiry: TokenExpiry::After(Duration::from_secs(1)),
+            owner: &Person::user("admin"),
+            created_by: "user:admin",
+        },
         now_ms() - 10_000,
     )
     .unwrap();

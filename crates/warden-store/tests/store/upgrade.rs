@@ -9,6 +9,7 @@
 //! what that release itself showed).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
+mod private;
 mod stop05;
 mod stop14;
 mod support;

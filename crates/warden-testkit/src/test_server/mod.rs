@@ -16,7 +16,7 @@ use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{Value, json};
 use warden_core::simulated::{SimulatedGuestApi, SimulatedHosts, StaticInventory};
 use warden_protocol::Resource;
-use warden_server::auth::{Role, TokenExpiry, add_user, create_token};
+use warden_server::auth::{Person, Role, TokenExpiry, TokenRequest, add_user, create_token};
 use warden_server::{FourEyes, ServerConfig, ShutdownHandle, Started};
 use warden_store::Store;
 use warden_world::agents::AgentSettings;
@@ -138,11 +138,8 @@ pub async fn start(options: Options) -> TestServer {
         .unwrap();
     let started = warden_server::start(config, Arc::new(world)).await.unwrap();
     let base = format!("http://{}", started.local_addr);
-    let token = |name: &str, role: Role| {
-        create_token(&store, name, role, TokenExpiry::Never, None, now_ms())
-            .unwrap()
-            .secret
-    };
+    // Each role's token belongs to its own person (`user:viewer`, …).
+    let token = |name: &str, role: Role| mint(&store, name, role, &Person::user(name));
     TestServer {
         viewer: token("viewer", Role::Viewer),
         operator: token("operator", Role::Operator),
@@ -250,6 +247,23 @@ impl TestServer {
         self.shutdown.shutdown();
         self.started.take().unwrap().wait().await.unwrap()
     }
+}
+
+/// A token named `name` with `role` that belongs to `owner`, made offline.
+pub fn mint(store: &Store, name: &str, role: Role, owner: &Person) -> String {
+    create_token(
+        store,
+        &TokenRequest {
+            name,
+            role,
+            expiry: TokenExpiry::Never,
+            owner,
+            created_by: "user:test",
+        },
+        now_ms(),
+    )
+    .unwrap()
+    .secret
 }
 
 /// The config change that turns on the four-eyes rule.

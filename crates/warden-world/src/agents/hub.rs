@@ -6,16 +6,18 @@
 //! thousand idle agents cost little. A command in flight is found by its
 //! request id and belongs to one connection: only that connection's
 //! frames feed it, and when that connection ends the command ends as an
-//! unknown outcome.
+//! unknown outcome. A revoked agent is refused by the inventory, under the
+//! lock that removed it (see [`AgentInventory`]), so neither a handshake
+//! nor a frame racing the revocation brings it back.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{mpsc, oneshot, watch};
 use warden_protocol::agent::{ExecOutput, ExecResult, OutputStream};
 
-use super::inventory::AgentInventory;
+use super::inventory::{AgentIdentity, AgentInventory};
 use warden_protocol::routing::{AgentFacts, Presence};
 
 /// Outgoing frames waiting for one agent's socket.
@@ -43,6 +45,7 @@ pub const CLOSE_REPLACED: CloseReason = CloseReason {
 struct LiveConnection {
     conn_id: u64,
     name: String,
+    enrolled_at_ms: u64,
     outgoing: mpsc::Sender<String>,
     close: watch::Sender<Option<CloseReason>>,
     /// When the agent last sent anything (ms).
@@ -113,9 +116,8 @@ pub struct ExecChannel {
 pub struct AgentHub {
     live: Mutex<HashMap<String, LiveConnection>>,
     pending: Mutex<HashMap<String, PendingExec>>,
-    /// Agents revoked while this server runs: a handshake that raced the
-    /// revocation is refused at registration.
-    revoked: Mutex<HashSet<String>>,
+    /// Their resources, and the agents revoked while this server runs (a
+    /// handshake that raced the revocation is refused at registration).
     inventory: Arc<AgentInventory>,
     next_conn: AtomicU64,
 }
@@ -129,7 +131,6 @@ impl AgentHub {
         AgentHub {
             live: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
-            revoked: Mutex::new(HashSet::new()),
             inventory,
             next_conn: AtomicU64::new(1),
         }
@@ -139,16 +140,19 @@ impl AgentHub {
         &self.inventory
     }
 
-    /// A new authenticated connection of `agent_id`; an older one is
-    /// closed. `None` when the agent was revoked meanwhile.
-    pub fn register(&self, agent_id: &str, name: &str, now_ms: u64) -> Option<Registration> {
+    /// A new authenticated connection of `agent`; an older one is closed.
+    /// `None` when the agent was revoked meanwhile.
+    pub fn register(&self, agent: AgentIdentity<'_>, now_ms: u64) -> Option<Registration> {
+        let AgentIdentity {
+            id: agent_id, name, ..
+        } = agent;
         let conn_id = self.next_conn.fetch_add(1, Ordering::Relaxed);
         let (outgoing_tx, outgoing_rx) = mpsc::channel(OUTGOING_QUEUE);
         let (close_tx, close_rx) = watch::channel(None);
         let last_frame_ms = Arc::new(AtomicU64::new(now_ms));
         let replaced = {
             let mut live = lock(&self.live);
-            if lock(&self.revoked).contains(agent_id) {
+            if self.inventory.is_revoked(agent_id) {
                 return None;
             }
             live.insert(
@@ -156,6 +160,7 @@ impl AgentHub {
                 LiveConnection {
                     conn_id,
                     name: name.to_string(),
+                    enrolled_at_ms: agent.enrolled_at_ms,
                     outgoing: outgoing_tx,
                     close: close_tx,
                     last_frame_ms: Arc::clone(&last_frame_ms),
@@ -171,8 +176,15 @@ impl AgentHub {
             old.close.send_replace(Some(CLOSE_REPLACED));
             self.fail_pending(agent_id, old.conn_id);
         }
-        self.inventory
-            .set_presence(agent_id, name, Presence::Connected);
+        if self
+            .inventory
+            .set_presence(agent, Presence::Connected)
+            .is_err()
+        {
+            // Revoked between the check above and now: the revocation has
+            // closed this connection already.
+            return None;
+        }
         metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
         Some(Registration {
             conn_id,
@@ -193,25 +205,29 @@ impl AgentHub {
         };
         self.fail_pending(agent_id, conn_id);
         if let Some(conn) = removed {
-            self.inventory
-                .set_presence(agent_id, &conn.name, Presence::Disconnected);
+            let agent = AgentIdentity {
+                id: agent_id,
+                name: &conn.name,
+                enrolled_at_ms: conn.enrolled_at_ms,
+            };
+            // A revoked agent's connection ends here too: nothing to mark.
+            let _ = self.inventory.set_presence(agent, Presence::Disconnected);
             metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
         }
     }
 
     /// Closes the agent's connection now (revocation) and forgets its
-    /// resources.
-    pub fn revoke(&self, agent_id: &str, name: &str) {
+    /// resources; from now on nothing it sends is taken.
+    pub fn revoke(&self, agent_id: &str) {
         let removed = {
             let mut live = lock(&self.live);
-            lock(&self.revoked).insert(agent_id.to_string());
+            self.inventory.revoke(agent_id);
             live.remove(agent_id)
         };
         if let Some(conn) = removed {
             conn.close.send_replace(Some(CLOSE_REVOKED));
             self.fail_pending(agent_id, conn.conn_id);
         }
-        self.inventory.remove(agent_id, name);
         metrics::gauge!("warden_connected_agents").set(self.connected_count() as f64);
     }
 
@@ -360,11 +376,73 @@ mod tests {
         }
     }
 
+    fn agent(id: &'static str, name: &'static str) -> AgentIdentity<'static> {
+        AgentIdentity {
+            id,
+            name,
+            enrolled_at_ms: 1,
+        }
+    }
+
+    /// Frames already in flight when an agent is revoked (inventory
+    /// reports, its connection's end, a reconnect) never bring it back:
+    /// four threads flood while a fifth revokes, fifty times.
+    #[test]
+    fn a_flood_of_frames_racing_a_revocation_leaves_nothing() {
+        use std::sync::Barrier;
+        use warden_core::ports::Inventory;
+        use warden_protocol::Resource;
+
+        let report = || {
+            vec![
+                Resource::new("host:web1".parse().unwrap(), "web1"),
+                Resource::new("docker_container:web1:abc".parse().unwrap(), "nginx"),
+            ]
+        };
+        for run in 0..50 {
+            let hub = Arc::new(AgentHub::new(Arc::new(AgentInventory::default())));
+            let first = hub.register(agent("a1", "web1"), 1).unwrap();
+            let start = Arc::new(Barrier::new(5));
+            let mut flooders = Vec::new();
+            for thread in 0..4u64 {
+                let hub = Arc::clone(&hub);
+                let start = Arc::clone(&start);
+                flooders.push(std::thread::spawn(move || {
+                    start.wait();
+                    for i in 0..400u64 {
+                        let _ = hub.inventory().replace(agent("a1", "web1"), report());
+                        match (thread + i) % 50 {
+                            // A reconnect racing the revocation, and the end
+                            // of the connection it replaced.
+                            0 => {
+                                if let Some(again) = hub.register(agent("a1", "web1"), i) {
+                                    hub.unregister("a1", again.conn_id);
+                                }
+                            }
+                            25 => hub.unregister("a1", first.conn_id),
+                            _ => {}
+                        }
+                    }
+                }));
+            }
+            start.wait();
+            std::thread::sleep(std::time::Duration::from_micros(200 + run * 20));
+            hub.revoke("a1");
+            for flooder in flooders {
+                flooder.join().unwrap();
+            }
+            let left = hub.inventory().snapshot();
+            assert!(left.is_empty(), "run {run}: {:?}", left.all());
+            assert!(hub.inventory().agents().is_empty(), "run {run}");
+            assert_eq!(hub.connected_count(), 0, "run {run}");
+        }
+    }
+
     #[tokio::test]
     async fn only_the_owning_connection_feeds_a_command() {
         let hub = AgentHub::new(Arc::new(AgentInventory::default()));
-        let a = hub.register("a1", "web1", 1).unwrap();
-        let b = hub.register("a2", "web2", 1).unwrap();
+        let a = hub.register(agent("a1", "web1"), 1).unwrap();
+        let b = hub.register(agent("a2", "web2"), 1).unwrap();
         let (_, done) = hub.begin_exec("a1", "r1", 8).unwrap();
         hub.on_output("a2", b.conn_id, &chunk("r1", "forged"));
         hub.on_result("a2", b.conn_id, result("r1"));
@@ -385,9 +463,9 @@ mod tests {
     #[tokio::test]
     async fn a_replaced_or_revoked_connection_loses_its_commands() {
         let hub = AgentHub::new(Arc::new(AgentInventory::default()));
-        let first = hub.register("a1", "web1", 1).unwrap();
+        let first = hub.register(agent("a1", "web1"), 1).unwrap();
         let (_, done) = hub.begin_exec("a1", "r1", 8).unwrap();
-        let second = hub.register("a1", "web1", 2).unwrap();
+        let second = hub.register(agent("a1", "web1"), 2).unwrap();
         assert!(matches!(done.await.unwrap(), ExecEnd::ConnectionLost));
         assert_eq!(*first.close.borrow(), Some(CLOSE_REPLACED));
         assert!(!hub.is_current("a1", first.conn_id));
@@ -395,11 +473,14 @@ mod tests {
         hub.unregister("a1", first.conn_id);
         assert_eq!(hub.connected_count(), 1);
         let (_, done) = hub.begin_exec("a1", "r2", 8).unwrap();
-        hub.revoke("a1", "web1");
+        hub.revoke("a1");
         assert!(matches!(done.await.unwrap(), ExecEnd::ConnectionLost));
         assert_eq!(*second.close.borrow(), Some(CLOSE_REVOKED));
         assert!(hub.begin_exec("a1", "r3", 8).is_none());
-        assert!(hub.register("a1", "web1", 3).is_none(), "revoked");
+        assert!(hub.register(agent("a1", "web1"), 3).is_none(), "revoked");
         assert_eq!(hub.connected_count(), 0);
+        // The revoked connection's own end changes nothing.
+        hub.unregister("a1", second.conn_id);
+        assert!(warden_core::ports::Inventory::snapshot(hub.inventory().as_ref()).is_empty());
     }
 }

@@ -1,16 +1,22 @@
 //! What the agents report, as one inventory source: each agent's latest
 //! `inventory` frame replaces that agent's resources. An agent speaks only
-//! for its own machine: `host:{name}` and resources scoped to `{name}`;
-//! anything else it sends is dropped (and logged). Resources carry
-//! `source: "agent"` and `connected`; while its agent is away, the host
-//! resource's status is `disconnected` (the rest keep their last status).
+//! for its own machine: `host:{name}` (always called `{name}`) and
+//! resources scoped to `{name}`; anything else it sends is dropped (and
+//! logged). Resources carry `source: "agent"` and `connected`; while its
+//! agent is away, the host resource's status is `disconnected` (the rest
+//! keep their last status). Agents are listed in enrollment order, so an
+//! earlier agent holds its names first (see [`super::names`]).
+//!
+//! A revoked agent is refused here, under the same lock as its removal:
+//! an inventory or presence update already in flight when the revocation
+//! lands never brings its resources back.
 //!
 //! A new `Arc<InventorySnapshot>` is published only when something
 //! changed, so the server's composite inventory merges again only then;
 //! and it is built when someone next asks, not at every report, so a
 //! thousand agents connecting at once cost one rebuild per read.
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -25,6 +31,21 @@ pub const MAX_RESOURCES_PER_AGENT: usize = 10_000;
 
 /// Status of an agent's host resource while the agent is not connected.
 pub const DISCONNECTED_STATUS: &str = "disconnected";
+
+/// An enrolled agent as the inventory knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentIdentity<'a> {
+    pub id: &'a str,
+    /// Its host name: its host resource is `host:{name}`.
+    pub name: &'a str,
+    /// Earlier agents hold their names first.
+    pub enrolled_at_ms: u64,
+}
+
+/// The agent was revoked: nothing it sends is taken any more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the agent was revoked")]
+pub struct Revoked;
 
 /// What an agent reported that it may not speak for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +80,8 @@ pub fn accept_reported(name: &str, reported: Vec<Resource>) -> (Vec<Resource>, V
             continue;
         }
         if own_host {
+            // An agent's host is called by the name it enrolled with.
+            resource.name = name.to_string();
             resource.parent = None;
         } else if resource
             .parent
@@ -110,14 +133,41 @@ pub fn decorate(name: &str, resources: &[Resource], presence: Presence) -> Vec<R
 
 struct AgentResources {
     name: String,
+    enrolled_at_ms: u64,
     presence: Presence,
     resources: Vec<Resource>,
 }
 
+/// The agents and the revoked ids, under one lock.
+#[derive(Default)]
+struct Agents {
+    /// By agent id.
+    by_id: HashMap<String, AgentResources>,
+    /// Agents revoked while this server runs.
+    revoked: HashSet<String>,
+}
+
+impl Agents {
+    /// The entry of a live agent (made on first sight), or [`Revoked`].
+    fn entry(&mut self, agent: AgentIdentity<'_>) -> Result<&mut AgentResources, Revoked> {
+        if self.revoked.contains(agent.id) {
+            return Err(Revoked);
+        }
+        Ok(self
+            .by_id
+            .entry(agent.id.to_string())
+            .or_insert_with(|| AgentResources {
+                name: agent.name.to_string(),
+                enrolled_at_ms: agent.enrolled_at_ms,
+                presence: Presence::Disconnected,
+                resources: Vec::new(),
+            }))
+    }
+}
+
 /// The agents' inventory (an [`Inventory`] source of the server).
 pub struct AgentInventory {
-    /// By agent name (a stable merge order), then the agent's id.
-    agents: Mutex<BTreeMap<(String, String), AgentResources>>,
+    agents: Mutex<Agents>,
     published: RwLock<Arc<InventorySnapshot>>,
     /// Something changed since `published` was built.
     stale: AtomicBool,
@@ -126,7 +176,7 @@ pub struct AgentInventory {
 impl Default for AgentInventory {
     fn default() -> Self {
         AgentInventory {
-            agents: Mutex::new(BTreeMap::new()),
+            agents: Mutex::new(Agents::default()),
             published: RwLock::new(Arc::new(InventorySnapshot::default())),
             stale: AtomicBool::new(false),
         }
@@ -134,65 +184,72 @@ impl Default for AgentInventory {
 }
 
 impl AgentInventory {
-    /// Agent `name` reported `reported`: keep what it may report. Returns
-    /// what was dropped.
-    pub fn replace(&self, agent_id: &str, name: &str, reported: Vec<Resource>) -> Vec<Rejected> {
-        let (kept, rejected) = accept_reported(name, reported);
-        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (name.to_string(), agent_id.to_string());
-        let entry = agents.entry(key).or_insert_with(|| AgentResources {
-            name: name.to_string(),
-            presence: Presence::Connected,
-            resources: Vec::new(),
-        });
+    fn lock(&self) -> std::sync::MutexGuard<'_, Agents> {
+        self.agents.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The agent reported `reported`: keep what it may report. Returns what
+    /// was dropped; a revoked agent's report is refused whole.
+    pub fn replace(
+        &self,
+        agent: AgentIdentity<'_>,
+        reported: Vec<Resource>,
+    ) -> Result<Vec<Rejected>, Revoked> {
+        let (kept, rejected) = accept_reported(agent.name, reported);
+        let mut agents = self.lock();
+        let entry = agents.entry(agent)?;
         let changed = entry.resources != kept || entry.presence != Presence::Connected;
         entry.resources = kept;
         entry.presence = Presence::Connected;
         if changed {
             self.stale.store(true, Ordering::Release);
         }
-        rejected
+        Ok(rejected)
     }
 
-    /// The agent connected or left.
-    pub fn set_presence(&self, agent_id: &str, name: &str, presence: Presence) {
-        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (name.to_string(), agent_id.to_string());
-        let entry = agents.entry(key).or_insert_with(|| AgentResources {
-            name: name.to_string(),
-            presence,
-            resources: Vec::new(),
-        });
+    /// The agent connected or left; refused for a revoked agent.
+    pub fn set_presence(
+        &self,
+        agent: AgentIdentity<'_>,
+        presence: Presence,
+    ) -> Result<(), Revoked> {
+        let mut agents = self.lock();
+        let entry = agents.entry(agent)?;
         let changed = entry.presence != presence || entry.resources.is_empty();
         entry.presence = presence;
         if changed {
             self.stale.store(true, Ordering::Release);
         }
+        Ok(())
     }
 
-    /// The agent was revoked: its resources leave.
-    pub fn remove(&self, agent_id: &str, name: &str) {
-        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        if agents
-            .remove(&(name.to_string(), agent_id.to_string()))
-            .is_some()
-        {
+    /// The agent was revoked: its resources leave, and nothing it sends
+    /// later (frames already in flight included) brings them back.
+    pub fn revoke(&self, agent_id: &str) {
+        let mut agents = self.lock();
+        agents.revoked.insert(agent_id.to_string());
+        if agents.by_id.remove(agent_id).is_some() {
             self.stale.store(true, Ordering::Release);
         }
     }
 
-    /// Every agent seen since the server started: `(id, name, presence)`.
+    pub fn is_revoked(&self, agent_id: &str) -> bool {
+        self.lock().revoked.contains(agent_id)
+    }
+
+    /// Every agent seen since the server started and not revoked, in
+    /// enrollment order: `(id, name, presence)`.
     pub fn agents(&self) -> Vec<(String, String, Presence)> {
-        let agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        agents
-            .iter()
-            .map(|((name, id), a)| (id.clone(), name.clone(), a.presence))
+        let agents = self.lock();
+        ordered(&agents.by_id)
+            .into_iter()
+            .map(|(id, a)| (id.clone(), a.name.clone(), a.presence))
             .collect()
     }
 
     /// Rebuilds the snapshot from every agent's resources.
     fn rebuild(&self) -> Arc<InventorySnapshot> {
-        let agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        let agents = self.lock();
         // Cleared under the lock: a change after this point marks it again;
         // a concurrent reader that rebuilt first leaves nothing to do.
         if !self.stale.swap(false, Ordering::AcqRel) {
@@ -203,9 +260,9 @@ impl AgentInventory {
                     .unwrap_or_else(PoisonError::into_inner),
             );
         }
-        let resources: Vec<Resource> = agents
-            .values()
-            .flat_map(|a| decorate(&a.name, &a.resources, a.presence))
+        let resources: Vec<Resource> = ordered(&agents.by_id)
+            .into_iter()
+            .flat_map(|(_, a)| decorate(&a.name, &a.resources, a.presence))
             .collect();
         let snapshot = Arc::new(InventorySnapshot::new(resources));
         *self
@@ -214,6 +271,15 @@ impl AgentInventory {
             .unwrap_or_else(PoisonError::into_inner) = Arc::clone(&snapshot);
         snapshot
     }
+}
+
+/// Agents in enrollment order (then name and id, for equal times).
+fn ordered(by_id: &HashMap<String, AgentResources>) -> Vec<(&String, &AgentResources)> {
+    let mut agents: Vec<_> = by_id.iter().collect();
+    agents.sort_by(|(id_a, a), (id_b, b)| {
+        (a.enrolled_at_ms, &a.name, id_a).cmp(&(b.enrolled_at_ms, &b.name, id_b))
+    });
+    agents
 }
 
 impl Inventory for AgentInventory {
@@ -300,30 +366,51 @@ mod tests {
         assert_eq!(empty[0].id.to_string(), "host:web2");
     }
 
+    const WEB1: AgentIdentity<'static> = AgentIdentity {
+        id: "a1",
+        name: "web1",
+        enrolled_at_ms: 10,
+    };
+
+    #[test]
+    fn an_agent_s_host_keeps_the_name_it_enrolled_with() {
+        let mut renamed = resource("host:web1", None);
+        renamed.name = "pve1".into();
+        let (kept, _) = accept_reported("web1", vec![renamed]);
+        assert_eq!(kept[0].name, "web1");
+    }
+
     #[test]
     fn a_snapshot_is_published_only_on_change() {
         let inventory = AgentInventory::default();
         let empty = inventory.snapshot();
-        inventory.set_presence("a1", "web1", Presence::Connected);
+        inventory.set_presence(WEB1, Presence::Connected).unwrap();
         let first = inventory.snapshot();
         assert!(!Arc::ptr_eq(&empty, &first));
         assert_eq!(first.len(), 1);
-        inventory.replace("a1", "web1", vec![resource("host:web1", None)]);
+        inventory
+            .replace(WEB1, vec![resource("host:web1", None)])
+            .unwrap();
         let second = inventory.snapshot();
-        inventory.replace("a1", "web1", vec![resource("host:web1", None)]);
+        inventory
+            .replace(WEB1, vec![resource("host:web1", None)])
+            .unwrap();
         assert!(Arc::ptr_eq(&second, &inventory.snapshot()));
-        let dropped = inventory.replace(
-            "a1",
-            "web1",
-            vec![
-                resource("host:web1", None),
-                resource("docker_container:web1:abc", Some("host:web1")),
-                resource("host:web2", None),
-            ],
-        );
+        let dropped = inventory
+            .replace(
+                WEB1,
+                vec![
+                    resource("host:web1", None),
+                    resource("docker_container:web1:abc", Some("host:web1")),
+                    resource("host:web2", None),
+                ],
+            )
+            .unwrap();
         assert_eq!(dropped.len(), 1);
         assert_eq!(inventory.snapshot().len(), 2);
-        inventory.set_presence("a1", "web1", Presence::Disconnected);
+        inventory
+            .set_presence(WEB1, Presence::Disconnected)
+            .unwrap();
         let away = inventory.snapshot();
         assert_eq!(
             away.get(&"host:web1".parse().unwrap())
@@ -332,7 +419,54 @@ mod tests {
                 .as_deref(),
             Some(DISCONNECTED_STATUS)
         );
-        inventory.remove("a1", "web1");
+        inventory.revoke("a1");
         assert!(inventory.snapshot().is_empty());
+    }
+
+    #[test]
+    fn a_revoked_agent_never_comes_back() {
+        let inventory = AgentInventory::default();
+        inventory
+            .replace(WEB1, vec![resource("host:web1", None)])
+            .unwrap();
+        assert!(!inventory.is_revoked("a1"));
+        inventory.revoke("a1");
+        assert!(inventory.is_revoked("a1"));
+        assert_eq!(
+            inventory.replace(WEB1, vec![resource("host:web1", None)]),
+            Err(Revoked)
+        );
+        assert_eq!(
+            inventory.set_presence(WEB1, Presence::Connected),
+            Err(Revoked)
+        );
+        assert_eq!(
+            inventory.set_presence(WEB1, Presence::Disconnected),
+            Err(Revoked)
+        );
+        assert!(inventory.snapshot().is_empty());
+        assert!(inventory.agents().is_empty());
+    }
+
+    #[test]
+    fn agents_are_listed_in_enrollment_order() {
+        let inventory = AgentInventory::default();
+        for (id, name, at) in [("a1", "zeta", 3), ("a2", "alpha", 5), ("a3", "mid", 1)] {
+            let agent = AgentIdentity {
+                id,
+                name,
+                enrolled_at_ms: at,
+            };
+            inventory.set_presence(agent, Presence::Connected).unwrap();
+        }
+        let names: Vec<String> = inventory.agents().into_iter().map(|a| a.1).collect();
+        assert_eq!(names, ["mid", "zeta", "alpha"]);
+        let hosts: Vec<String> = inventory
+            .snapshot()
+            .all()
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
+        assert_eq!(hosts, ["mid", "zeta", "alpha"]);
     }
 }

@@ -2,18 +2,22 @@
 //! agents' keys ([`grants`]), their WebSocket connections
 //! (the server's WebSocket endpoint), the hub of live connections and commands in flight
 //! ([`hub`]), what they report merged into the inventory ([`inventory`]),
-//! and commands routed through them ([`backend`], which carries out what
+//! without names that shadow anyone else's ([`names`]), and commands routed
+//! through them ([`backend`], which carries out what
 //! `warden_protocol::routing` decides).
 //!
 //! Merge order: this machine's inventory first, then the other sources the
-//! server was given, then the agents (by name). An agent named like one of
-//! this machine's `host:` resources adds nothing that this machine does not
-//! already report first, and commands for that machine stay local.
+//! server was given, then the agents (in enrollment order). An agent named
+//! like one of this machine's `host:` resources adds nothing that this
+//! machine does not already report first, and commands for that machine
+//! stay local. An agent's aliases never take a name this machine, a
+//! cluster or an earlier agent holds; a revoked agent never comes back.
 
 pub mod backend;
 pub mod grants;
 pub mod hub;
 pub mod inventory;
+pub mod names;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -55,7 +55,7 @@ pub struct Transcript {
 
 pub fn run(args: &ReplayArgs) -> Result<ExitCode> {
     let store = match &args.db {
-        Some(path) => warden_world::storage::open(Some(path.clone()))?,
+        Some(path) => crate::common::open_store(Some(path.clone()))?,
         None => Arc::new(Store::open_in_memory()?),
     };
     if args.path.is_dir() {

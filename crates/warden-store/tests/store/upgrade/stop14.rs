@@ -258,6 +258,10 @@ fn people_are_kept(store: &Store) {
     );
     let alice = store.user("alice").unwrap().unwrap();
     assert!(alice.password_hash.starts_with("$argon2id$"));
+    assert_eq!(
+        alice.password_change,
+        warden_store::PasswordChange::NotRequired
+    );
     assert_eq!(alice.created_at_ms, 1_795_825_799_002);
 
     let tokens = store.api_tokens().unwrap();
@@ -276,6 +280,10 @@ fn people_are_kept(store: &Store) {
     );
     let dashboard = token("tok-bb2128aa459dbc2e7b4f57b9d687309c");
     assert_eq!(dashboard.created_by.as_deref(), Some("alice"));
+    // A token alice made through the API is hers; one made offline before
+    // tokens had owners stands for itself.
+    assert_eq!(dashboard.owner.as_deref(), Some("user:alice"));
+    assert_eq!((ci.owner.as_deref(), old.owner.as_deref()), (None, None));
     assert_eq!(dashboard.expires_at_ms, Some(1_803_601_819_219));
     let by_hash = store
         .api_token_by_hash("6213e561def5a49945172d31741e8dd903ef31ab1110f4f490739a2fde86d492")
