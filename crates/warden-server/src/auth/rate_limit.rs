@@ -2,7 +2,7 @@
 //! account from everywhere. Failures are counted per (user name, client
 //! address) and per client address (password spraying across names). A
 //! key's first failures are free; from a limit on, each failure makes the
-//! key wait twice as long as the one before (1 s, 2 s, 4 s, … at most
+//! key wait twice as long as the one before (5 s, 10 s, 20 s, … at most
 //! 15 min) from that failure. While a key waits, every attempt through it — a right
 //! password included — is refused with the time left. A key that failed
 //! nothing for an hour is forgotten; a successful login forgets its (user,
@@ -90,12 +90,12 @@ pub struct LoginLimiter {
 
 impl Default for LoginLimiter {
     /// Delays from the 5th failure per user name and address and the 20th
-    /// per address, from 1 s doubling to 15 min; forgotten after an hour of
+    /// per address, from 5 s doubling to 15 min; forgotten after an hour of
     /// quiet.
     fn default() -> Self {
         let delays = |delays_from| Limit {
             delays_from,
-            first_delay_ms: 1_000,
+            first_delay_ms: 5_000,
             max_delay_ms: 15 * 60_000,
             forget_after_ms: 60 * 60_000,
         };

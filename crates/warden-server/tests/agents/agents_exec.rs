@@ -191,7 +191,10 @@ async fn an_approved_write_carries_a_grant_bound_to_it() {
     assert_eq!(grant.command_sha256, command_sha256(command));
     assert_eq!(grant.target, "host:edge1");
     assert_eq!(grant.approval_id.as_deref(), Some(approval_id.as_str()));
-    assert_eq!(grant.approved_by.as_deref(), Some("token:approver"));
+    assert_eq!(
+        grant.approved_by.as_deref(),
+        Some("token:approver (user:approver)")
+    );
     assert!(grant.expires_at > now_ms() && grant.expires_at <= now_ms() + 120_000);
     assert_eq!(grant.nonce_bytes().map(|n| n.len()), Some(16));
     answer(&mut socket, &exec["request_id"], "", 0).await;

@@ -223,7 +223,7 @@ async fn a_revoked_agent_is_disconnected_at_once_and_refused_after() {
             .unwrap()
             .iter()
             .any(|r| r["decision"] == "revoked"
-                && r["actor"] == "token:admin"
+                && r["actor"] == "token:admin (user:admin)"
                 && r["target"] == "host:web1"),
         "{audit}"
     );

@@ -129,14 +129,14 @@ async fn an_approved_write_resumes_the_waiting_turn() {
         .await;
     assert_eq!(status, StatusCode::OK, "{decided}");
     assert_eq!(decided["state"], "approved");
-    assert_eq!(decided["decided_by"], "token:approver");
+    assert_eq!(decided["decided_by"], "token:approver (user:approver)");
     assert!(decided["decided_at"].is_string());
 
     let rest = events.until("done", WAIT).await;
     let resolved = find(&rest, "approval_resolved");
     assert_eq!(resolved[0].data["approval_id"], id.as_str());
     assert_eq!(resolved[0].data["decision"], "approved");
-    assert_eq!(resolved[0].data["by"], "token:approver");
+    assert_eq!(resolved[0].data["by"], "token:approver (user:approver)");
     let ends = find(&rest, "tool_end");
     assert_eq!(ends[0].data["name"], "control");
     assert_eq!(ends[0].data["ok"], true, "{:?}", ends[0].data);
@@ -171,7 +171,7 @@ async fn an_approved_write_resumes_the_waiting_turn() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|r| r["decision"] == "approved" && r["actor"] == "token:approver"),
+            .any(|r| r["decision"] == "approved" && r["actor"] == "token:approver (user:approver)"),
         "{audit}"
     );
 }
@@ -239,7 +239,7 @@ async fn a_denial_tells_the_model_why_and_runs_nothing() {
     let rest = events.until("done", WAIT).await;
     let resolved = find(&rest, "approval_resolved");
     assert_eq!(resolved[0].data["decision"], "denied");
-    assert_eq!(resolved[0].data["by"], "token:approver");
+    assert_eq!(resolved[0].data["by"], "token:approver (user:approver)");
     let end = find(&rest, "tool_end")[0];
     assert_eq!(end.data["error_code"], "APPROVAL_DENIED");
     assert!(

@@ -271,7 +271,7 @@ async fn browser_logins_use_strict_cookies_and_csrf_tokens() {
         .await;
     assert_eq!(
         me,
-        json!({"user": "token:viewer", "role": "viewer", "csrf_token": null})
+        json!({"user": "token:viewer", "role": "viewer", "csrf_token": null, "password_change_required": false})
     );
 
     // Logout needs the CSRF token too; afterwards the cookie is dead.
@@ -393,7 +393,9 @@ async fn expired_and_revoked_tokens_are_rejected() {
         .find(|t| t["id"] == id)
         .unwrap();
     assert_eq!(ci["role"], "operator");
-    assert_eq!(ci["created_by"], "token:admin");
+    // Made with the admin's token: it belongs to the admin's owner.
+    assert_eq!(ci["created_by"], "token:admin (user:admin)");
+    assert_eq!(ci["owner"], "user:admin");
     assert!(ci["expires_at"].is_string());
     let (status, _) = server
         .json(
@@ -539,6 +541,8 @@ async fn security_headers_are_on_every_response() {
         assert_eq!(headers["x-frame-options"], "DENY", "{path}");
         assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
         assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
+        // HSTS only under TLS: over plain HTTP it would mean nothing.
+        assert!(headers.get("strict-transport-security").is_none(), "{path}");
     }
     let page = server.client.get(server.url("/")).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);

@@ -43,6 +43,7 @@ const SPEC_ENDPOINTS: &[(&str, &str)] = &[
 /// and forgetting what a session discovered (`/reset` in `warden chat --server`).
 const EXTENSIONS: &[(&str, &str)] = &[
     ("post", "/api/sessions/{id}/reset"),
+    ("post", "/api/auth/password"),
     ("get", "/api/proxmox/clusters"),
     ("post", "/api/proxmox/clusters"),
     ("delete", "/api/proxmox/clusters/{name}"),

@@ -1,5 +1,6 @@
 //! TLS with a self-signed certificate: the fingerprint the server reports
-//! is the one it serves, clients can pin it, and cookies are `Secure`.
+//! is the one it serves, clients can pin it, cookies are `Secure`, and
+//! every response asks browsers to stay on HTTPS (HSTS).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
 use serde_json::{Value, json};
@@ -83,4 +84,12 @@ async fn the_reported_fingerprint_is_the_served_certificate() {
         .unwrap();
     let cookie = login.headers()["set-cookie"].to_str().unwrap();
     assert!(cookie.contains("; Secure"), "{cookie}");
+    for path in ["/api/health", "/", "/api/nope"] {
+        let response = client.get(format!("{https}{path}")).send().await.unwrap();
+        assert_eq!(
+            response.headers()["strict-transport-security"],
+            "max-age=31536000",
+            "{path}"
+        );
+    }
 }
