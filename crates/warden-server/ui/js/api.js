@@ -87,6 +87,8 @@ export function explain(error) {
       return 'Too many attempts. Try again in ' + (error.retryAfter || 'a few') + ' seconds.';
     case 'FORBIDDEN':
       return 'Not allowed: ' + error.message;
+    case 'PASSWORD_CHANGE_REQUIRED':
+      return 'Set a new password first (you signed in with a one-time password).';
     case 'CONFLICT':
       return error.message + (error.state ? ' (' + error.state + ')' : '');
     case 'NETWORK':

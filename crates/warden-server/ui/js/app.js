@@ -1,6 +1,7 @@
-// The page's entry: who is logged in (or the login form), the navigation
-// and the hash routes (#/chat/ID, #/approvals, #/inventory, #/audit,
-// #/usage), and the count of pending approvals in the navigation.
+// The page's entry: who is logged in (or the login form; or, after a
+// one-time password, the form that replaces it), the navigation and the
+// hash routes (#/chat/ID, #/approvals, #/inventory, #/audit, #/usage),
+// and the count of pending approvals in the navigation.
 
 import { get, post, setCsrf, onUnauthenticated, explain, ApiError } from './api.js';
 import { chatPage } from './chat.js';
@@ -12,7 +13,7 @@ import { usagePage } from './usage.js';
 const $ = (id) => document.getElementById(id);
 const PENDING_POLL_MS = 5000;
 
-const app = { me: null, page: null, cleanup: null, pendingTimer: null };
+const app = { me: null, page: null, cleanup: null, pendingTimer: null, oneTime: null };
 
 function parseRoute() {
   const hash = location.hash.replace(/^#\/?/, '');
@@ -83,8 +84,10 @@ async function refreshPending() {
 
 function showShell(me) {
   app.me = me;
+  app.oneTime = null;
   setCsrf(me.csrf_token);
   $('login').hidden = true;
+  $('password-change').hidden = true;
   $('shell').hidden = false;
   $('who-name').textContent = me.user;
   $('who-role').textContent = me.role;
@@ -98,8 +101,10 @@ function showLogin(message) {
   app.page = null;
   app.me = null;
   clearTimeout(app.pendingTimer);
+  app.oneTime = null;
   setCsrf(null);
   $('shell').hidden = true;
+  $('password-change').hidden = true;
   $('login').hidden = false;
   const error = $('login-error');
   error.textContent = message || '';
@@ -122,7 +127,8 @@ async function login(event) {
   submit.disabled = true;
   try {
     const me = await post('/api/auth/login', { username, password });
-    showShell(me);
+    if (me.password_change_required) showPasswordChange(me, password);
+    else showShell(me);
   } catch (failure) {
     let message = explain(failure);
     if (failure instanceof ApiError && failure.status === 401) message = 'Wrong user name or password.';
@@ -132,6 +138,60 @@ async function login(event) {
     error.textContent = message;
     error.hidden = false;
     $('login-password').select();
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+// A one-time password must be replaced before the app opens. The password
+// just typed at login is kept in memory only, for this form; after a
+// reload the form asks for it again.
+function showPasswordChange(me, current) {
+  if (app.cleanup) app.cleanup();
+  app.cleanup = null;
+  app.page = null;
+  app.me = null;
+  app.oneTime = { current };
+  setCsrf(me.csrf_token);
+  $('login').hidden = true;
+  $('shell').hidden = true;
+  $('password-change').hidden = false;
+  $('password-current-row').hidden = current !== null;
+  for (const id of ['password-current', 'password-new', 'password-repeat']) $(id).value = '';
+  const error = $('password-error');
+  error.textContent = '';
+  error.hidden = true;
+  $(current === null ? 'password-current' : 'password-new').focus();
+}
+
+async function changePassword(event) {
+  event.preventDefault();
+  const error = $('password-error');
+  const say = (message) => {
+    error.textContent = message;
+    error.hidden = false;
+  };
+  const current = app.oneTime && app.oneTime.current !== null ? app.oneTime.current : $('password-current').value;
+  const fresh = $('password-new').value;
+  if (!current) return say('Enter the one-time password you signed in with.');
+  if (fresh.length < 8) return say('The new password needs at least 8 characters.');
+  if (fresh !== $('password-repeat').value) return say('The two new passwords differ.');
+  if (fresh === current) return say('Choose a password other than the one-time password.');
+  const submit = document.querySelector('[data-testid="password-submit"]');
+  submit.disabled = true;
+  try {
+    showShell(await post('/api/auth/password', { current_password: current, new_password: fresh }));
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.field === 'current_password') {
+      // Asked again, typed this time.
+      app.oneTime = { current: null };
+      $('password-current-row').hidden = false;
+      $('password-current').value = '';
+      $('password-current').focus();
+      say('The current password is wrong.');
+    } else {
+      say(explain(failure));
+    }
   } finally {
     submit.disabled = false;
   }
@@ -149,13 +209,17 @@ async function logout() {
 
 async function start() {
   $('login-form').addEventListener('submit', login);
+  $('password-form').addEventListener('submit', changePassword);
+  $('password-logout').addEventListener('click', logout);
   $('logout').addEventListener('click', logout);
   window.addEventListener('hashchange', render);
   onUnauthenticated(() => {
-    if (app.me) showLogin('Your sign-in has ended. Please sign in again.');
+    if (app.me || app.oneTime) showLogin('Your sign-in has ended. Please sign in again.');
   });
   try {
-    showShell(await get('/api/auth/me'));
+    const me = await get('/api/auth/me');
+    if (me.password_change_required) showPasswordChange(me, null);
+    else showShell(me);
   } catch (failure) {
     showLogin(failure instanceof ApiError && failure.status === 401 ? '' : explain(failure));
   }
