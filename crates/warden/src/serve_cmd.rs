@@ -13,7 +13,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use warden_protocol::ControlLevel;
-use warden_server::{FourEyes, MetricsAccess, PlainHttp, ServerConfig, TlsMode};
+use warden_server::{
+    FourEyes, ListenCheck, MetricsAccess, PlainHttp, ServerConfig, ServerError, TlsMode,
+};
 use warden_world::agents::AgentSettings;
 use warden_world::config::parse_level_arg;
 use warden_world::world::Deciders;
@@ -130,6 +132,11 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         config.set_approval_ttl(secs, Source::Flag("--approval-ttl-secs"))?;
     }
     let data_dir = warden_world::storage::server_data_dir(args.data_dir.clone())?;
+    let server = server_config(args, data_dir.clone());
+    // Before anything is opened or created.
+    if server.listen_check() == ListenCheck::Refused {
+        return Err(ServerError::InsecureListen { addr: args.listen }.into());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Commands and model set-up run on the blocking pool; waiting
@@ -156,7 +163,6 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     }
     // Said with the start report, with what the server itself tightens.
     let opened_tightened = world.store.tightened().to_vec();
-    let server = server_config(args, data_dir.clone());
     raise_open_files_limit();
     let served = runtime.block_on(async move {
         let inventory = Arc::clone(&world.backends.inventory);

@@ -1,5 +1,7 @@
-//! The real `warden serve` process: first start (the admin's password,
-//! printed once), users and tokens managed offline, TLS with a printed
+//! The real `warden serve` process: first start (the admin's one-time
+//! password, printed once), users and tokens managed offline (a token
+//! acts for its `--owner`), plain HTTP only on loopback unless
+//! `--insecure-http` (which warns), TLS with a printed
 //! fingerprint that matches the served certificate, and SIGTERM during a
 //! turn (cancelled and audited, the process exits, the pending approval
 //! survives the restart and can then be run).
@@ -129,6 +131,11 @@ async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
     assert_eq!(response.status(), StatusCode::OK);
     let me: Value = response.json().await.unwrap();
     assert_eq!(me["role"], "admin");
+    assert_eq!(me["password_change_required"], true, "a one-time password");
+    assert!(
+        !file.exists(),
+        "the one-time password's file goes at its first login"
+    );
 
     // Offline, while the server runs: a new user, a new admin password.
     let mut add = warden()
@@ -165,20 +172,17 @@ async fn first_start_prints_the_admin_password_once_and_users_work_offline() {
         .write_all(b"a brand new password\n")
         .unwrap();
     assert!(passwd.wait_with_output().unwrap().status.success());
-    assert!(
-        !file.exists(),
-        "the password file goes once the password changed"
-    );
+    assert!(!file.exists());
     assert_eq!(
         login("admin", password).await.unwrap().status(),
         StatusCode::UNAUTHORIZED
     );
+    let response = login("admin", "a brand new password".into()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let me: Value = response.json().await.unwrap();
     assert_eq!(
-        login("admin", "a brand new password".into())
-            .await
-            .unwrap()
-            .status(),
-        StatusCode::OK
+        me["password_change_required"], false,
+        "set offline: not one-time"
     );
     let list = warden()
         .args(["user", "list", "--data-dir"])
@@ -233,6 +237,125 @@ async fn tokens_created_offline_work_until_revoked() {
     assert!(revoke.status.success());
     let (status, body) = call(&http, &serve, &viewer, "GET", "/api/sessions", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+}
+
+#[test]
+fn tokens_act_for_their_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, owner) in [
+        (vec!["--owner", "alice"], "user:alice"),
+        (vec!["--owner", "user:bob"], "user:bob"),
+        (vec![], "user:tester"),
+    ] {
+        let out = warden()
+            .env("USER", "tester")
+            .args(["token", "create", "--name", owner, "--role", "approver"])
+            .args(&args)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("acting for {owner}")));
+    }
+    let refused = warden()
+        .args([
+            "token",
+            "create",
+            "--name",
+            "x",
+            "--role",
+            "admin",
+            "--owner",
+            "system",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("names Warden itself"));
+    let list = warden()
+        .args(["token", "list", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    for owner in ["user:alice", "user:bob", "user:tester"] {
+        assert!(
+            list.lines().any(|l| l.ends_with(&format!("\t{owner}"))),
+            "{list}"
+        );
+    }
+    let reserved = warden()
+        .args(["user", "add", "assistant", "--role", "viewer", "--data-dir"])
+        .arg(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!reserved.status.success());
+}
+
+/// Waits for `child` to exit, for at most 30 s (then kills it).
+fn exit_within(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    None
+}
+
+#[test]
+fn plain_http_beyond_loopback_needs_insecure_http_and_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut refused = warden()
+        .args(["serve", "--listen", "0.0.0.0:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = exit_within(&mut refused).expect("refused at once");
+    assert!(!status.success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut refused.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains("--insecure-http") && stderr.contains("refusing"),
+        "{stderr}"
+    );
+
+    let mut insecure = warden()
+        .args([
+            "serve",
+            "--listen",
+            "0.0.0.0:0",
+            "--insecure-http",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(insecure.stderr.take().unwrap()));
+    let warned = lines
+        .map_while(Result::ok)
+        .find(|line| line.contains("WARNING"))
+        .unwrap_or_default();
+    let _ = insecure.kill();
+    let _ = insecure.wait();
+    assert!(
+        warned.contains("plain HTTP") && warned.contains("unencrypted"),
+        "{warned}"
+    );
 }
 
 #[tokio::test]

@@ -94,7 +94,14 @@ fn the_first_release_database_through_todays_cli() {
     let home = dir.path();
     let db = db.to_str().unwrap();
 
-    let sessions = json_out(home, &["sessions", "--db", db, "-n", "50", "--json"]);
+    let listed = run(home, &["sessions", "--db", db, "-n", "50", "--json"]);
+    // The first release's file was world-readable: private now, and said.
+    let said = String::from_utf8_lossy(&listed.stderr);
+    assert!(
+        said.contains("made private") && said.contains("warden.db was 0644, now 0600"),
+        "{said}"
+    );
+    let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(
         field(&sessions, "title"),
         [
@@ -302,8 +309,24 @@ fn start_serve(home: &Path, data: &Path) -> ServeProcess {
 
 #[tokio::test]
 async fn the_previous_release_database_served_to_a_user_of_that_release() {
-    let (dir, _db) = copy_fixture("stop14");
+    let (dir, db) = copy_fixture("stop14");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&db), 0o644, "as the release left it");
     let serve = start_serve(dir.path(), dir.path());
+    // The start made the old files private, and said so.
+    for file in ["warden.db", "warden.db.audit-head"] {
+        assert_eq!(mode(&dir.path().join(file)), 0o600, "{file}");
+        assert!(
+            serve
+                .lines
+                .iter()
+                .any(|l| l.contains("made private")
+                    && l.contains(&format!("{file} was 0644, now 0600"))),
+            "{file}: {:?}",
+            serve.lines
+        );
+    }
     // Plain HTTP on loopback.
     let http = warden_testkit::http::client_with(
         warden_testkit::http::no_roots_tls(),
