@@ -54,6 +54,23 @@ pub struct Rejected {
     pub why: &'static str,
 }
 
+/// Names that mean "the machine speaking": from an agent they would name
+/// the server's own machine. Every agent reports `localhost` for its host,
+/// so these go quietly, before [`super::names`] looks for shadowing.
+const LOOPBACK_NAMES: [&str; 5] = [
+    "localhost",
+    "localhost.localdomain",
+    "ip6-localhost",
+    "127.0.0.1",
+    "::1",
+];
+
+fn is_loopback_name(name: &str) -> bool {
+    LOOPBACK_NAMES
+        .iter()
+        .any(|loopback| loopback.eq_ignore_ascii_case(name))
+}
+
 /// The resources of `reported` that agent `name` may report, and those it
 /// may not. A parent on another machine is cut (the resource hangs off
 /// the agent's host instead), so a report cannot graft itself into
@@ -90,6 +107,7 @@ pub fn accept_reported(name: &str, reported: Vec<Resource>) -> (Vec<Resource>, V
         {
             resource.parent = Some(host_id.clone());
         }
+        resource.aliases.retain(|alias| !is_loopback_name(alias));
         // These are ours to say, not the agent's.
         resource.attributes.remove("source");
         resource.attributes.remove("connected");
@@ -373,11 +391,18 @@ mod tests {
     };
 
     #[test]
-    fn an_agent_s_host_keeps_the_name_it_enrolled_with() {
+    fn an_agent_s_host_keeps_the_name_it_enrolled_with_and_no_loopback_name() {
         let mut renamed = resource("host:web1", None);
         renamed.name = "pve1".into();
+        renamed.aliases = vec![
+            "localhost".into(),
+            "LOCALHOST".into(),
+            "::1".into(),
+            "web1.lan".into(),
+        ];
         let (kept, _) = accept_reported("web1", vec![renamed]);
         assert_eq!(kept[0].name, "web1");
+        assert_eq!(kept[0].aliases, ["web1.lan"]);
     }
 
     #[test]
