@@ -2,7 +2,10 @@
 //! with migrations, holding durable approvals, the hash-chained audit log
 //! (anchored by a file beside the database), conversation history, token
 //! usage and notes. Writes happen in transactions, so a process killed
-//! mid-write leaves the previous state.
+//! mid-write leaves the previous state. Every open makes the database's
+//! files private, and a data directory 0700 with every file 0600 when
+//! asked ([`PrivateScope`]), whatever made them; [`Store::tightened`] says
+//! what changed.
 //!
 //! Databases written by earlier releases' own binaries are kept in
 //! `tests/fixtures/upgrade/` (see its README); `tests/store/upgrade/` checks that
