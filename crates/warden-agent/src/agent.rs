@@ -97,6 +97,7 @@ pub async fn run(config: AgentConfig, shutdown: ShutdownSignal) -> Result<(), Ag
             server_key,
             max_level: config.max_level,
             launcher: config.launcher.clone(),
+            hide: None,
             kill_grace: config.kill_grace,
             max_concurrent: config.max_concurrent,
         },

@@ -34,6 +34,10 @@ pub struct DispatchSettings {
     pub server_key: VerifyingKey,
     pub max_level: ControlLevel,
     pub launcher: Launcher,
+    /// The launcher that hides the agent's state directory and its own
+    /// process from every command; `None` where namespaces are refused
+    /// (the policy-level check still applies).
+    pub hide: Option<Launcher>,
     pub kill_grace: Duration,
     pub max_concurrent: usize,
 }
@@ -216,6 +220,7 @@ impl Dispatcher {
         let spec = ExecSpec {
             request_id: request.request_id.clone(),
             invocation,
+            hide: self.settings.hide.clone(),
             confinement,
             timeout,
             max_output_bytes: usize::try_from(max_output).unwrap_or(usize::MAX),

@@ -36,6 +36,10 @@ pub enum Confinement {
 pub struct ExecSpec {
     pub request_id: String,
     pub invocation: Invocation,
+    /// The mount-namespace launcher that hides the agent's state and
+    /// process ([`warden_confine`]), in front of everything else; `None`
+    /// where namespaces are not available (policy only).
+    pub hide: Option<Launcher>,
     pub confinement: Confinement,
     pub timeout: Duration,
     /// Bytes kept per stream.
@@ -54,16 +58,21 @@ pub async fn run(
 ) -> ExecResult {
     // The same clean environment as a command run by `warden` itself.
     let env = command_environment(&current_user_home(), &[], &[]);
-    let prefix = match &spec.confinement {
+    let hiding = spec.hide.iter().map(|launcher| Prefix {
+        launcher,
+        accepts_header: warden_confine::accepts_header,
+    });
+    let sandbox = match &spec.confinement {
         Confinement::ReadOnlySandbox(launcher) => Some(Prefix {
             launcher,
             accepts_header: |line| parse_header_line(line).is_some(),
         }),
         Confinement::Unconfined => None,
     };
+    let prefix: Vec<Prefix<'_>> = hiding.chain(sandbox).collect();
     let run_spec = RunSpec {
         invocation: &spec.invocation,
-        prefix,
+        prefix: &prefix,
         working_dir: Path::new("/"),
         env: &env,
         limits: Limits {
@@ -130,20 +139,30 @@ fn result(spec: &ExecSpec, finished: Finished) -> ExecResult {
             Some(ExecFailure::new(
                 ExecErrorCode::ExecFailed,
                 format!(
-                    "the sandbox launcher failed before running the command (exit {})",
+                    "the command was not run: its confinement or sandbox launcher failed (exit {}){}",
                     status.map_or_else(
                         || "unknown".to_string(),
                         |s| runner::exit_code(s).to_string()
-                    )
+                    ),
+                    finished
+                        .stderr
+                        .lines()
+                        .find(|l| !l.trim().is_empty())
+                        .map(|l| format!(": {}", l.trim()))
+                        .unwrap_or_default()
                 ),
             )),
         ),
     };
     // Inside a container the command is not in the launcher's Landlock
     // domain, whatever its header said.
-    let landlock_abi = match (&finished.header, &spec.invocation.exec_tag) {
-        (Some(line), None) => parse_header_line(line).and_then(|status| status.landlock_abi),
-        (Some(_), Some(_)) | (None, _) => None,
+    let landlock_abi = match &spec.invocation.exec_tag {
+        None => finished
+            .headers
+            .iter()
+            .find_map(|line| parse_header_line(line))
+            .and_then(|status| status.landlock_abi),
+        Some(_) => None,
     };
     ExecResult {
         request_id: spec.request_id.clone(),

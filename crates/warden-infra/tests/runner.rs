@@ -39,7 +39,7 @@ fn limits(timeout_ms: u64) -> Limits {
 
 fn execute(
     invocation: &Invocation,
-    prefix: Option<Prefix<'_>>,
+    prefix: &[Prefix<'_>],
     limits: Limits,
     sink: impl OutputSink,
 ) -> Result<Finished, RunError> {
@@ -70,7 +70,7 @@ fn output_streams_to_the_sink_head_first_and_the_tail_at_the_end() {
     let seen = std::sync::Arc::clone(&chunks.0);
     let finished = execute(
         &shell("echo a; sleep 0.2; echo b >&2; sleep 0.2; echo c"),
-        None,
+        &[],
         limits(5000),
         chunks,
     )
@@ -97,7 +97,7 @@ fn output_streams_to_the_sink_head_first_and_the_tail_at_the_end() {
         output_limit: 16,
         ..limits(5000)
     };
-    let finished = execute(&shell("seq 1 1000"), None, capped, chunks).unwrap();
+    let finished = execute(&shell("seq 1 1000"), &[], capped, chunks).unwrap();
     assert!(finished.truncated);
     let seen = seen.lock().unwrap().clone();
     let streamed: String = seen.iter().map(|(_, text)| text.as_str()).collect();
@@ -122,10 +122,46 @@ fn a_launcher_header_is_checked_and_not_output() {
         launcher: &launcher,
         accepts_header: |line| line == "CONFINED",
     };
-    let finished = execute(&shell("echo out"), Some(prefix), limits(5000), NoSink).unwrap();
+    let finished = execute(&shell("echo out"), &[prefix], limits(5000), NoSink).unwrap();
     assert!(matches!(finished.ending, Ending::Exited(s) if s.success()));
-    assert_eq!(finished.header.as_deref(), Some("CONFINED"));
+    assert_eq!(finished.headers, ["CONFINED"]);
     assert_eq!(finished.stdout, "out\n");
+
+    // Two launchers chain: each header in order, then the output.
+    let sandbox = Launcher {
+        program: "/bin/sh".into(),
+        args: vec![
+            "-c".into(),
+            "printf 'SAND'; printf 'BOXED\\n'; exec \"$@\"".into(),
+            "sandbox".into(),
+        ],
+    };
+    let chain = [
+        prefix,
+        Prefix {
+            launcher: &sandbox,
+            accepts_header: |line| line == "SANDBOXED",
+        },
+    ];
+    let finished = execute(&shell("echo out"), &chain, limits(5000), NoSink).unwrap();
+    assert!(matches!(finished.ending, Ending::Exited(s) if s.success()));
+    assert_eq!(finished.headers, ["CONFINED", "SANDBOXED"]);
+    assert_eq!(finished.stdout, "out\n");
+    // The second header wrong: refused, though the first was right.
+    let wrong_second = [
+        prefix,
+        Prefix {
+            launcher: &sandbox,
+            accepts_header: |line| line == "CONFINED",
+        },
+    ];
+    let finished = execute(&shell("echo out"), &wrong_second, limits(5000), NoSink).unwrap();
+    assert!(
+        matches!(finished.ending, Ending::LauncherRefused(_)),
+        "{:?}",
+        finished.ending
+    );
+    assert_eq!(finished.stdout, "");
 
     // A header the caller does not accept: killed at once, nothing shown
     // as the command's own success.
@@ -134,20 +170,20 @@ fn a_launcher_header_is_checked_and_not_output() {
         accepts_header: |_| false,
     };
     let started = Instant::now();
-    let finished = execute(&shell("sleep 30"), Some(refusing), limits(20_000), NoSink).unwrap();
+    let finished = execute(&shell("sleep 30"), &[refusing], limits(20_000), NoSink).unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         matches!(finished.ending, Ending::LauncherRefused(_)),
         "{:?}",
         finished.ending
     );
-    assert_eq!(finished.header, None);
+    assert!(finished.headers.is_empty());
 }
 
 #[test]
 fn a_command_that_never_stops_printing_still_times_out() {
     let started = Instant::now();
-    let finished = execute(&shell("yes"), None, limits(500), NoSink).unwrap();
+    let finished = execute(&shell("yes"), &[], limits(500), NoSink).unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         matches!(finished.ending, Ending::TimedOut),
@@ -212,7 +248,7 @@ fn a_clean_exit_stops_what_it_left_behind_in_the_group_and_by_tag() {
     let started = Instant::now();
     let finished = execute(
         &shell("echo $$; sleep 37 >/dev/null 2>&1 &"),
-        None,
+        &[],
         limits(5000),
         NoSink,
     )
@@ -239,7 +275,7 @@ fn a_clean_exit_stops_what_it_left_behind_in_the_group_and_by_tag() {
     // By tag: the client (setsid) exits at once, the tagged side runs on.
     let tag = ExecTag::new(format!("runner-exit-{}", std::process::id())).unwrap();
     let invocation = outside_the_group(&tag, false, "sleep 38 & sleep 39; wait");
-    let finished = execute(&invocation, None, limits(10_000), NoSink).unwrap();
+    let finished = execute(&invocation, &[], limits(10_000), NoSink).unwrap();
     assert!(matches!(finished.ending, Ending::Exited(s) if s.success()));
     assert_eq!(carrying(tag.as_str()), Vec::<String>::new());
 }
@@ -249,7 +285,7 @@ fn a_timeout_stops_the_tagged_side_even_when_it_ignores_sigterm() {
     let tag = ExecTag::new(format!("runner-timeout-{}", std::process::id())).unwrap();
     let invocation = outside_the_group(&tag, true, "trap '' TERM; sleep 40 & sleep 41; wait");
     let started = Instant::now();
-    let finished = execute(&invocation, None, limits(600), NoSink).unwrap();
+    let finished = execute(&invocation, &[], limits(600), NoSink).unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(
         matches!(finished.ending, Ending::TimedOut),
@@ -266,7 +302,7 @@ fn a_cancel_stops_the_tagged_side() {
     let env = command_environment("/root", &[], &[]);
     let spec = RunSpec {
         invocation: &invocation,
-        prefix: None,
+        prefix: &[],
         working_dir: Path::new("/"),
         env: &env,
         limits: limits(20_000),
@@ -296,7 +332,7 @@ fn a_cancel_before_the_start_starts_nothing() {
     let invocation = shell(&format!("touch {}", marker.display()));
     let spec = RunSpec {
         invocation: &invocation,
-        prefix: None,
+        prefix: &[],
         working_dir: Path::new("/"),
         env: &env,
         limits: limits(5000),

@@ -13,6 +13,7 @@ pub mod env_vars;
 pub mod inspect;
 pub mod invocation;
 pub mod options;
+pub mod paths;
 pub mod shell;
 pub mod verdict;
 

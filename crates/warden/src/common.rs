@@ -112,6 +112,22 @@ pub fn stop_commands() {
 /// re-executes this binary so that commands die with Warden, even a Warden
 /// killed with SIGKILL), be that watchdog, then exit; otherwise return at
 /// once.
+/// `warden __warden-confine … -- COMMAND`: confine, become the command.
+pub fn run_as_launcher_if_asked() {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() == Some(OsStr::new(warden_confine::CONFINE_ARG)) {
+        warden_confine::run_confined(args);
+    }
+}
+
+/// Nothing Warden runs can read this process's memory or environment
+/// (see [`warden_confine::harden_this_process`]).
+pub fn harden_this_process() {
+    if let Err(error) = warden_confine::harden_this_process() {
+        eprintln!("warden: warning: this process stays dumpable: {error}");
+    }
+}
+
 pub fn run_as_watchdog_if_asked() {
     let mut args = std::env::args_os().skip(1);
     if args.next().as_deref() != Some(OsStr::new(warden_infra::runner::WATCHDOG_ARG)) {

@@ -104,7 +104,10 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    // First: the commands' watchdog must not parse Warden's arguments.
+    // First: the confinement launcher and the commands' watchdog must not
+    // parse Warden's arguments.
+    common::run_as_launcher_if_asked();
+    common::harden_this_process();
     common::run_as_watchdog_if_asked();
     quiet_on_broken_pipe();
     let cli = Cli::parse();

@@ -19,7 +19,7 @@ use std::time::Duration;
 use warden_protocol::CancelFlag;
 use warden_protocol::routing::{Hop, invocation};
 
-use crate::runner::{self, Ending, Limits, NoSink, RunError, RunSpec};
+use crate::runner::{self, Ending, Launcher, Limits, NoSink, Prefix, RunError, RunSpec};
 
 /// How a command runs. The defaults suit a read tool; a caller may raise the
 /// timeout for a long write (an upgrade), or pass variables through.
@@ -39,6 +39,10 @@ pub struct ExecOptions {
     pub pass_env: Vec<String>,
     /// Variables set explicitly; applied last, so they override the fixed ones.
     pub set_env: Vec<(String, String)>,
+    /// Each command starts through this confinement launcher
+    /// ([`warden_confine`]), which must say it confined it; `None` runs
+    /// commands as they are.
+    pub confine: Option<Launcher>,
 }
 
 impl Default for ExecOptions {
@@ -50,6 +54,7 @@ impl Default for ExecOptions {
             kill_grace: Duration::from_secs(2),
             pass_env: Vec::new(),
             set_env: Vec::new(),
+            confine: None,
         }
     }
 }
@@ -82,6 +87,20 @@ impl ExecOptions {
 
     pub fn set_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.set_env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Every command through `warden` at `program` as its confinement
+    /// launcher, with `hidden` out of its sight.
+    pub fn confined_by(
+        mut self,
+        program: impl Into<PathBuf>,
+        hidden: &warden_confine::Hidden,
+    ) -> Self {
+        self.confine = Some(Launcher {
+            program: program.into(),
+            args: warden_confine::launcher_args(hidden),
+        });
         self
     }
 }
@@ -150,6 +169,9 @@ pub enum ExecError {
     ShuttingDown,
     #[error("could not set up the command's runtime: {source}")]
     Runtime { source: std::io::Error },
+    /// The confinement launcher did not confine the command: nothing ran.
+    #[error("the command was not run: it could not be confined ({reason})")]
+    NotConfined { reason: String },
 }
 
 impl ExecError {
@@ -164,7 +186,8 @@ impl ExecError {
             | ExecError::Wait { .. }
             | ExecError::CancelledBeforeStart
             | ExecError::ShuttingDown
-            | ExecError::Runtime { .. } => None,
+            | ExecError::Runtime { .. }
+            | ExecError::NotConfined { .. } => None,
         }
     }
 
@@ -180,7 +203,8 @@ impl ExecError {
             | ExecError::Spawn { .. }
             | ExecError::CancelledBeforeStart
             | ExecError::ShuttingDown
-            | ExecError::Runtime { .. } => false,
+            | ExecError::Runtime { .. }
+            | ExecError::NotConfined { .. } => false,
         }
     }
 }
@@ -256,9 +280,17 @@ impl LocalExecutor {
         let shell = self.shell.to_string_lossy();
         let invocation = invocation(hop, command, &shell, &runner::new_exec_tag());
         let env = runner::command_environment(&self.home, &options.pass_env, &options.set_env);
+        let confinement: Vec<Prefix<'_>> = options
+            .confine
+            .iter()
+            .map(|launcher| Prefix {
+                launcher,
+                accepts_header: warden_confine::accepts_header,
+            })
+            .collect();
         let spec = RunSpec {
             invocation: &invocation,
-            prefix: None,
+            prefix: &confinement,
             working_dir: &options.working_dir,
             env: &env,
             limits: Limits {
@@ -307,9 +339,8 @@ impl LocalExecutor {
                 partial: partial(),
             }),
             Ending::Lost(source) => Err(ExecError::Wait { source }),
-            // No launcher is ever put in front of this machine's commands.
-            Ending::LauncherRefused(_) => Err(ExecError::Wait {
-                source: std::io::Error::other("a launcher refused the command"),
+            Ending::LauncherRefused(status) => Err(ExecError::NotConfined {
+                reason: launcher_said(&finished.stderr, status),
             }),
         }
     }
@@ -352,4 +383,17 @@ where
     F: std::future::Future<Output = Result<CommandOutput, ExecError>> + Send,
 {
     crate::blocking::run_blocking(future).map_err(|source| ExecError::Runtime { source })?
+}
+
+/// Why the launcher refused, from what it wrote on stderr.
+fn launcher_said(stderr: &str, status: Option<std::process::ExitStatus>) -> String {
+    let said = stderr
+        .lines()
+        .map(|line| line.trim_start_matches("warden confine: ").trim())
+        .find(|line| !line.is_empty());
+    match (said, status) {
+        (Some(said), _) => said.to_string(),
+        (None, Some(status)) => format!("the launcher exited with {status} without confining it"),
+        (None, None) => "the launcher wrote no header".to_string(),
+    }
 }

@@ -6,8 +6,9 @@
 //! Every command:
 //! - starts in a clean environment ([`command_environment`]), with no
 //!   stdin and no terminal, as the leader of its own process group;
-//! - optionally through a launcher prefix ([`Prefix`]: the agent's Landlock
-//!   sandbox for reads) whose first stdout line is a header the caller
+//! - optionally through launchers ([`Prefix`]: the confinement that hides
+//!   Warden's secrets, the agent's Landlock sandbox for reads), each of
+//!   which writes a header line on stdout, in order, that the caller
 //!   checks; without a valid one the command is killed at once;
 //! - has each output stream capped, keeping head and tail ([`StreamCap`]),
 //!   the head handed to an [`OutputSink`] as it arrives (the agent streams
@@ -81,7 +82,8 @@ impl Launcher {
 }
 
 /// A launcher in front of the command, and the check of the header line it
-/// writes first on stdout (which is not output).
+/// writes on stdout (which is not output). Launchers chain: each starts
+/// the next, and their headers come in the same order.
 #[derive(Debug, Clone, Copy)]
 pub struct Prefix<'a> {
     pub launcher: &'a Launcher,
@@ -105,7 +107,8 @@ pub struct Limits {
 #[derive(Debug, Clone, Copy)]
 pub struct RunSpec<'a> {
     pub invocation: &'a Invocation,
-    pub prefix: Option<Prefix<'a>>,
+    /// Launchers, outermost first; empty for none.
+    pub prefix: &'a [Prefix<'a>],
     pub working_dir: &'a Path,
     /// The whole environment (nothing else is inherited).
     pub env: &'a [(String, String)],
@@ -143,8 +146,8 @@ pub enum Ending {
     Exited(ExitStatus),
     TimedOut,
     Cancelled,
-    /// The launcher wrote no valid header (or none at all): it was killed
-    /// at once. Its exit status, when it was reaped.
+    /// A launcher wrote no valid header (or none at all): it was killed
+    /// at once, having run nothing. Its exit status, when it was reaped.
     LauncherRefused(Option<ExitStatus>),
     /// The process could not be waited for.
     Lost(std::io::Error),
@@ -160,8 +163,9 @@ pub struct Finished {
     /// Whether either stream was cut.
     pub truncated: bool,
     pub duration: Duration,
-    /// The launcher's header line, when it wrote a valid one.
-    pub header: Option<String>,
+    /// The launchers' header lines, in order (all of them, or the run
+    /// ended in [`Ending::LauncherRefused`]).
+    pub headers: Vec<String>,
 }
 
 /// Why nothing was started.

@@ -77,11 +77,7 @@ pub async fn run<S: OutputSink>(
         sink,
         out: Captured::new(limit),
         err: Captured::new(limit),
-        header: match spec.prefix {
-            Some(_) => Header::Awaiting(Vec::new()),
-            None => Header::NotExpected,
-        },
-        accepts_header: spec.prefix.map(|p| p.accepts_header),
+        header: Header::new(spec.prefix.iter().map(|p| p.accepts_header).collect()),
         limits: spec.limits,
         status: None,
         stop: None,
@@ -96,24 +92,29 @@ pub async fn run<S: OutputSink>(
 
 fn process_for(spec: &RunSpec<'_>) -> Result<tokio::process::Command, RunError> {
     let argv = &spec.invocation.argv;
-    let mut command = match (spec.prefix, argv.split_first()) {
-        (_, None) => {
-            return Err(RunError::Spawn {
-                program: Default::default(),
-                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
-            });
-        }
-        (Some(prefix), Some(_)) => {
-            let mut command = tokio::process::Command::new(&prefix.launcher.program);
-            command.args(&prefix.launcher.args).args(argv);
-            command
-        }
-        (None, Some((program, args))) => {
-            let mut command = tokio::process::Command::new(program);
-            command.args(args);
-            command
-        }
+    if argv.is_empty() {
+        return Err(RunError::Spawn {
+            program: Default::default(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
+        });
+    }
+    // `L1 ARGS1… L2 ARGS2… PROGRAM ARGS…`: each launcher starts the rest.
+    let mut line = spec
+        .prefix
+        .iter()
+        .flat_map(|p| {
+            std::iter::once(p.launcher.program.as_os_str())
+                .chain(p.launcher.args.iter().map(|a| a.as_os_str()))
+        })
+        .chain(argv.iter().map(std::ffi::OsStr::new));
+    let Some(program) = line.next() else {
+        return Err(RunError::Spawn {
+            program: Default::default(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
+        });
     };
+    let mut command = tokio::process::Command::new(program);
+    command.args(line);
     command
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -148,13 +149,31 @@ enum Phase {
     Killed(Instant),
 }
 
-/// What the launcher's header has told so far.
-enum Header {
-    NotExpected,
-    Awaiting(Vec<u8>),
-    Received(String),
+/// What the launchers' headers have told so far.
+struct Header {
+    /// The check of each launcher's header, in order.
+    expected: Vec<fn(&str) -> bool>,
+    received: Vec<String>,
+    /// The start of the next header line.
+    partial: Vec<u8>,
     /// Missing, malformed or too long: the command must not run.
-    Refused,
+    refused: bool,
+}
+
+impl Header {
+    fn new(expected: Vec<fn(&str) -> bool>) -> Self {
+        Header {
+            expected,
+            received: Vec::new(),
+            partial: Vec::new(),
+            refused: false,
+        }
+    }
+
+    /// Still waiting for a header (stdout is not output yet).
+    fn awaiting(&self) -> bool {
+        !self.refused && self.received.len() < self.expected.len()
+    }
 }
 
 /// One stream: its cap, and all text delivered so far.
@@ -182,7 +201,6 @@ struct Job<S> {
     out: Captured,
     err: Captured,
     header: Header,
-    accepts_header: Option<fn(&str) -> bool>,
     limits: Limits,
     status: Option<std::io::Result<ExitStatus>>,
     /// The first reason to stop sticks.
@@ -250,16 +268,16 @@ impl<S: OutputSink> Job<S> {
                 }
                 read = read_pipe(&mut self.stdout, &mut out_buf) => match read {
                     Some(n) => {
-                        let rest = take_header(&mut self.header, self.accepts_header, &out_buf[..n]);
-                        if matches!(self.header, Header::Refused) {
+                        let rest = take_header(&mut self.header, &out_buf[..n]);
+                        if self.header.refused {
                             self.kill(Some(StopReason::LauncherRefused));
                         }
                         self.push(Stream::Stdout, rest).await;
                     }
                     None => {
                         self.stdout = None;
-                        if matches!(self.header, Header::Awaiting(_)) {
-                            self.header = Header::Refused;
+                        if self.header.awaiting() {
+                            self.header.refused = true;
                             self.kill(Some(StopReason::LauncherRefused));
                         }
                     }
@@ -430,44 +448,33 @@ impl<S: OutputSink> Job<S> {
             stderr,
             truncated,
             duration: started.elapsed(),
-            header: match header {
-                Header::Received(line) => Some(line),
-                Header::NotExpected | Header::Awaiting(_) | Header::Refused => None,
-            },
+            headers: header.received,
         }
     }
 }
 
-/// Strips the launcher's header from the first stdout bytes; the rest is
+/// Strips the launchers' headers from the first stdout bytes; the rest is
 /// the command's output.
-fn take_header<'a>(
-    header: &mut Header,
-    accepts: Option<fn(&str) -> bool>,
-    bytes: &'a [u8],
-) -> &'a [u8] {
-    let Header::Awaiting(buffer) = header else {
-        return bytes;
-    };
-    match bytes.iter().position(|b| *b == b'\n') {
-        Some(end) => {
-            buffer.extend_from_slice(&bytes[..end]);
-            let line = String::from_utf8_lossy(buffer).into_owned();
-            *header = match accepts {
-                Some(accepts) if accepts(&line) && line.len() <= MAX_HEADER_BYTES => {
-                    Header::Received(line)
-                }
-                Some(_) | None => Header::Refused,
-            };
-            &bytes[end + 1..]
-        }
-        None => {
-            buffer.extend_from_slice(bytes);
-            if buffer.len() > MAX_HEADER_BYTES {
-                *header = Header::Refused;
+fn take_header<'a>(header: &mut Header, mut bytes: &'a [u8]) -> &'a [u8] {
+    while header.awaiting() {
+        let Some(end) = bytes.iter().position(|b| *b == b'\n') else {
+            header.partial.extend_from_slice(bytes);
+            if header.partial.len() > MAX_HEADER_BYTES {
+                header.refused = true;
             }
-            &[]
+            return &[];
+        };
+        header.partial.extend_from_slice(&bytes[..end]);
+        bytes = &bytes[end + 1..];
+        let line = String::from_utf8_lossy(&std::mem::take(&mut header.partial)).into_owned();
+        let accepts = header.expected[header.received.len()];
+        if accepts(&line) && line.len() <= MAX_HEADER_BYTES {
+            header.received.push(line);
+        } else {
+            header.refused = true;
         }
     }
+    if header.refused { &[] } else { bytes }
 }
 
 /// One read; `None` at the end of the pipe (a read error means it is gone
