@@ -20,6 +20,7 @@ fn spec(command: &str, confinement: Confinement) -> ExecSpec {
             argv: vec!["/bin/sh".into(), "-c".into(), command.into()],
             exec_tag: None,
         },
+        hide: None,
         confinement,
         timeout: Duration::from_secs(20),
         max_output_bytes: 64 * 1024,
