@@ -20,6 +20,8 @@ use crate::server_url::{ServerUrl, ServerUrlError};
 use crate::session::{SessionEnd, SessionSettings, serve};
 use crate::shutdown::ShutdownSignal;
 use crate::tls::{TlsError, client_config};
+use warden_infra::confinement::{Confinement, Launching};
+use warden_policy::paths::protect::Protected;
 use warden_protocol::routing::ThisMachine;
 
 /// The agent's version, sent in `hello` and at enrollment.
@@ -43,13 +45,23 @@ pub struct AgentConfig {
     /// Between SIGTERM and SIGKILL when a command is stopped.
     pub kill_grace: Duration,
     pub max_concurrent: usize,
+    /// The agent's state directory and process, kept out of every
+    /// command's reach.
+    pub confinement: Arc<Confinement>,
 }
 
 impl AgentConfig {
-    /// The defaults for `state_dir`, with `launcher` for reads.
+    /// The defaults for `state_dir`, with `launcher` for reads. Commands
+    /// are not launched confined ([`AgentConfig::launching`] changes that);
+    /// the policy's refusal of the state directory applies.
     pub fn new(state_dir: impl Into<PathBuf>, launcher: Launcher) -> Self {
+        let state_dir = state_dir.into();
         AgentConfig {
-            state_dir: state_dir.into(),
+            confinement: Arc::new(Confinement::new(
+                Launching::Off,
+                protected_by_agent(&state_dir),
+            )),
+            state_dir,
             name: None,
             max_level: ControlLevel::Controlled,
             heartbeat_timeout: None,
@@ -60,6 +72,25 @@ impl AgentConfig {
             max_concurrent: 32,
         }
     }
+
+    /// Commands start through `launching` (the `warden` binary itself),
+    /// hiding the state directory and the agent's process.
+    pub fn launching(mut self, launching: Launching) -> Self {
+        self.confinement = Arc::new(Confinement::new(
+            launching,
+            protected_by_agent(&self.state_dir),
+        ));
+        self
+    }
+}
+
+/// What an agent keeps from its commands: its state directory (its key, its
+/// identity, the grants it used).
+fn protected_by_agent(state_dir: &std::path::Path) -> Vec<Protected> {
+    vec![Protected::tree(
+        state_dir.to_string_lossy().into_owned(),
+        "the agent's state directory",
+    )]
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -97,7 +128,7 @@ pub async fn run(config: AgentConfig, shutdown: ShutdownSignal) -> Result<(), Ag
             server_key,
             max_level: config.max_level,
             launcher: config.launcher.clone(),
-            hide: None,
+            confinement: Arc::clone(&config.confinement),
             kill_grace: config.kill_grace,
             max_concurrent: config.max_concurrent,
         },

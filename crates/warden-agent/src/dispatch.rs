@@ -20,6 +20,7 @@ use crate::exec::{self, Confinement, ExecSpec, Launcher};
 use crate::nonces::NonceStore;
 use crate::policy::{Admission, AdmissionContext, admit};
 use crate::routing::invocation_for;
+use warden_infra::confinement::Confinement as Protection;
 use warden_protocol::routing::ThisMachine;
 
 /// Longest command run the agent accepts, whatever `timeout_ms` says.
@@ -34,10 +35,10 @@ pub struct DispatchSettings {
     pub server_key: VerifyingKey,
     pub max_level: ControlLevel,
     pub launcher: Launcher,
-    /// The launcher that hides the agent's state directory and its own
-    /// process from every command; `None` where namespaces are refused
-    /// (the policy-level check still applies).
-    pub hide: Option<Launcher>,
+    /// The agent's state directory and process, kept out of every
+    /// command's reach: refused by the policy, hidden by a launcher where
+    /// namespaces work.
+    pub confinement: Arc<Protection>,
     pub kill_grace: Duration,
     pub max_concurrent: usize,
 }
@@ -193,6 +194,15 @@ impl Dispatcher {
             let admission = admit(&request, &context, &*nonces).map_err(&fail)?;
             let invocation = invocation_for(&request.target, &self.reach(), &request.command, &tag)
                 .map_err(&fail)?;
+            // Inside a container the paths are the container's own.
+            if invocation.exec_tag.is_none()
+                && let Err(hit) = self.settings.confinement.admit(&request.command)
+            {
+                return Err(fail(ExecFailure::new(
+                    ExecErrorCode::ProtectedPath,
+                    format!("refused, nothing ran: {hit}"),
+                )));
+            }
             let confinement = match &admission {
                 Admission::Read => Confinement::ReadOnlySandbox(self.settings.launcher.clone()),
                 Admission::Write(grant) => {
@@ -220,7 +230,7 @@ impl Dispatcher {
         let spec = ExecSpec {
             request_id: request.request_id.clone(),
             invocation,
-            hide: self.settings.hide.clone(),
+            hide: self.settings.confinement.launcher(),
             confinement,
             timeout,
             max_output_bytes: usize::try_from(max_output).unwrap_or(usize::MAX),

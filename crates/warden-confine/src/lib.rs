@@ -103,6 +103,10 @@ pub enum Mode {
     /// policy's refusal of protected paths stands between a command and
     /// Warden's secrets.
     PolicyOnly { reason: String },
+    /// This program does not launch confined commands (a library user or
+    /// a test harness): nothing hides Warden's secrets, and only the
+    /// policy's direct refusal of protected paths applies.
+    Off,
 }
 
 impl Mode {
@@ -111,6 +115,7 @@ impl Mode {
         match self {
             Mode::Namespaces => "namespaces",
             Mode::PolicyOnly { .. } => "policy_only",
+            Mode::Off => "off",
         }
     }
 
@@ -121,6 +126,7 @@ impl Mode {
             Mode::PolicyOnly { reason } => format!(
                 "confinement: POLICY ONLY ({reason}): commands are not namespaced; only the policy's refusal of protected paths keeps Warden's secrets from them"
             ),
+            Mode::Off => "confinement: OFF (this program does not launch confined commands; only the policy's refusal of protected paths applies)".to_string(),
         }
     }
 }

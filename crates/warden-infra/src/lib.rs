@@ -5,6 +5,9 @@
 //!   cancellation that kills the whole tree (inside containers too), the
 //!   registry and watchdog so that no command outlives Warden; used by this
 //!   machine and by the agent;
+//! - [`confinement`]: Warden's protected paths and processes, how commands
+//!   are kept from them here (a mount namespace per command, or the policy
+//!   alone) and the policy's refusal of commands that name them;
 //! - [`local_exec`]: [`LocalExecutor`] runs one shell command on this machine,
 //!   bounded in time and output, in a clean environment, killable as a group;
 //!   [`terminate_all`] stops every command still running (shutdown);
@@ -24,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod blocking;
+pub mod confinement;
 pub mod docker;
 pub mod local_exec;
 pub mod local_inventory;

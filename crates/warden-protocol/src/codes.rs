@@ -25,6 +25,9 @@ pub enum ErrorCode {
     ApprovalExpired,
     /// The control level or the catastrophic-command check refuses it.
     PolicyBlocked,
+    /// The command names one of Warden's own protected paths (its data,
+    /// keys, configuration holding a secret) or processes; nothing ran.
+    ProtectedPath,
     /// The read tool was given a command that is not provably read-only.
     ReadOnlyViolation,
     /// The command needs a terminal, pages, or never exits.
@@ -51,7 +54,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order: for parsing, docs and exhaustive tests.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::StrictResolution,
         ErrorCode::FsmBlocked,
         ErrorCode::RoutingMismatch,
@@ -59,6 +62,7 @@ impl ErrorCode {
         ErrorCode::ApprovalDenied,
         ErrorCode::ApprovalExpired,
         ErrorCode::PolicyBlocked,
+        ErrorCode::ProtectedPath,
         ErrorCode::ReadOnlyViolation,
         ErrorCode::NonInteractive,
         ErrorCode::LoopDetected,
@@ -82,6 +86,7 @@ impl ErrorCode {
             ErrorCode::ApprovalDenied => "APPROVAL_DENIED",
             ErrorCode::ApprovalExpired => "APPROVAL_EXPIRED",
             ErrorCode::PolicyBlocked => "POLICY_BLOCKED",
+            ErrorCode::ProtectedPath => "PROTECTED_PATH",
             ErrorCode::ReadOnlyViolation => "READ_ONLY_VIOLATION",
             ErrorCode::NonInteractive => "NON_INTERACTIVE",
             ErrorCode::LoopDetected => "LOOP_DETECTED",
@@ -108,6 +113,7 @@ impl ErrorCode {
             | ErrorCode::ApprovalDenied
             | ErrorCode::ApprovalExpired
             | ErrorCode::PolicyBlocked
+            | ErrorCode::ProtectedPath
             | ErrorCode::ReadOnlyViolation
             | ErrorCode::NonInteractive
             | ErrorCode::LoopDetected
@@ -136,6 +142,7 @@ impl ErrorCode {
             | ErrorCode::ApprovalDenied
             | ErrorCode::ApprovalExpired
             | ErrorCode::PolicyBlocked
+            | ErrorCode::ProtectedPath
             | ErrorCode::ReadOnlyViolation
             | ErrorCode::NonInteractive
             | ErrorCode::LoopDetected
@@ -208,6 +215,7 @@ mod tests {
             ErrorCode::ApprovalDenied,
             ErrorCode::ApprovalExpired,
             ErrorCode::PolicyBlocked,
+            ErrorCode::ProtectedPath,
             ErrorCode::ReadOnlyViolation,
             ErrorCode::NonInteractive,
             ErrorCode::LoopDetected,

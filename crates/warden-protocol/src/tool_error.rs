@@ -106,6 +106,8 @@ impl ToolError {
         approval_expired => ApprovalExpired;
         /// The control level or the catastrophic-command check refuses it.
         policy_blocked => PolicyBlocked;
+        /// Names one of Warden's own protected paths or processes.
+        protected_path => ProtectedPath;
         /// The read tool got a command that is not provably read-only.
         read_only_violation => ReadOnlyViolation;
         /// The command needs a terminal, pages or never exits.

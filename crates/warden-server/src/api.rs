@@ -47,6 +47,12 @@ pub struct Health {
     /// Always `ok` when the server answers.
     pub status: String,
     pub version: String,
+    /// How commands on the server's machine are kept from Warden's own
+    /// secrets: `namespaces` (a mount namespace per command), `policy_only`
+    /// (the kernel or the environment refused one: only the policy's
+    /// refusal of protected paths stands), `off` (a library build that
+    /// does not launch commands confined).
+    pub confinement: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -23,6 +23,7 @@
 pub mod agents;
 pub mod config;
 pub mod local;
+pub mod protected;
 pub mod proxmox;
 pub mod storage;
 mod store_writer;

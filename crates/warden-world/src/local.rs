@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use warden_core::ports::{
     BoxFuture, ExecOutput, ExecRequest, HostBackend, HostError, Inventory, InventorySnapshot,
 };
+use warden_infra::confinement::Confinement;
 use warden_infra::{ExecError, LocalExecutor, LocalInventory, start_watchdog};
-use warden_protocol::Resource;
-use warden_protocol::routing::{RouteFacts, Runner, ThisMachine};
+use warden_protocol::routing::{Hop, RouteFacts, Runner, ThisMachine};
+use warden_protocol::{ErrorCode, Resource};
 
 /// How long an indexed snapshot of this machine is reused.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(15);
@@ -63,15 +64,22 @@ pub struct LocalHosts {
     host: warden_protocol::ResourceId,
     watchdog: Watchdog,
     watchdog_started: std::sync::Once,
+    confinement: Arc<Confinement>,
 }
 
 impl LocalHosts {
-    pub fn new(executor: LocalExecutor, inventory: &LocalInventory, watchdog: Watchdog) -> Self {
+    pub fn new(
+        executor: LocalExecutor,
+        inventory: &LocalInventory,
+        watchdog: Watchdog,
+        confinement: Arc<Confinement>,
+    ) -> Self {
         LocalHosts {
             executor,
             host: inventory.host_id().clone(),
             watchdog,
             watchdog_started: std::sync::Once::new(),
+            confinement,
         }
     }
 
@@ -114,7 +122,23 @@ impl HostBackend for LocalHosts {
                     ));
                 }
             }
+            // Warden's own secrets: a command on this machine's shell that
+            // names them is refused (inside a container the paths are the
+            // container's own); every command runs where they are hidden.
+            match &request.route.hop {
+                Hop::HostShell => {
+                    if let Err(hit) = self.confinement.admit(request.command) {
+                        return Err(HostError::NotRun {
+                            code: ErrorCode::ProtectedPath,
+                            message: format!("refused, nothing ran: {hit}"),
+                        });
+                    }
+                }
+                Hop::DockerExec { .. } | Hop::PctExec { .. } => {}
+            }
             self.ensure_watchdog();
+            let mut options = self.executor.options().clone();
+            options.confine = self.confinement.launcher();
             // Awaited on the runtime itself: the runner waits on the
             // process's exit, its timeout and the turn's flag at once.
             let ran = self
@@ -122,7 +146,7 @@ impl HostBackend for LocalHosts {
                 .execute_hop(
                     &request.route.hop,
                     request.command,
-                    self.executor.options(),
+                    &options,
                     Some(request.cancel),
                 )
                 .await;

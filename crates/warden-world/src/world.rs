@@ -23,8 +23,10 @@ use warden_core::ports::{
     Backends, CompositeInventory, GuestApi, HostBackend, Inventory, NoGuestApi,
 };
 use warden_core::turn::{TurnConfig, TurnError, TurnRunner};
+use warden_infra::confinement::{Confinement, Launching};
 use warden_infra::{InventoryOptions, LocalExecutor, LocalInventory};
 use warden_llm::Provider;
+use warden_policy::paths::protect::Protected;
 use warden_protocol::ControlLevel;
 use warden_store::Store;
 
@@ -91,6 +93,8 @@ pub struct WorldBuilder {
     model: Option<ModelSource>,
     deciders: Deciders,
     watchdog: Watchdog,
+    launching: Launching,
+    also_protected: Vec<Protected>,
 }
 
 impl WorldBuilder {
@@ -104,6 +108,8 @@ impl WorldBuilder {
             model: None,
             deciders: Deciders::LocalOperator,
             watchdog: Watchdog::ThisProgram,
+            launching: Launching::Off,
+            also_protected: Vec::new(),
         }
     }
 
@@ -155,6 +161,29 @@ impl WorldBuilder {
         self
     }
 
+    /// Whether commands on this machine start through a confinement
+    /// launcher: `warden` itself (`Launching::Program("/proc/self/exe")`,
+    /// which its binary sets), or never (the default, for library users and
+    /// tests whose program cannot launch; the policy's direct refusal of
+    /// protected paths still applies).
+    pub fn launching(mut self, launching: Launching) -> Self {
+        self.launching = launching;
+        self
+    }
+
+    /// Keep one more file or directory out of every command's reach (the
+    /// server's TLS key and certificate).
+    pub fn protect(mut self, path: PathBuf, label: &str) -> Self {
+        let path = path.to_string_lossy().into_owned();
+        self.also_protected
+            .push(if std::path::Path::new(&path).is_dir() {
+                Protected::tree(path, label)
+            } else {
+                Protected::file(path, label)
+            });
+        self
+    }
+
     fn open_store(&self) -> Result<Arc<Store>, OpenError> {
         if let Some(store) = &self.store {
             return Ok(Arc::clone(store));
@@ -171,6 +200,14 @@ impl WorldBuilder {
     /// within a tokio runtime, which their refresh then runs on.
     pub async fn build(self) -> Result<World, WorldError> {
         let store = self.open_store()?;
+        let confinement = Arc::new(Confinement::new(
+            self.launching.clone(),
+            crate::protected::protected_paths(
+                &self.config,
+                self.data_dir.as_deref(),
+                &self.also_protected,
+            ),
+        ));
         let mut problems = Vec::new();
         let approvals = match &self.deciders {
             Deciders::LocalOperator => SqliteApprovals::new(Arc::clone(&store)),
@@ -226,7 +263,8 @@ impl WorldBuilder {
                 }
                 let local = LocalInventory::with_options(InventoryOptions::default());
                 let executor = LocalExecutor::with_options(self.config.exec_options());
-                let hosts = LocalHosts::new(executor, &local, self.watchdog);
+                let hosts =
+                    LocalHosts::new(executor, &local, self.watchdog, Arc::clone(&confinement));
                 let clusters: Arc<dyn Inventory> = Arc::clone(&proxmox.inventories) as _;
                 let inventory =
                     CompositeInventory::new(vec![Arc::new(LocalResources::new(local)), clusters]);
@@ -275,6 +313,7 @@ impl WorldBuilder {
             agents,
             model,
             problems,
+            confinement,
         })
     }
 }
@@ -302,9 +341,16 @@ pub struct World {
     pub agents: Option<Arc<Agents>>,
     model: ModelSource,
     problems: Vec<String>,
+    confinement: Arc<Confinement>,
 }
 
 impl World {
+    /// Warden's protected paths and how commands on this machine are kept
+    /// from them. [`Confinement::mode`] probes on first use.
+    pub fn confinement(&self) -> &Arc<Confinement> {
+        &self.confinement
+    }
+
     /// What could not be used, one line each, for the operator (a cluster
     /// that does not answer, …); Warden goes on without it.
     pub fn problems(&self) -> &[String] {

@@ -159,8 +159,17 @@ fn run_agent(args: RunArgs) -> anyhow::Result<ExitCode> {
     let warden = std::env::current_exe().context("finding this executable for the sandbox")?;
     let mut config = AgentConfig::new(
         args.state_dir.unwrap_or_else(default_state_dir),
-        Launcher::warden_subcommand(warden),
-    );
+        Launcher::warden_subcommand(warden.clone()),
+    )
+    .launching(warden_infra::confinement::Launching::Program(warden));
+    // Said at every start: which mode keeps the agent's key from commands.
+    let mode = config.confinement.mode();
+    match mode {
+        warden_confine::Mode::Namespaces => eprintln!("warden agent: {}", mode.describe()),
+        warden_confine::Mode::PolicyOnly { .. } | warden_confine::Mode::Off => {
+            eprintln!("warden agent: WARNING: {}", mode.describe());
+        }
+    }
     config.name = args.name;
     config.max_level = args.max_level;
     config.heartbeat_timeout = args.heartbeat_timeout.map(Duration::from_secs);

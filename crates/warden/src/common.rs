@@ -185,3 +185,10 @@ pub fn say_tightened(store: &warden_store::Store) {
         eprintln!("warden: made private: {change}");
     }
 }
+
+/// Commands on this machine start through this very program, whose `main`
+/// becomes the confinement launcher when asked to
+/// ([`run_as_launcher_if_asked`]).
+pub fn this_program_launches() -> warden_infra::confinement::Launching {
+    warden_infra::confinement::Launching::Program(std::path::PathBuf::from("/proc/self/exe"))
+}

@@ -29,7 +29,11 @@ impl Local {
     pub fn open(config: Config) -> Result<Local> {
         let runtime = crate::common::runtime()?;
         let world = runtime
-            .block_on(WorldBuilder::new(config).build())
+            .block_on(
+                WorldBuilder::new(config)
+                    .launching(crate::common::this_program_launches())
+                    .build(),
+            )
             .context("building the world")?;
         crate::common::say_tightened(&world.store);
         for problem in world.problems() {

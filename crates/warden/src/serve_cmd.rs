@@ -148,7 +148,16 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     let mut builder = WorldBuilder::new(config)
         .server_data_dir(data_dir.clone())
         .deciders(Deciders::Named("system".into()))
-        .agents(agents);
+        .agents(agents)
+        .launching(crate::common::this_program_launches());
+    for (path, label) in [
+        (&args.tls_key, "the server's TLS private key"),
+        (&args.tls_cert, "the server's TLS certificate"),
+    ] {
+        if let Some(path) = path {
+            builder = builder.protect(path.clone(), label);
+        }
+    }
     if let Some(file) = &args.simulate {
         let (inventory, hosts) = crate::serve_world::load(file)?;
         builder = builder.simulated(warden_world::Simulated::new(inventory, hosts));
@@ -161,6 +170,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     for problem in world.problems() {
         eprintln!("warden serve: {problem}");
     }
+    // Probed now, so that the start says which mode is in force.
+    let confinement = world.confinement().mode().clone();
     // Said with the start report, with what the server itself tightens.
     let opened_tightened = world.store.tightened().to_vec();
     raise_open_files_limit();
@@ -170,7 +181,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         // Discover this machine in the background: neither start-up nor
         // the first request waits for it.
         tokio::task::spawn_blocking(move || inventory.snapshot());
-        announce(&started, &data_dir, &opened_tightened)?;
+        announce(&started, &data_dir, &opened_tightened, &confinement)?;
         let handle = started.shutdown_handle();
         wait_for_signal().await?;
         eprintln!("warden serve: shutting down (running turns get their grace period)");
@@ -213,9 +224,16 @@ fn announce(
     started: &warden_server::Started,
     data_dir: &std::path::Path,
     opened_tightened: &[warden_store::Tightened],
+    confinement: &warden_confine::Mode,
 ) -> Result<()> {
     for warning in &started.warnings {
         eprintln!("warden serve: WARNING: {warning}");
+    }
+    match confinement {
+        warden_confine::Mode::Namespaces => {}
+        warden_confine::Mode::PolicyOnly { .. } | warden_confine::Mode::Off => {
+            eprintln!("warden serve: WARNING: {}", confinement.describe());
+        }
     }
     let mut out = std::io::stdout().lock();
     let scheme = if started.tls_fingerprint.is_some() {
@@ -232,6 +250,7 @@ fn announce(
     if let Some(fingerprint) = &started.tls_fingerprint {
         writeln!(out, "TLS certificate SHA-256 fingerprint: {fingerprint}")?;
     }
+    writeln!(out, "warden serve: {}", confinement.describe())?;
     for change in opened_tightened.iter().chain(&started.tightened) {
         writeln!(out, "warden serve: made private: {change}")?;
     }

@@ -139,7 +139,17 @@ enum ConfigCommand {
 pub fn config(args: &ConfigArgs) -> Result<ExitCode> {
     match &args.command {
         ConfigCommand::Show { common } => {
-            print!("{}", common.load()?.show());
+            let config = common.load()?;
+            print!("{}", config.show());
+            // Which mode is in force here, and what it keeps out of reach.
+            let confinement = warden_infra::confinement::Confinement::new(
+                crate::common::this_program_launches(),
+                warden_world::protected::protected_paths(&config, None, &[]),
+            );
+            println!("{}", confinement.mode().describe());
+            for entry in confinement.protected() {
+                println!("  protected: {} ({})", entry.path, entry.label);
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -12,7 +12,7 @@
 //! simply names nothing protected.
 
 mod pattern;
-// pub mod protect;
+pub mod protect;
 
 use crate::shell::ast::{Command, Dialect, Parsed, Script, SimpleCommand, Substitution, Word};
 use crate::shell::braces::expand_braces;
@@ -38,6 +38,9 @@ pub struct Mention {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Mentions {
     pub paths: Vec<Mention>,
+    /// Directories the command changes into (`cd DIR`, `-C DIR`,
+    /// `--directory=DIR`): relative paths may be read from there.
+    pub dirs: Vec<Pattern>,
 }
 
 impl Mentions {
@@ -97,6 +100,7 @@ impl Mentions {
         match command {
             Command::Simple(simple) => {
                 let recursive = reads_recursively(simple);
+                self.note_directories(simple);
                 for assignment in &simple.assignments {
                     self.read_word(&assignment.value, dialect, nesting, recursive);
                 }
@@ -145,6 +149,30 @@ impl Mentions {
             match sub {
                 Substitution::Parsed(script) => self.read_script(script, dialect, nesting + 1),
                 Substitution::Unparsed(text) => self.read_line(text, dialect, nesting + 1),
+            }
+        }
+    }
+
+    fn note_directories(&mut self, simple: &SimpleCommand<'_>) {
+        let words: Vec<&str> = simple.words.iter().map(|w| w.text.as_ref()).collect();
+        let changes_into = |at: usize| -> Option<&str> {
+            let word = words[at];
+            if at == 0 && matches!(word, "cd" | "pushd") {
+                return words.get(1).copied();
+            }
+            if matches!(word, "-C" | "--directory" | "--chdir" | "--cwd" | "-D") {
+                return words.get(at + 1).copied();
+            }
+            ["--directory=", "--chdir=", "--cwd="]
+                .iter()
+                .find_map(|option| word.strip_prefix(option))
+        };
+        for at in 0..words.len() {
+            if let Some(dir) = changes_into(at) {
+                let pattern = Pattern::from_text(dir, expansions_and_globs());
+                if !self.dirs.contains(&pattern) {
+                    self.dirs.push(pattern);
+                }
             }
         }
     }

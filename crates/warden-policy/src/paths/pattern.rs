@@ -85,6 +85,20 @@ impl Pattern {
         Pattern { toks }
     }
 
+    /// The pattern made of `toks`.
+    pub fn from_toks(toks: &[Tok]) -> Pattern {
+        Pattern {
+            toks: toks.to_vec(),
+        }
+    }
+
+    /// A path taken literally, whatever characters it holds.
+    pub fn literal_path(path: &str) -> Pattern {
+        Pattern {
+            toks: path.chars().map(Tok::Lit).collect(),
+        }
+    }
+
     /// Whether every element is a literal character.
     pub fn is_literal(&self) -> bool {
         self.toks.iter().all(|t| matches!(t, Tok::Lit(_)))
@@ -123,11 +137,17 @@ impl Pattern {
     /// Absolute: relative to `base` unless it starts with `/` (or with
     /// computed text, which may be absolute already).
     pub fn rooted(&self, base: &str) -> Pattern {
+        self.rooted_at(&Pattern::literal_path(base))
+    }
+
+    /// Absolute: below `base` (itself a pattern) unless it starts with `/`
+    /// or with computed text.
+    pub fn rooted_at(&self, base: &Pattern) -> Pattern {
         if self.starts_with_slash() || self.toks.first() == Some(&Tok::Any) {
             return self.clone();
         }
-        let mut toks: Vec<Tok> = base.chars().map(Tok::Lit).collect();
-        if !base.ends_with('/') {
+        let mut toks = base.toks.clone();
+        if toks.last() != Some(&Tok::Lit('/')) {
             toks.push(Tok::Lit('/'));
         }
         toks.extend(self.toks.iter().cloned());

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum ExecErrorCode {
     /// Not read-allowed, catastrophic, or above the agent's `--max-level`.
     PolicyBlocked,
+    /// Names the agent's own state or process (its key, its grants).
+    ProtectedPath,
     /// A write without a valid grant; `error.reason` says which check failed.
     GrantInvalid,
     /// The target is not a resource this agent reported.
@@ -25,8 +27,9 @@ pub enum ExecErrorCode {
 }
 
 impl ExecErrorCode {
-    pub const ALL: [ExecErrorCode; 6] = [
+    pub const ALL: [ExecErrorCode; 7] = [
         ExecErrorCode::PolicyBlocked,
+        ExecErrorCode::ProtectedPath,
         ExecErrorCode::GrantInvalid,
         ExecErrorCode::UnknownTarget,
         ExecErrorCode::Timeout,
@@ -37,6 +40,7 @@ impl ExecErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ExecErrorCode::PolicyBlocked => "POLICY_BLOCKED",
+            ExecErrorCode::ProtectedPath => "PROTECTED_PATH",
             ExecErrorCode::GrantInvalid => "GRANT_INVALID",
             ExecErrorCode::UnknownTarget => "UNKNOWN_TARGET",
             ExecErrorCode::Timeout => "TIMEOUT",

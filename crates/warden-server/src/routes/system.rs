@@ -16,10 +16,16 @@ use crate::state::AppState;
 /// Whether the server answers (no credentials needed).
 #[utoipa::path(get, path = "/api/health", tag = "system",
     responses((status = 200, description = "The server answers", body = Health)))]
-pub async fn health() -> Json<Health> {
+pub async fn health(State(app): State<Arc<AppState>>) -> Json<Health> {
+    // Probed once, at start (`warden serve` reports it).
+    let world = Arc::clone(&app.world);
+    let confinement = tokio::task::spawn_blocking(move || world.confinement().mode().as_str())
+        .await
+        .unwrap_or("unknown");
     Json(Health {
         status: "ok".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
+        confinement: confinement.to_string(),
     })
 }
 

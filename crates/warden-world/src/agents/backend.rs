@@ -299,6 +299,10 @@ fn outcome(
                 code: ErrorCode::PolicyBlocked,
                 message: format!("agent {agent_name} refused the command, nothing ran: {said}"),
             },
+            ExecErrorCode::ProtectedPath => HostError::NotRun {
+                code: ErrorCode::ProtectedPath,
+                message: format!("agent {agent_name} refused the command, nothing ran: {said}"),
+            },
             ExecErrorCode::UnknownTarget => HostError::NotRun {
                 code: ErrorCode::NotFound,
                 message: format!(
