@@ -190,6 +190,7 @@ mod tests {
             ToolError::approval_denied("m"),
             ToolError::approval_expired("m"),
             ToolError::policy_blocked("m"),
+            ToolError::protected_path("m"),
             ToolError::read_only_violation("m"),
             ToolError::non_interactive("m"),
             ToolError::loop_detected("m"),

@@ -16,6 +16,7 @@ mod cli_local;
 mod cli_model_failures;
 mod cli_providers;
 mod cli_router;
+mod confinement;
 mod one_program;
 mod proxmox_cli;
 mod scenarios;
