@@ -5,7 +5,9 @@
 //! phrase with no model call), a write with approval, a host cut off
 //! during a command, a stopped host, a server restart with a pending
 //! approval, a revoked agent, and an agent whose `--max-level` refuses an
-//! approved write. When the engine is unreachable each test says so loudly
+//! approved write, and confinement on agents (a container that may make
+//! namespaces hides the agent's state; one that may not refuses by policy
+//! alone, and both say so). When the engine is unreachable each test says so loudly
 //! and does not run.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
@@ -397,6 +399,7 @@ async fn a_read_only_agent_refuses_an_approved_write() {
     let spec = AgentSpec {
         name: "alpha",
         flags: &["--max-level", "read_only"],
+        container: &[],
     };
     let Some(fleet) = Fleet::up(&[spec]).await else {
         return;
@@ -422,4 +425,61 @@ async fn a_read_only_agent_refuses_an_approved_write() {
         "the agent's refusal is named: {end}"
     );
     assert!(!fleet.host("alpha").has_file("/tmp/fleet-refused"));
+}
+
+#[tokio::test]
+async fn agents_keep_their_state_from_commands_in_either_confinement_mode() {
+    let namespaced = AgentSpec {
+        name: "alpha",
+        flags: &[],
+        container: &["--cap-add", "SYS_ADMIN"],
+    };
+    let Some(fleet) = Fleet::up(&[namespaced, agent("bravo")]).await else {
+        return;
+    };
+    // Each says at start which mode is in force.
+    let alpha_log = fleet.host("alpha").agent_log();
+    assert!(
+        alpha_log.contains("confinement: namespaces"),
+        "alpha may make namespaces: {alpha_log}"
+    );
+    let bravo_log = fleet.host("bravo").agent_log();
+    assert!(
+        bravo_log.contains("confinement: POLICY ONLY"),
+        "bravo may not: {bravo_log}"
+    );
+    let state = "/var/lib/warden-agent";
+    for name in ["alpha", "bravo"] {
+        let target = format!("host:{name}");
+        let phrase = format!("secrets of {name}");
+        fleet.model.script(
+            &phrase,
+            vec![
+                read(&target, &format!("cat {state}/*")),
+                read(&target, &format!("base64 {state}/agent.key")),
+                read(&target, "cat /proc/*/environ"),
+                read(&target, "grep -rsl agent_id /var/lib"),
+                text("Done."),
+            ],
+        );
+        let mut session = Session::open(&fleet.serve).await;
+        session.say(&fleet.serve, &phrase).await;
+        session.until_done(TURN).await;
+        let ends = session.tool_ends();
+        assert_eq!(ends.len(), 4, "{:#?}", session.seen);
+        for end in &ends[..3] {
+            assert_eq!(end["error_code"], "PROTECTED_PATH", "{name}: {end}");
+        }
+        // What the policy cannot see: a recursive read above the state.
+        let grep = ends[3];
+        match name {
+            // Runs where the state directory is empty: nothing found.
+            "alpha" => assert_eq!(grep["error_code"], "EXECUTION_FAILED", "{grep}"),
+            _ => assert_eq!(grep["error_code"], "PROTECTED_PATH", "{grep}"),
+        }
+        assert!(
+            !grep.to_string().contains("identity.json"),
+            "the state was found: {grep}"
+        );
+    }
 }

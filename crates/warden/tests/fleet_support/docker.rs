@@ -162,9 +162,14 @@ const STATE_DIR: &str = "/var/lib/warden-agent";
 impl Host {
     /// A container named after the agent, on `network`, idle.
     pub fn start(name: &str, network: &Network) -> Host {
+        Host::start_with(name, network, &[])
+    }
+
+    /// As [`Host::start`], with `extra` `docker run` options.
+    pub fn start_with(name: &str, network: &Network, extra: &[&str]) -> Host {
         let container = unique(name);
         let image = agent_image();
-        docker_ok(&[
+        let mut args = vec![
             "run",
             "-d",
             "--name",
@@ -177,8 +182,10 @@ impl Host {
             &network.name,
             "--memory",
             "256m",
-            &image,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        args.push(&image);
+        docker_ok(&args);
         Host {
             container,
             name: name.to_string(),

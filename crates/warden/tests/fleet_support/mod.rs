@@ -34,10 +34,16 @@ fn engine_turn() -> MutexGuard<'static, ()> {
 pub struct AgentSpec<'a> {
     pub name: &'a str,
     pub flags: &'a [&'a str],
+    /// Extra `docker run` options of its container (`--cap-add …`).
+    pub container: &'a [&'a str],
 }
 
 pub fn agent(name: &str) -> AgentSpec<'_> {
-    AgentSpec { name, flags: &[] }
+    AgentSpec {
+        name,
+        flags: &[],
+        container: &[],
+    }
 }
 
 /// Field order is drop order: the server, the containers, the network.
@@ -91,7 +97,7 @@ impl Fleet {
 
     /// Starts a container, enrolls its agent with a fresh token, runs it.
     pub async fn add(&mut self, spec: &AgentSpec<'_>) -> &Host {
-        let host = Host::start(spec.name, &self.network);
+        let host = Host::start_with(spec.name, &self.network, spec.container);
         let token = self.serve.enrollment_token(1).await;
         host.enroll(&self.serve.base, &token, &self.serve.fingerprint);
         host.run_agent(spec.flags);
