@@ -161,7 +161,7 @@ fn run_agent(args: RunArgs) -> anyhow::Result<ExitCode> {
         args.state_dir.unwrap_or_else(default_state_dir),
         Launcher::warden_subcommand(warden.clone()),
     )
-    .launching(warden_infra::confinement::Launching::Program(warden));
+    .launching(crate::common::this_program_launches());
     // Said at every start: which mode keeps the agent's key from commands.
     let mode = config.confinement.mode();
     match mode {
