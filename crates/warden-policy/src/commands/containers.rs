@@ -139,12 +139,7 @@ pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
         } => {
             let literal = args.get(index).is_some_and(Arg::is_literal)
                 && args.get(index + 1).is_none_or(Arg::is_literal);
-            crate::env_vars::is_dangerous_assignment(
-                "KUBECONFIG",
-                value.unwrap_or_default(),
-                literal,
-            )
-            .then(|| {
+            (!crate::env_vars::kubeconfig_ok(value.unwrap_or_default(), literal)).then(|| {
                 Verdict::unknown(
                     "`--kubeconfig` names a file outside the administrators' config directories",
                 )
@@ -330,7 +325,11 @@ pub(super) struct ExecSpec {
 
 /// Is `NAME=value` (or `NAME`) safe to set for the inner command?
 fn env_ok(text: &str) -> bool {
-    !env_vars::is_dangerous(text.split('=').next().unwrap_or_default())
+    match text.split_once('=') {
+        Some((name, value)) => env_vars::assignment_refusal(name, value, true).is_none(),
+        // The host's own value, whatever it is.
+        None => env_vars::assignment_refusal(text, "", false).is_none(),
+    }
 }
 
 fn detached() -> Verdict {

@@ -11,6 +11,7 @@
 mod cases;
 mod cloud;
 mod devops;
+pub(crate) mod exfil;
 mod fetch;
 mod firewall;
 mod http;
@@ -105,11 +106,11 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sftp", probe::sftp),
     ("lftp", probe::lftp),
     ("nmap", probe::nmap),
-    ("dig", always_read),
+    ("dig", probe::dig),
     ("host", always_read),
-    ("drill", always_read),
+    ("drill", probe::dig),
     ("delv", always_read),
-    ("kdig", always_read),
+    ("kdig", probe::dig),
     ("nslookup", probe::nslookup),
     ("whois", always_read),
     // HTTP clients

@@ -283,15 +283,21 @@ impl<'s> Walker<'s> {
     fn simple(&mut self, simple: &SimpleCommand<'_>, io: Io, scope: Scope<'_, '_>) {
         let stdin = stdin_from(&simple.redirects).unwrap_or(io.stdin);
         let io = Io { stdin, ..io };
+        // Prefixes of a command are an allowlist; a bare assignment only
+        // reaches later commands when the name is already exported.
+        let check = if simple.words.is_empty() {
+            env_vars::bare_assignment_refusal
+        } else {
+            env_vars::assignment_refusal
+        };
         for assignment in &simple.assignments {
             self.word(&assignment.value, scope);
-            if env_vars::is_dangerous_assignment(
+            if let Some(reason) = check(
                 assignment.name,
                 &assignment.value.text,
                 assignment.value.shape == ArgShape::Literal,
             ) {
-                self.acc
-                    .unknown(|| format!("setting `{}` changes what programs run", assignment.name));
+                self.acc.unknown(|| reason);
             }
         }
         for word in &simple.words {
@@ -361,6 +367,10 @@ impl<'s> Walker<'s> {
         };
         if let Some(reason) = catastrophic::device_write(&invocation, &verdict, rule.is_some()) {
             self.acc.catastrophic(|| reason.into_owned());
+        }
+        let stdin_data = matches!(io.stdin, Stdin::Data | Stdin::Paths);
+        if let Some(reason) = commands::net::exfil::carries_data(program, args, stdin_data) {
+            self.acc.write(Risk::MediumWrite, || reason);
         }
         let verdict = match devices::refusal(program, args, &verdict) {
             Some(reason) => {
