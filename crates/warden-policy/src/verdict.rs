@@ -260,6 +260,18 @@ impl Verdict {
         })
     }
 
+    /// A read-only command that pages (a manual page), with a bounded
+    /// replacement that prints instead (`git log -h` for `git log --help`).
+    pub fn pager_with_rewrite(rewrite: String, reason: impl Into<Reason>) -> Verdict {
+        Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
+            category: InteractiveCategory::Pager,
+            intent: Intent::ReadOnlyCertain,
+            rewrite: Some(rewrite),
+            reason: reason.into(),
+        })
+    }
+
     /// An interactive program that can also change things (editors, shells, REPLs).
     pub fn interactive_writer(category: InteractiveCategory, reason: impl Into<Reason>) -> Verdict {
         Verdict::Interactive(InteractiveVerdict {
