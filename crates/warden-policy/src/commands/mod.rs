@@ -37,6 +37,7 @@ mod builtins;
 pub(crate) mod common;
 mod containers;
 mod databases;
+pub(crate) mod destroys;
 mod files;
 mod follow;
 mod git;

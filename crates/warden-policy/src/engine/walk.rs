@@ -387,6 +387,15 @@ impl<'s> Walker<'s> {
             }
             None => verdict,
         };
+        // Destructive writes are high risk whichever rule found them to write.
+        if matches!(
+            verdict,
+            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..)
+        ) && let Some(what) = commands::destroys::destroys(program, args)
+        {
+            self.acc
+                .write(Risk::HighWrite, || format!("{program}: {what}"));
+        }
         match (&verdict, rule) {
             (Verdict::Unknown(_), None) => self
                 .acc
