@@ -168,9 +168,10 @@ pub(super) enum Autonomy {
 
 /// Autonomy has a ceiling: the decision for a write of `risk`.
 pub(super) fn autonomy_for(risk: Risk) -> Autonomy {
-    match risk {
-        Risk::HighWrite => Autonomy::NeedsApproval,
-        Risk::ReadOnly | Risk::LowWrite | Risk::MediumWrite => Autonomy::Unattended,
+    if risk.needs_human() {
+        Autonomy::NeedsApproval
+    } else {
+        Autonomy::Unattended
     }
 }
 

@@ -388,10 +388,12 @@ impl<'s> Walker<'s> {
             None => verdict,
         };
         // Destructive writes are high risk whichever rule found them to write.
-        if matches!(
-            verdict,
-            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..)
-        ) && let Some(what) = commands::destroys::destroys(program, args)
+        let writes = match &verdict {
+            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..) => true,
+            Verdict::Interactive(iv) => iv.intent == Intent::WriteOrUnknown,
+            Verdict::Read | Verdict::Conditional(_) | Verdict::Wrap(_) => false,
+        };
+        if writes && let Some(what) = commands::destroys::destroys(program, args)
         {
             self.acc
                 .write(Risk::HighWrite, || format!("{program}: {what}"));

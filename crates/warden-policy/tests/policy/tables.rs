@@ -2,6 +2,7 @@
 //! that introduced them: hostile commands that must be refused (in many
 //! spellings), and the operator reads that must stay accepted.
 
+mod autonomy;
 mod bounded;
 mod catastrophic;
 mod effects;
