@@ -7,6 +7,7 @@ mod bounded;
 mod catastrophic;
 mod effects;
 mod evaluation;
+mod exfiltration;
 mod expansion;
 mod flags;
 mod interactive;

@@ -92,12 +92,13 @@ const SENDS_STDIN: &[&str] = &[
     "ssh", "slogin", "sshpass", "nc", "ncat", "netcat", "socat", "telnet",
 ];
 
-/// A literal word, or a URL with brackets (`http://[::1]:9090/`): a glob
-/// only in name, since no file name holds `//`.
+/// A literal word, or a URL with brackets (`http://[::1]:9090/`): what a
+/// bracket can match is fixed by the pattern, while `*` and `?` could
+/// bring in the names of local files.
 fn literal_enough(arg: &Arg<'_>) -> bool {
     match arg.shape {
         ArgShape::Literal => true,
-        ArgShape::Glob => arg.as_str().contains("://"),
+        ArgShape::Glob => arg.as_str().contains("://") && !arg.as_str().contains(['*', '?']),
         ArgShape::Dynamic | ArgShape::Inert => false,
     }
 }
