@@ -130,7 +130,25 @@ pub(super) fn switch(args: &[Arg<'_>], sets: &[&Flags], short: Option<char>, lon
 
 /// A `--kubeconfig` that is not a plain file (standard input, a device,
 /// another process's file): its `exec` plugins would run whatever it says.
+/// A server named on the command line (`--server`, `-s`,
+/// `--kube-apiserver`) would be sent the kubeconfig's credentials: a read
+/// cannot carry them away.
 pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
+    // kubectl's global `-s` is `--server`; helm's `-s` is something else.
+    let short_server = sets.first().is_some_and(|s| s.short_values.contains('s'));
+    let names_server = args.iter().any(|a| {
+        let t = a.as_str();
+        let long = |name: &str| t.strip_prefix(name).is_some_and(|r| r.is_empty() || r.starts_with('='));
+        long("--server")
+            || long("--kube-apiserver")
+            || (short_server
+                && (t == "-s" || (t.starts_with("-s") && !t.starts_with("--") && t.contains([':', '.']))))
+    });
+    if names_server {
+        return Some(Verdict::unknown(
+            "a server named on the command line is sent the kubeconfig's credentials",
+        ));
+    }
     walk_sets(sets, args).find_map(|t| match t {
         Tok::Long {
             name: "--kubeconfig",

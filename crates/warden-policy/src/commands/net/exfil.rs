@@ -23,6 +23,10 @@ const SENDS_ARGUMENTS: &[&str] = &[
     "tftp",
     "sftp",
     "lftp",
+    // container registries
+    "skopeo",
+    "crane",
+    "regctl",
     // name lookups
     "dig",
     "host",

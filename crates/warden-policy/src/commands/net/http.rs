@@ -378,6 +378,12 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
                     );
                 }
                 'G' => get = true,
+                'n' => {
+                    return Verdict::write(
+                        Risk::MediumWrite,
+                        "`-n` sends credentials from ~/.netrc",
+                    );
+                }
                 _ if CURL_SHORT_SAFE.contains(c) => {}
                 _ => return Verdict::unknown(format!("unknown option `-{c}`")),
             }
@@ -477,6 +483,12 @@ fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
             Some(CurlEffect::Data)
         }
         "--url" if value.is_some_and(|v| v.starts_with('@')) => sends_file(name, value),
+        // Credentials from a netrc (its `default` entry goes to any host).
+        // A cookie file is scoped to the domains its cookies name.
+        "--netrc" | "--netrc-optional" | "--netrc-file" => write(
+            Risk::MediumWrite,
+            format!("`{name}` sends credentials from a netrc file"),
+        ),
         "--variable" if value.is_some_and(|v| v.starts_with('%') || names_file(v)) => {
             write(
                 Risk::MediumWrite,
