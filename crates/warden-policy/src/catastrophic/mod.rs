@@ -91,9 +91,15 @@ fn is_system_path(arg: &Arg<'_>) -> bool {
 
 /// Could the normalized glob `pattern` name `dir` (component by component)?
 fn glob_names(pattern: &str, dir: &str) -> bool {
-    let p: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
-    let d: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
-    p.len() == d.len() && p.iter().zip(&d).all(|(p, d)| glob_matches(p, d))
+    let mut p = pattern.split('/').filter(|c| !c.is_empty());
+    let mut d = dir.split('/').filter(|c| !c.is_empty());
+    loop {
+        match (p.next(), d.next()) {
+            (None, None) => return true,
+            (Some(p), Some(d)) if glob_matches(p, d) => {}
+            _ => return false,
+        }
+    }
 }
 
 /// A variable at the start of a path that may be empty: `"$DIR"/*` is `/*`.
@@ -457,11 +463,16 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
 /// `find` deleting, or running `rm`, on a whole tree that holds the system
 /// or its guests.
 fn find(inv: &Invocation<'_, '_>) -> Option<Reason> {
+    let is_exec = |a: &Arg<'_>| matches!(&*a.text, "-exec" | "-execdir" | "-ok" | "-okdir");
+    // Only a find that deletes or runs something can be catastrophic.
+    let deletes = inv.has_word(&["-delete"]);
+    if !deletes && !inv.args.iter().any(is_exec) {
+        return None;
+    }
     let start = find_whole_tree(inv.args)?;
-    if inv.has_word(&["-delete"]) {
+    if deletes {
         return Some(format!("`find {} -delete` deletes the system", start.raw).into());
     }
-    let is_exec = |a: &Arg<'_>| matches!(&*a.text, "-exec" | "-execdir" | "-ok" | "-okdir");
     // `-exec rm {} ;` deletes every file, `-r` or not.
     let deletes_each = inv
         .args

@@ -57,6 +57,8 @@ pub(super) struct Walker<'s> {
     src: &'s str,
     acc: Acc,
     vars: Vars,
+    /// The line has a `$`: variables it sets may be expanded.
+    expands: bool,
 }
 
 impl<'s> Walker<'s> {
@@ -65,6 +67,7 @@ impl<'s> Walker<'s> {
             src,
             acc,
             vars: Vars::default(),
+            expands: src.as_bytes().contains(&b'$'),
         }
     }
 
@@ -73,7 +76,11 @@ impl<'s> Walker<'s> {
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
-        self.vars.add(&parsed.script);
+        // Only a `$` can expand what the line assigns (a backquote is a
+        // substitution, unknown text whatever the line set).
+        if self.expands {
+            self.vars.add(&parsed.script);
+        }
         let top = Scope {
             heredocs: &parsed.heredocs,
             nesting: 0,
@@ -194,7 +201,9 @@ impl<'s> Walker<'s> {
         }
         match parse(text) {
             Ok(parsed) => {
-                self.vars.add(&parsed.script);
+                if self.expands {
+                    self.vars.add(&parsed.script);
+                }
                 let inner = Scope {
                     heredocs: &parsed.heredocs,
                     nesting: scope.nesting + 1,
