@@ -29,7 +29,11 @@ pub(super) fn catastrophic_input(
         if text.len() < 2 || (text.len() > 7 && !text.as_bytes().contains(&b'/')) {
             return false;
         }
-        let base = text.rsplit('/').next().unwrap_or_default();
+        let base = if text.as_bytes().contains(&b'/') {
+            text.rsplit('/').next().unwrap_or_default()
+        } else {
+            text
+        };
         (2..=7).contains(&base.len()) && RUNS_INPUT.contains(&base)
     });
     if !runs_input {
