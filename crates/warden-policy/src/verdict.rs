@@ -175,13 +175,13 @@ impl Classification {
             Autonomy::Refused if self.catastrophic => "refused at every level, even with approval",
             Autonomy::Refused => "refused: it needs a terminal or never ends",
             Autonomy::Read => "runs through the read tool, unattended",
-            Autonomy::Unattended => "runs unattended (a low or medium write the policy understands)",
+            Autonomy::Unattended => {
+                "runs unattended (a low or medium write the policy understands)"
+            }
             Autonomy::NeedsHuman if self.risk.needs_human() => {
                 "needs a human: a high-risk write is approved first, even at autonomous"
             }
-            Autonomy::NeedsHuman => {
-                "needs a human: the policy does not fully understand it"
-            }
+            Autonomy::NeedsHuman => "needs a human: the policy does not fully understand it",
         }
     }
 }

@@ -563,7 +563,8 @@ impl<'a> Executor<'a> {
                 // for approval as at the controlled level.
                 (ControlLevel::Autonomous, Authorization::None) => {
                     gates::check_understood(&plan)?;
-                    if gates::autonomy_for(gates::plan_risk(&plan)) == gates::Autonomy::NeedsApproval
+                    if gates::autonomy_for(gates::plan_risk(&plan))
+                        == gates::Autonomy::NeedsApproval
                     {
                         let approval = self.request_approval(
                             session,

@@ -267,8 +267,8 @@ fn find_narrows(args: &[Arg<'_>]) -> bool {
 /// `vm-*`): on a hypervisor, the guests themselves.
 fn names_guest_data(pattern: &str) -> bool {
     const DATA: &[&str] = &[
-        ".qcow2", ".raw", ".img", ".vmdk", ".vdi", ".vhd", ".vhdx", ".db", ".sqlite",
-        ".sqlite3", ".ibd", ".tar.zst", ".vma", ".vma.zst", ".vma.gz", ".vma.lzo",
+        ".qcow2", ".raw", ".img", ".vmdk", ".vdi", ".vhd", ".vhdx", ".db", ".sqlite", ".sqlite3",
+        ".ibd", ".tar.zst", ".vma", ".vma.zst", ".vma.gz", ".vma.lzo",
     ];
     let lower = pattern.to_ascii_lowercase();
     let lower = lower.trim_end_matches(['*', '$']);
@@ -306,8 +306,7 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
             let recursive = flag(inv, 'r', "--recursive") || inv.has_short('R');
             let no_preserve = inv.has_long_abbrev("--no-preserve-root");
             let hit = operands(inv).find(|a| {
-                is_deletion_root(a)
-                    || (a.shape == ArgShape::Dynamic && may_expand_to_root(&a.text))
+                is_deletion_root(a) || (a.shape == ArgShape::Dynamic && may_expand_to_root(&a.text))
             });
             match hit {
                 Some(a) if recursive || no_preserve || normalize(&a.text) == "/" => {

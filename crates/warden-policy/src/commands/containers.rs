@@ -138,11 +138,15 @@ pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
     let short_server = sets.first().is_some_and(|s| s.short_values.contains('s'));
     let names_server = args.iter().any(|a| {
         let t = a.as_str();
-        let long = |name: &str| t.strip_prefix(name).is_some_and(|r| r.is_empty() || r.starts_with('='));
+        let long = |name: &str| {
+            t.strip_prefix(name)
+                .is_some_and(|r| r.is_empty() || r.starts_with('='))
+        };
         long("--server")
             || long("--kube-apiserver")
             || (short_server
-                && (t == "-s" || (t.starts_with("-s") && !t.starts_with("--") && t.contains([':', '.']))))
+                && (t == "-s"
+                    || (t.starts_with("-s") && !t.starts_with("--") && t.contains([':', '.']))))
     });
     if names_server {
         return Some(Verdict::unknown(

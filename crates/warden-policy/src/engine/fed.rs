@@ -57,13 +57,19 @@ pub(super) fn catastrophic_input(
 
 /// `find / -size +100M | xargs rm -f`: the names of a whole system tree,
 /// fed to a program that deletes them.
-fn find_feeds_deleter(previous: Option<&Command<'_>>, consumer: &SimpleCommand<'_>) -> Option<Reason> {
+fn find_feeds_deleter(
+    previous: Option<&Command<'_>>,
+    consumer: &SimpleCommand<'_>,
+) -> Option<Reason> {
     let Some(Command::Simple(find)) = previous else {
         return None;
     };
     let (name, words) = find.words.split_first()?;
     if name.text.rsplit('/').next() != Some("find")
-        || !consumer.words.iter().any(|w| catastrophic::is_deleter(&w.text))
+        || !consumer
+            .words
+            .iter()
+            .any(|w| catastrophic::is_deleter(&w.text))
     {
         return None;
     }

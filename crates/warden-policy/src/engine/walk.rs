@@ -402,8 +402,7 @@ impl<'s> Walker<'s> {
             Verdict::Interactive(iv) => iv.intent == Intent::WriteOrUnknown,
             Verdict::Read | Verdict::Conditional(_) | Verdict::Wrap(_) => false,
         };
-        if writes && let Some(what) = commands::destroys::destroys(program, args)
-        {
+        if writes && let Some(what) = commands::destroys::destroys(program, args) {
             self.acc
                 .write(Risk::HighWrite, || format!("{program}: {what}"));
         }

@@ -452,7 +452,9 @@ enum CurlEffect {
 /// `NAME@FILE` (an `=` before the `@` makes it content).
 fn names_file(value: &str) -> bool {
     let value = value.strip_prefix('+').unwrap_or(value);
-    value.find(['=', '@']).is_some_and(|at| value[at..].starts_with('@'))
+    value
+        .find(['=', '@'])
+        .is_some_and(|at| value[at..].starts_with('@'))
 }
 
 /// An option that sends a local file (or standard input): a write, with
@@ -473,7 +475,9 @@ fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
     match name {
         "" | "--head" => None,
         "--get" => Some(CurlEffect::Get),
-        "--data" | "--data-ascii" | "--data-binary" if value.is_some_and(|v| v.starts_with('@')) => {
+        "--data" | "--data-ascii" | "--data-binary"
+            if value.is_some_and(|v| v.starts_with('@')) =>
+        {
             sends_file(name, value)
         }
         "--data-urlencode" | "--url-query" if value.is_some_and(names_file) => {
@@ -489,12 +493,10 @@ fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
             Risk::MediumWrite,
             format!("`{name}` sends credentials from a netrc file"),
         ),
-        "--variable" if value.is_some_and(|v| v.starts_with('%') || names_file(v)) => {
-            write(
-                Risk::MediumWrite,
-                "`--variable` reads a file or an environment variable into the request".into(),
-            )
-        }
+        "--variable" if value.is_some_and(|v| v.starts_with('%') || names_file(v)) => write(
+            Risk::MediumWrite,
+            "`--variable` reads a file or an environment variable into the request".into(),
+        ),
         "--request" => match value {
             Some(m) if READ_METHODS.contains(&m) => None,
             _ => write(

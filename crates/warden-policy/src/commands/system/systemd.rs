@@ -183,8 +183,8 @@ pub(super) fn systemctl(inv: &Invocation<'_, '_>) -> Verdict {
     if let Some((index, sub)) = first_pos(&SYSTEMCTL, inv.args) {
         if sub == "help" {
             // The units' manual pages, in a pager; their names print instead.
-            let units: Vec<&str> = crate::commands::common::operands_after(&SYSTEMCTL, inv.args, index)
-                .collect();
+            let units: Vec<&str> =
+                crate::commands::common::operands_after(&SYSTEMCTL, inv.args, index).collect();
             let plain = units.iter().all(|u| {
                 u.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b"@._-".contains(&b))
