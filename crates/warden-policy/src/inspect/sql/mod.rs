@@ -225,7 +225,8 @@ impl ContentInspector for SqliteInspector {
         };
         let verdict = verdict_for(sql, Dialect::Sqlite);
         // Opening a database file that does not exist creates it.
-        let creates = !readonly && !(db.is_literal() && db.as_str() == ":memory:");
+        let in_memory = db.is_literal() && db.as_str() == ":memory:";
+        let creates = !(readonly || in_memory);
         match verdict {
             Verdict::Read | Verdict::Conditional(_) if creates => Verdict::write(
                 Risk::LowWrite,
