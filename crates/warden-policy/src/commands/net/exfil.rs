@@ -91,6 +91,18 @@ const SENDS_ARGUMENTS: &[&str] = &[
 /// `openssl` subcommands that connect to a server.
 const OPENSSL_CLIENTS: &[&str] = &["s_client", "s_time", "ocsp"];
 
+/// git subcommands that talk to a remote (`git ls-remote URL`).
+const GIT_REMOTES: &[&str] = &[
+    "ls-remote",
+    "fetch",
+    "pull",
+    "push",
+    "clone",
+    "archive",
+    "remote",
+    "submodule",
+];
+
 /// Programs that send their standard input to the other end.
 const SENDS_STDIN: &[&str] = &[
     "ssh", "slogin", "sshpass", "nc", "ncat", "netcat", "socat", "telnet",
@@ -113,6 +125,9 @@ fn sends_arguments(program: &str, args: &[Arg<'_>]) -> bool {
         return args
             .first()
             .is_some_and(|a| OPENSSL_CLIENTS.contains(&a.as_str()));
+    }
+    if program == "git" {
+        return args.iter().any(|a| GIT_REMOTES.contains(&a.as_str()));
     }
     SENDS_ARGUMENTS.contains(&program)
 }
@@ -167,6 +182,8 @@ mod tests {
             ("openssl", vec![lit("s_client"), dynamic("$H")], false, true),
             ("openssl", vec![lit("x509"), dynamic("$F")], false, false),
             ("cat", vec![dynamic("$F")], true, false),
+            ("git", vec![lit("ls-remote"), dynamic("$(cat f)")], false, true),
+            ("git", vec![lit("log"), dynamic("$F")], false, false),
         ];
         for (program, args, stdin, expected) in rows {
             assert_eq!(

