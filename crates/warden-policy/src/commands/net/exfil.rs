@@ -182,7 +182,12 @@ mod tests {
             ("openssl", vec![lit("s_client"), dynamic("$H")], false, true),
             ("openssl", vec![lit("x509"), dynamic("$F")], false, false),
             ("cat", vec![dynamic("$F")], true, false),
-            ("git", vec![lit("ls-remote"), dynamic("$(cat f)")], false, true),
+            (
+                "git",
+                vec![lit("ls-remote"), dynamic("$(cat f)")],
+                false,
+                true,
+            ),
             ("git", vec![lit("log"), dynamic("$F")], false, false),
         ];
         for (program, args, stdin, expected) in rows {
