@@ -17,6 +17,7 @@ mod firewall;
 mod http;
 mod iproute;
 mod links;
+mod lookup;
 mod nmcli;
 mod probe;
 mod tls;
@@ -106,12 +107,12 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sftp", probe::sftp),
     ("lftp", probe::lftp),
     ("nmap", probe::nmap),
-    ("dig", probe::dig),
+    ("dig", lookup::dig),
     ("host", always_read),
-    ("drill", probe::dig),
+    ("drill", lookup::dig),
     ("delv", always_read),
-    ("kdig", probe::dig),
-    ("nslookup", probe::nslookup),
+    ("kdig", lookup::dig),
+    ("nslookup", lookup::nslookup),
     ("whois", always_read),
     // HTTP clients
     ("curl", http::curl),

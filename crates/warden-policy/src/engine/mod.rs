@@ -5,6 +5,7 @@
 
 mod acc;
 mod args;
+mod effects;
 mod fed;
 mod pipes;
 mod text;

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::acc::Acc;
 use super::args::{Stdin, expand_words, mark_replaced, xargs_input};
+use super::effects;
 use super::fed;
 use super::pipes::{loop_reads_input, output_of, stdin_from, stops_reading};
 use super::text::{arguments_range, is_harmless_sink, program_name, redirect_op_str};
@@ -76,8 +77,7 @@ impl<'s> Walker<'s> {
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
-        // Only a `$` can expand what the line assigns (a backquote is a
-        // substitution, unknown text whatever the line set).
+        // Only a `$` can expand what the line assigns.
         if self.expands {
             self.vars.add(&parsed.script);
         }
@@ -292,8 +292,7 @@ impl<'s> Walker<'s> {
     fn simple(&mut self, simple: &SimpleCommand<'_>, io: Io, scope: Scope<'_, '_>) {
         let stdin = stdin_from(&simple.redirects).unwrap_or(io.stdin);
         let io = Io { stdin, ..io };
-        // Prefixes of a command are an allowlist; a bare assignment only
-        // reaches later commands when the name is already exported.
+        // Prefixes are an allowlist; a bare assignment reaches later commands only if exported.
         let check = if simple.words.is_empty() {
             env_vars::bare_assignment_refusal
         } else {
@@ -377,10 +376,6 @@ impl<'s> Walker<'s> {
         if let Some(reason) = catastrophic::device_write(&invocation, &verdict, rule.is_some()) {
             self.acc.catastrophic(|| reason.into_owned());
         }
-        let stdin_data = matches!(io.stdin, Stdin::Data | Stdin::Paths);
-        if let Some(reason) = commands::net::exfil::carries_data(program, args, stdin_data) {
-            self.acc.write(Risk::MediumWrite, || reason);
-        }
         let verdict = match devices::refusal(program, args, &verdict) {
             Some(reason) => {
                 if args.iter().any(devices::never_ends) {
@@ -396,16 +391,7 @@ impl<'s> Walker<'s> {
             }
             None => verdict,
         };
-        // Destructive writes are high risk whichever rule found them to write.
-        let writes = match &verdict {
-            Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Guarded(..) => true,
-            Verdict::Interactive(iv) => iv.intent == Intent::WriteOrUnknown,
-            Verdict::Read | Verdict::Conditional(_) | Verdict::Wrap(_) => false,
-        };
-        if writes && let Some(what) = commands::destroys::destroys(program, args) {
-            self.acc
-                .write(Risk::HighWrite, || format!("{program}: {what}"));
-        }
+        effects::raise(&mut self.acc, program, args, io.stdin, &verdict);
         match (&verdict, rule) {
             (Verdict::Unknown(_), None) => self
                 .acc
