@@ -289,13 +289,14 @@ pub fn refusal(program: &str, args: &[Arg<'_>], verdict: &Verdict) -> Option<Str
         Verdict::Interactive(iv) => iv.intent != Intent::WriteOrUnknown,
         Verdict::Write(..) | Verdict::Unknown(_) | Verdict::Wrap(_) | Verdict::Guarded(..) => false,
     };
-    if !reads || NAMES_ONLY.contains(&program) {
+    if !reads {
         return None;
     }
-    let disk_reader = DISK_READERS.contains(&program);
+    // Most arguments name no device: look at them before the tables.
     args.iter().find_map(|arg| match arg_device(arg)? {
         (_, DeviceKind::Harmless) => None,
-        (_, DeviceKind::Disk) if disk_reader => None,
+        _ if NAMES_ONLY.contains(&program) => None,
+        (_, DeviceKind::Disk) if DISK_READERS.contains(&program) => None,
         (path, _) => Some(format!(
             "`{path}` is a device file: opening it can act on hardware or never end"
         )),
@@ -316,10 +317,17 @@ fn literal_kind_name(text: &str) -> Option<&str> {
     text.starts_with("/dev/").then_some(text)
 }
 
+/// Does `text` contain `dev`, `proc` or `sys` (one pass, no searcher)?
+pub(crate) fn may_name_device(text: &str) -> bool {
+    text.as_bytes()
+        .windows(3)
+        .any(|w| matches!(w, b"dev" | b"pro" | b"sys"))
+}
+
 /// The device an argument names, if any: the path as written and its kind.
 pub fn arg_device<'a>(arg: &'a Arg<'_>) -> Option<(&'a str, DeviceKind)> {
     let text: &str = &arg.text;
-    if !text.contains("dev") && !text.contains("proc") && !text.contains("sys") {
+    if !may_name_device(text) {
         if arg.shape == ArgShape::Glob && text.contains(['*', '?', '[']) {
             return candidates(text)
                 .find(|c| glob_may_name_device(c))

@@ -1,8 +1,133 @@
-//! Environment variables that change what a program runs or where it reads
-//! its configuration. Setting one (as a prefix, with `env`, `export` or a bare
-//! assignment) makes a command write_or_unknown, however read-only it looks.
+//! Environment variables. Set for a command (as a prefix, with `env`,
+//! `export`, `declare -x` or a container's `-e`), a variable is an
+//! ALLOWLIST: only the ones known to be harmless, with values of the
+//! expected form, keep a read a read ([`assignment_refusal`]). Anything
+//! else may change which code runs, which configuration or helper a
+//! program reads, or where it writes logs or key material
+//! (`SSLKEYLOGFILE`, `TF_LOG_PATH`, `WGETRC`, `LD_PRELOAD`, …).
+//!
+//! The denylist below names variables known to be dangerous: it gives a
+//! better reason, and it decides shell variables set without a command
+//! (`x=1; …`), which are not exported unless the environment already
+//! exports that name.
 
-/// Names matched exactly.
+/// What a harmless variable's value may be.
+#[derive(Clone, Copy)]
+enum Value {
+    /// A locale name (`C`, `en_US.UTF-8`, `de_DE@euro`); never a path.
+    Locale,
+    /// A colon-separated list of locale names (`LANGUAGE`).
+    Locales,
+    /// A time zone (`UTC`, `Europe/Berlin`, `EST5EDT,M3.2.0,M11.1.0`), no `..`.
+    TimeZone,
+    /// Digits.
+    Number,
+    /// A word (`xterm-256color`, `noninteractive`, `true`, `0`).
+    Word,
+    /// Any literal text (a format, a marker variable's value).
+    Text,
+    /// Empty or `cat`: no pager.
+    NoPager,
+    /// A kubeconfig in the administrators' config directories.
+    Kubeconfig,
+}
+
+/// The variables known to be harmless, and what their values may be.
+const HARMLESS: &[(&str, Value)] = &[
+    ("LANG", Value::Locale),
+    ("LANGUAGE", Value::Locales),
+    ("LC_ALL", Value::Locale),
+    ("LC_ADDRESS", Value::Locale),
+    ("LC_COLLATE", Value::Locale),
+    ("LC_CTYPE", Value::Locale),
+    ("LC_IDENTIFICATION", Value::Locale),
+    ("LC_MEASUREMENT", Value::Locale),
+    ("LC_MESSAGES", Value::Locale),
+    ("LC_MONETARY", Value::Locale),
+    ("LC_NAME", Value::Locale),
+    ("LC_NUMERIC", Value::Locale),
+    ("LC_PAPER", Value::Locale),
+    ("LC_TELEPHONE", Value::Locale),
+    ("LC_TIME", Value::Locale),
+    ("TZ", Value::TimeZone),
+    ("COLUMNS", Value::Number),
+    ("LINES", Value::Number),
+    ("TERM", Value::Word),
+    ("NO_COLOR", Value::Text),
+    ("CLICOLOR", Value::Word),
+    ("CLICOLOR_FORCE", Value::Word),
+    ("TIME_STYLE", Value::Text),
+    ("PAGER", Value::NoPager),
+    ("MANPAGER", Value::NoPager),
+    ("SYSTEMD_PAGER", Value::NoPager),
+    ("SYSTEMD_COLORS", Value::Word),
+    ("SYSTEMD_PAGERSECURE", Value::Word),
+    ("SYSTEMD_URLIFY", Value::Word),
+    ("DEBIAN_FRONTEND", Value::Word),
+    ("GIT_TERMINAL_PROMPT", Value::Word),
+    ("GIT_OPTIONAL_LOCKS", Value::Word),
+    ("KUBECONFIG", Value::Kubeconfig),
+    // Not `GIT_PAGER`, even `cat`: git's own variables stay refused, one
+    // rule for the family (`GIT_SSH_COMMAND`, `GIT_CONFIG_*`, `GIT_DIR`).
+];
+
+/// Is `value` (as written; `literal` when it has no expansion) of the form
+/// `kind` allows?
+fn value_ok(kind: Value, value: &str, literal: bool) -> bool {
+    let word = |extra: &str| {
+        value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || extra.as_bytes().contains(&b))
+    };
+    match kind {
+        Value::Kubeconfig => kubeconfig_ok(value, literal),
+        _ if !literal => false,
+        Value::Locale => word("_.@-"),
+        Value::Locales => word("_.@-:"),
+        Value::TimeZone => word("_+-/:,.<>") && !value.contains("..") && !value.starts_with('/'),
+        Value::Number => value.bytes().all(|b| b.is_ascii_digit()),
+        Value::Word => word("_.+-"),
+        Value::Text => true,
+        Value::NoPager => matches!(value, "" | "cat"),
+    }
+}
+
+/// Why setting `name` to `value` for a command (as written, `literal` when
+/// the value has no expansion) could change what the command does; `None`
+/// when the variable is known to be harmless with that value.
+pub fn assignment_refusal(name: &str, value: &str, literal: bool) -> Option<String> {
+    match HARMLESS.iter().find(|(n, _)| *n == name) {
+        Some(&(_, kind)) if value_ok(kind, value, literal) => None,
+        Some(_) if name == "KUBECONFIG" => Some(
+            "`KUBECONFIG` names a file outside the administrators' config directories: \
+             its `exec` plugins run programs"
+                .to_string(),
+        ),
+        Some(_) => Some(format!(
+            "`{name}={value}`: a value that is not known to be harmless"
+        )),
+        None if is_dangerous(name) => Some(format!(
+            "setting `{name}` changes what programs run or which configuration they read"
+        )),
+        None => Some(format!(
+            "setting `{name}` for a command: only variables known to be harmless \
+             (locale, time zone, terminal, no pager) keep a read a read"
+        )),
+    }
+}
+
+/// Why setting a shell variable without a command (`NAME=value; …`) could
+/// change what later commands do. It reaches them only when the
+/// environment already exports `NAME`, so the known dangerous names are
+/// refused (and the harmless ones checked), not every unknown one.
+pub fn bare_assignment_refusal(name: &str, value: &str, literal: bool) -> Option<String> {
+    if HARMLESS.iter().any(|(n, _)| *n == name) || is_dangerous(name) {
+        return assignment_refusal(name, value, literal);
+    }
+    None
+}
+
+/// Known dangerous names, matched exactly.
 const DANGEROUS: &[&str] = &[
     "PATH",
     "PAGER",
@@ -106,13 +231,17 @@ const DANGEROUS_PREFIXES: &[&str] = &[
     "LC_CTYPE_PATH",
     "ZPOOL_SCRIPT",
     "SYSTEMD_",
+    "SSLKEYLOG",
+    "HTTPIE_",
+    "DOCKER_",
+    "KUBE",
+    "WGET",
+    "CURL_",
+    "OPENSSL_",
+    "PERL5",
+    "RUBY",
+    "NODE_",
 ];
-
-/// Variables that name configuration files which can run programs (a
-/// kubeconfig's `exec` plugins): only files where administrators keep them
-/// may be named, never standard input, a device, a temporary file or a
-/// file of unknown origin.
-const CONFIG_FILES: &[&str] = &["KUBECONFIG"];
 
 /// Where administrators keep kubeconfigs (`/etc/kubernetes/admin.conf`,
 /// `/etc/rancher/k3s/k3s.yaml`, `~/.kube/config`).
@@ -137,29 +266,29 @@ fn is_admin_config(path: &str) -> bool {
         && !path.split('/').any(|c| c == "..")
 }
 
-/// Would setting `name` to `value` (as written, `literal` when it has no
-/// expansion) change which code runs or which configuration is read?
-pub fn is_dangerous_assignment(name: &str, value: &str, literal: bool) -> bool {
-    if is_dangerous(name) {
-        return true;
-    }
-    if !CONFIG_FILES.contains(&name) {
-        return false;
-    }
-    // The home directory is the one expansion allowed (`$HOME/.kube/config`).
+/// Is `value` a kubeconfig list whose files are all where administrators
+/// keep them? (`$HOME` is the one expansion allowed: `$HOME/.kube/config`.)
+pub fn kubeconfig_ok(value: &str, literal: bool) -> bool {
     let home_only = ["$HOME/", "${HOME}/", "~/"].iter().any(|home| {
         value
             .strip_prefix(home)
             .is_some_and(|rest| !rest.contains(['$', '`', '~']))
     });
-    if !literal && !home_only {
-        return true;
-    }
-    !value.split(':').all(is_admin_config)
+    (literal || home_only) && value.split(':').all(is_admin_config)
 }
 
 /// Suffixes used by many programs for pager and editor overrides.
-const DANGEROUS_SUFFIXES: &[&str] = &["_PAGER", "_EDITOR", "_ASKPASS", "_OPTS_FILE"];
+const DANGEROUS_SUFFIXES: &[&str] = &[
+    "_PAGER",
+    "_EDITOR",
+    "_ASKPASS",
+    "_OPTS_FILE",
+    "_LOG_PATH",
+    "_LOG_FILE",
+    "_LOGFILE",
+    "_CONFIG_FILE",
+    "_HOST",
+];
 
 /// Would setting `name` change which code runs or which configuration is read?
 pub fn is_dangerous(name: &str) -> bool {

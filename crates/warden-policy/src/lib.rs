@@ -17,6 +17,6 @@ pub mod paths;
 pub mod shell;
 pub mod verdict;
 
-pub use verdict::{Classification, Intent, Interactive, InteractiveCategory, Risk};
+pub use verdict::{Autonomy, Classification, Intent, Interactive, InteractiveCategory, Risk};
 
 pub use engine::classify;

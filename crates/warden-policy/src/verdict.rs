@@ -60,6 +60,43 @@ impl Risk {
     }
 }
 
+impl Risk {
+    /// Autonomy has a ceiling: at the autonomous level a high-risk write
+    /// (recursive deletion, users, package removal, firewall flushes,
+    /// destroying volumes, pools or guests) still needs a human; low and
+    /// medium writes (restarts, reloads, starts and stops, an edit of one
+    /// file) run unattended.
+    pub fn needs_human(self) -> bool {
+        self == Risk::HighWrite
+    }
+}
+
+/// What the autonomous control level does with a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Autonomy {
+    /// Catastrophic, or needs a terminal: refused at every level.
+    Refused,
+    /// Read-only and bounded: the read tool runs it.
+    Read,
+    /// A low or medium write the policy fully understands: runs unattended.
+    Unattended,
+    /// A high-risk write, or one the policy does not fully understand: a
+    /// human approves it first.
+    NeedsHuman,
+}
+
+impl Autonomy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Autonomy::Refused => "refused",
+            Autonomy::Read => "read",
+            Autonomy::Unattended => "unattended",
+            Autonomy::NeedsHuman => "needs_human",
+        }
+    }
+}
+
 /// Why a command cannot run under the non-interactive (exit-bounded) rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -115,6 +152,37 @@ impl Classification {
     /// The read tool accepts a command iff it is read-only and bounded.
     pub fn read_allowed(&self) -> bool {
         self.intent.is_read_only() && self.interactive.is_none() && !self.catastrophic
+    }
+}
+
+impl Classification {
+    /// What the autonomous level does with this command.
+    pub fn autonomy(&self) -> Autonomy {
+        if self.catastrophic || self.interactive.is_some() {
+            Autonomy::Refused
+        } else if self.read_allowed() {
+            Autonomy::Read
+        } else if self.risk.needs_human() || !self.understood {
+            Autonomy::NeedsHuman
+        } else {
+            Autonomy::Unattended
+        }
+    }
+
+    /// The autonomous level's decision, in words.
+    pub fn autonomy_text(&self) -> &'static str {
+        match self.autonomy() {
+            Autonomy::Refused if self.catastrophic => "refused at every level, even with approval",
+            Autonomy::Refused => "refused: it needs a terminal or never ends",
+            Autonomy::Read => "runs through the read tool, unattended",
+            Autonomy::Unattended => {
+                "runs unattended (a low or medium write the policy understands)"
+            }
+            Autonomy::NeedsHuman if self.risk.needs_human() => {
+                "needs a human: a high-risk write is approved first, even at autonomous"
+            }
+            Autonomy::NeedsHuman => "needs a human: the policy does not fully understand it",
+        }
     }
 }
 
@@ -254,6 +322,18 @@ impl Verdict {
         Verdict::Interactive(InteractiveVerdict {
             ends_with_reader: false,
             category: InteractiveCategory::UnboundedStream,
+            intent: Intent::ReadOnlyCertain,
+            rewrite: Some(rewrite),
+            reason: reason.into(),
+        })
+    }
+
+    /// A read-only command that pages (a manual page), with a bounded
+    /// replacement that prints instead (`git log -h` for `git log --help`).
+    pub fn pager_with_rewrite(rewrite: String, reason: impl Into<Reason>) -> Verdict {
+        Verdict::Interactive(InteractiveVerdict {
+            ends_with_reader: false,
+            category: InteractiveCategory::Pager,
             intent: Intent::ReadOnlyCertain,
             rewrite: Some(rewrite),
             reason: reason.into(),

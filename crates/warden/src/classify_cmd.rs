@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
-use warden_policy::{Classification, Intent, InteractiveCategory, Risk, classify};
+use warden_policy::{Autonomy, Classification, Intent, InteractiveCategory, Risk, classify};
 
 #[derive(Args)]
 pub struct ClassifyArgs {
@@ -29,6 +29,8 @@ struct Record<'a> {
     read_allowed: bool,
     interactive: Option<InteractiveRecord<'a>>,
     catastrophic: bool,
+    /// What the autonomous level does with it (read, unattended, needs_human, refused).
+    autonomy: Autonomy,
     reason: &'a str,
 }
 
@@ -49,6 +51,7 @@ fn record<'a>(command: &'a str, c: &'a Classification) -> Record<'a> {
             rewrite: i.rewrite.as_deref(),
         }),
         catastrophic: c.catastrophic,
+        autonomy: c.autonomy(),
         reason: &c.reason,
     }
 }
@@ -98,6 +101,7 @@ fn print_readable(out: &mut impl Write, c: &Classification) -> io::Result<()> {
         }
         None => writeln!(out, "  interactive: no")?,
     }
+    writeln!(out, "  autonomous:  {}", c.autonomy_text())?;
     writeln!(out, "  reason:      {}", c.reason)
 }
 

@@ -3,11 +3,13 @@
 //! (invariant 4), plus the hash that binds an approval to its exact call.
 
 use serde_json::{Value, json};
+use warden_policy::Risk;
 use warden_protocol::{ErrorCode, Resource, ToolError, ToolKind};
 
 use super::Moment;
 use super::Session;
 use super::commands::{Plan, quote, write_file_command};
+use crate::ports::ApiCall;
 use crate::tools::{CallError, ToolCall};
 
 pub(super) fn invalid_input(error: CallError) -> ToolError {
@@ -152,6 +154,56 @@ pub(super) fn check_understood(plan: &Plan) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// What the autonomous level does with a write no human has approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Autonomy {
+    /// Low and medium writes (restarts, reloads, starts and stops, an edit
+    /// of one file) run unattended.
+    Unattended,
+    /// A high-risk write (recursive deletion, users, package removal,
+    /// firewall flushes, destroying volumes, pools or guests, a rollback)
+    /// waits for a human, exactly as at the controlled level.
+    NeedsApproval,
+}
+
+/// Autonomy has a ceiling: the decision for a write of `risk`.
+pub(super) fn autonomy_for(risk: Risk) -> Autonomy {
+    if risk.needs_human() {
+        Autonomy::NeedsApproval
+    } else {
+        Autonomy::Unattended
+    }
+}
+
+/// The highest risk of what a plan does: the policy's risk of each command
+/// it runs; for an API call, what the call destroys.
+pub(super) fn plan_risk(plan: &Plan) -> Risk {
+    match plan {
+        Plan::Api(call) => api_risk(call),
+        Plan::Internal => Risk::LowWrite,
+        Plan::Run(_) | Plan::Replace { .. } => planned_commands(plan)
+            .iter()
+            .map(|command| warden_policy::classify(command).risk)
+            .max()
+            .unwrap_or(Risk::LowWrite),
+    }
+}
+
+/// A rollback throws away everything since the snapshot; power, snapshots
+/// and reads are recoverable; a command in a VM is classified like any.
+fn api_risk(call: &ApiCall) -> Risk {
+    match call {
+        ApiCall::Rollback { .. } => Risk::HighWrite,
+        ApiCall::VmShell { command, .. } => warden_policy::classify(command).risk,
+        ApiCall::Power { .. } => Risk::MediumWrite,
+        ApiCall::CreateSnapshot { .. } | ApiCall::SnapshotBeforeChange { .. } => Risk::LowWrite,
+        ApiCall::ListSnapshots
+        | ApiCall::History { .. }
+        | ApiCall::StoragePools
+        | ApiCall::Backups => Risk::ReadOnly,
+    }
+}
+
 /// The last check before a command leaves for a host, whatever built it.
 pub(super) fn check_dispatch(command: &str) -> Result<(), ToolError> {
     let verdict = warden_policy::classify(command);
@@ -189,4 +241,92 @@ fn check_bounded(command: &str, verdict: &warden_policy::Classification) -> Resu
             .auto_recoverable();
     }
     Err(error)
+}
+
+#[cfg(test)]
+mod autonomy_tests {
+    use std::time::Duration;
+
+    use super::{Autonomy, autonomy_for, plan_risk};
+    use crate::executor::commands::{Plan, PlannedCommand};
+    use crate::ports::{ApiCall, ExecClass};
+    use crate::tools::args::GuestOperation;
+
+    fn run(command: &str) -> Plan {
+        Plan::Run(PlannedCommand {
+            on_parent: false,
+            command: command.to_string(),
+        })
+    }
+
+    #[test]
+    fn autonomy_has_a_ceiling() {
+        // (plan, unattended at the autonomous level)
+        let rows: Vec<(Plan, bool)> = vec![
+            (run("systemctl restart nginx"), true),
+            (run("systemctl reload nginx"), true),
+            (run("systemctl stop nginx"), true),
+            (run("docker restart web"), true),
+            (
+                Plan::Replace {
+                    path: "/etc/nginx/nginx.conf".into(),
+                    old: "a".into(),
+                    new: "b".into(),
+                },
+                true,
+            ),
+            (Plan::Internal, true),
+            (run("rm -rf /srv/app/cache"), false),
+            (run("find /srv -name '*.tmp' -delete"), false),
+            (run("find /srv -name '*.tmp' | xargs rm"), false),
+            (run("chmod -R 755 /srv"), false),
+            (run("chown -R www-data /srv"), false),
+            (run("iptables -F"), false),
+            (run("nft flush ruleset"), false),
+            (run("useradd bob"), false),
+            (run("usermod -aG sudo bob"), false),
+            (run("passwd bob"), false),
+            (run("apt-get remove -y nginx"), false),
+            (run("dnf remove nginx"), false),
+            (run("apk del nginx"), false),
+            (run("pip uninstall -y requests"), false),
+            (run("parted /dev/sdb rm 1"), false),
+            (run("lvremove -y vg/lv"), false),
+            (run("zfs destroy tank/old"), false),
+            (run("zpool destroy tank"), false),
+            (run("ceph osd purge 3 --yes-i-really-mean-it"), false),
+            (run("pveceph pool destroy p"), false),
+            (run("qm destroy 100"), false),
+            (run("pct destroy 101"), false),
+            (
+                Plan::Api(ApiCall::Rollback {
+                    name: "before".into(),
+                }),
+                false,
+            ),
+            (
+                Plan::Api(ApiCall::Power {
+                    operation: GuestOperation::Stop,
+                    shutdown: None,
+                }),
+                true,
+            ),
+            (
+                Plan::Api(ApiCall::VmShell {
+                    command: "rm -rf /var/lib/app".into(),
+                    class: ExecClass::Write,
+                    timeout: Duration::from_secs(5),
+                }),
+                false,
+            ),
+        ];
+        for (plan, unattended) in rows {
+            let expected = if unattended {
+                Autonomy::Unattended
+            } else {
+                Autonomy::NeedsApproval
+            };
+            assert_eq!(autonomy_for(plan_risk(&plan)), expected, "{plan:?}");
+        }
+    }
 }

@@ -545,7 +545,10 @@ impl<'a> Executor<'a> {
                     )?;
                     return Ok(Gate::NeedsApproval(approval));
                 }
-                (ControlLevel::Controlled, Authorization::Approved(approval)) => {
+                (
+                    ControlLevel::Controlled | ControlLevel::Autonomous,
+                    Authorization::Approved(approval),
+                ) => {
                     if approval.arguments_hash
                         != arguments_hash(&proposed.tool, &proposed.arguments)
                     {
@@ -555,11 +558,25 @@ impl<'a> Executor<'a> {
                         ));
                     }
                 }
-                // No human looks: only what the policy fully understands runs.
+                // No human looks: only what the policy fully understands
+                // runs, and only up to medium risk; a high-risk write asks
+                // for approval as at the controlled level.
                 (ControlLevel::Autonomous, Authorization::None) => {
                     gates::check_understood(&plan)?;
+                    if gates::autonomy_for(gates::plan_risk(&plan))
+                        == gates::Autonomy::NeedsApproval
+                    {
+                        let approval = self.request_approval(
+                            session,
+                            proposed,
+                            &call,
+                            target.as_ref(),
+                            &plan,
+                            at,
+                        )?;
+                        return Ok(Gate::NeedsApproval(approval));
+                    }
                 }
-                (ControlLevel::Autonomous, Authorization::Approved(_)) => {}
             }
         }
         Ok(Gate::Admitted(Admitted { call, target, plan }))

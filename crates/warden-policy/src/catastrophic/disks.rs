@@ -91,7 +91,7 @@ pub fn device_write(inv: &Invocation<'_, '_>, verdict: &Verdict, known: bool) ->
     if let Some(arg) = inv
         .args
         .iter()
-        .find(|a| super::normalize(&a.text) == "/proc/sysrq-trigger")
+        .find(|a| a.text.contains("sysrq") && super::normalize(&a.text) == "/proc/sysrq-trigger")
     {
         return Some(
             format!(

@@ -91,9 +91,15 @@ fn is_system_path(arg: &Arg<'_>) -> bool {
 
 /// Could the normalized glob `pattern` name `dir` (component by component)?
 fn glob_names(pattern: &str, dir: &str) -> bool {
-    let p: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
-    let d: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
-    p.len() == d.len() && p.iter().zip(&d).all(|(p, d)| glob_matches(p, d))
+    let mut p = pattern.split('/').filter(|c| !c.is_empty());
+    let mut d = dir.split('/').filter(|c| !c.is_empty());
+    loop {
+        match (p.next(), d.next()) {
+            (None, None) => return true,
+            (Some(p), Some(d)) if glob_matches(p, d) => {}
+            _ => return false,
+        }
+    }
 }
 
 /// A variable at the start of a path that may be empty: `"$DIR"/*` is `/*`.
@@ -141,8 +147,80 @@ fn operands<'i, 'a>(inv: &Invocation<'i, 'a>) -> impl Iterator<Item = &'i Arg<'a
     })
 }
 
-/// find tests that select some files, not all of them.
-const FIND_FILTERS: &[&str] = &[
+/// Trees that hold a machine's guests or data: VM and container disks,
+/// cluster state, databases, storage pools. Deleting one is as bad as
+/// deleting the system (`rm -rf /var/lib/docker`, `find /var/lib/vz -delete`).
+const GUEST_ROOTS: &[&str] = &[
+    "/var/lib/docker",
+    "/var/lib/containers",
+    "/var/lib/containerd",
+    "/var/lib/libvirt",
+    "/var/lib/libvirt/images",
+    "/var/lib/lxc",
+    "/var/lib/lxd",
+    "/var/lib/incus",
+    "/var/lib/machines",
+    "/var/lib/ceph",
+    "/var/lib/pve-cluster",
+    "/var/lib/pve-manager",
+    "/var/lib/vz/images",
+    "/var/lib/vz/dump",
+    "/var/lib/vz/template",
+    "/var/lib/mysql",
+    "/var/lib/postgresql",
+    "/var/lib/pgsql",
+    "/var/lib/etcd",
+    "/var/lib/kubelet",
+    "/var/lib/rancher",
+    "/var/lib/longhorn",
+    "/etc/kubernetes",
+    "/mnt/pve",
+    "/rpool/data",
+    "/dev/pve",
+];
+
+/// Top-level directories that are scratch space, not a tree that holds
+/// the system or its data (every other one, `/rpool`, `/tank`, `/data`,
+/// `/backup`, is where pools and disks are mounted).
+const SCRATCH_TOP: &[&str] = &["/tmp", "/var/tmp", "/lost+found"];
+
+/// Is `arg` the system, a system directory, or the guests' or data's
+/// storage?
+fn is_system_or_guests(arg: &Arg<'_>) -> bool {
+    if is_system_path(arg) {
+        return true;
+    }
+    let text = arg.text.trim();
+    if !text.starts_with('/') || arg.shape == ArgShape::Dynamic {
+        return false;
+    }
+    let normalized = normalize(text);
+    if arg.shape == ArgShape::Glob {
+        return GUEST_ROOTS.iter().any(|dir| glob_names(&normalized, dir));
+    }
+    GUEST_ROOTS.contains(&normalized.as_str())
+}
+
+/// Is `arg` a tree whose removal as a whole is catastrophic: the system,
+/// its guests' storage, or a top-level directory (where pools and disks
+/// are mounted)?
+fn is_deletion_root(arg: &Arg<'_>) -> bool {
+    if is_system_or_guests(arg) {
+        return true;
+    }
+    if arg.shape != ArgShape::Literal || !arg.text.trim().starts_with('/') {
+        return false;
+    }
+    let normalized = normalize(&arg.text);
+    normalized.len() > 1
+        && !normalized[1..].contains('/')
+        && !SCRATCH_TOP.contains(&normalized.as_str())
+}
+
+/// find tests that narrow a walk to files named on the command line; a
+/// size, age, owner or type test selects files of every kind (VM disks,
+/// databases) and narrows nothing.
+const FIND_NAMES: &[&str] = &[
     "-name",
     "-iname",
     "-path",
@@ -153,30 +231,73 @@ const FIND_FILTERS: &[&str] = &[
     "-iregex",
     "-lname",
     "-ilname",
-    "-newer",
-    "-anewer",
-    "-cnewer",
-    "-newermt",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-size",
-    "-user",
-    "-group",
-    "-uid",
-    "-gid",
-    "-nouser",
-    "-nogroup",
-    "-empty",
-    "-inum",
     "-samefile",
-    "-links",
-    "-perm",
-    "-used",
+    "-inum",
+    "-empty",
 ];
+
+/// Does a name test (not negated, not one of several alternatives, with a
+/// pattern that names something) narrow the walk?
+fn find_narrows(args: &[Arg<'_>]) -> bool {
+    // With alternatives, every one needs a name test of its own.
+    let alternatives = args
+        .iter()
+        .filter(|a| matches!(&*a.text, "-o" | "-or" | ","))
+        .count();
+    let names = args.iter().enumerate().filter(|&(i, a)| {
+        if !FIND_NAMES.contains(&&*a.text) {
+            return false;
+        }
+        let negated = i
+            .checked_sub(1)
+            .and_then(|p| args.get(p))
+            .is_some_and(|p| matches!(&*p.text, "!" | "-not"));
+        let names = a.text == "-empty"
+            || args.get(i + 1).is_some_and(|v| {
+                v.shape != ArgShape::Dynamic
+                    && v.text.bytes().any(|b| !b"*?.[]^$\\+".contains(&b))
+                    && !names_guest_data(&v.text)
+            });
+        names && !negated
+    });
+    names.count() > alternatives
+}
+
+/// Patterns that select every disk image or database file (`*.qcow2`,
+/// `vm-*`): on a hypervisor, the guests themselves.
+fn names_guest_data(pattern: &str) -> bool {
+    const DATA: &[&str] = &[
+        ".qcow2", ".raw", ".img", ".vmdk", ".vdi", ".vhd", ".vhdx", ".db", ".sqlite", ".sqlite3",
+        ".ibd", ".tar.zst", ".vma", ".vma.zst", ".vma.gz", ".vma.lzo",
+    ];
+    let lower = pattern.to_ascii_lowercase();
+    let lower = lower.trim_end_matches(['*', '$']);
+    DATA.iter().any(|ext| lower.ends_with(ext))
+        || lower.starts_with("vm-")
+        || lower.starts_with("*vm-")
+        || lower.starts_with("base-")
+        || lower.contains("disk")
+}
+
+/// The start directory of a `find` that walks a whole tree holding the
+/// system or its guests, with no test narrowing it to named files
+/// (`find / -size +100M`): whatever it deletes, it deletes from there.
+pub(crate) fn find_whole_tree<'i, 'a>(args: &'i [Arg<'a>]) -> Option<&'i Arg<'a>> {
+    let start = args
+        .iter()
+        .skip_while(|a| matches!(&*a.text, "-H" | "-L" | "-P"))
+        .take_while(|a| !a.text.starts_with('-') && !matches!(&*a.text, "(" | "!"))
+        .find(|a| is_system_or_guests(a))?;
+    (!find_narrows(args)).then_some(start)
+}
+
+/// Programs that delete the files they are given.
+const DELETERS: &[&str] = &["rm", "unlink", "shred", "truncate", "wipe", "srm"];
+
+/// Does `name` (a path or a base name) delete its operands?
+pub(crate) fn is_deleter(name: &str) -> bool {
+    DELETERS.contains(&name.rsplit('/').next().unwrap_or_default())
+}
 
 /// The catastrophic reason for one simple command, if any.
 pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
@@ -185,7 +306,7 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
             let recursive = flag(inv, 'r', "--recursive") || inv.has_short('R');
             let no_preserve = inv.has_long_abbrev("--no-preserve-root");
             let hit = operands(inv).find(|a| {
-                is_system_path(a) || (a.shape == ArgShape::Dynamic && may_expand_to_root(&a.text))
+                is_deletion_root(a) || (a.shape == ArgShape::Dynamic && may_expand_to_root(&a.text))
             });
             match hit {
                 Some(a) if recursive || no_preserve || normalize(&a.text) == "/" => {
@@ -338,34 +459,29 @@ pub fn check(inv: &Invocation<'_, '_>) -> Option<Reason> {
     }
 }
 
-/// `find` deleting, or running `rm`, on everything under a system directory.
+/// `find` deleting, or running `rm`, on a whole tree that holds the system
+/// or its guests.
 fn find(inv: &Invocation<'_, '_>) -> Option<Reason> {
-    let start = operands(inv).next()?;
-    if !is_system_path(start) {
+    let is_exec = |a: &Arg<'_>| matches!(&*a.text, "-exec" | "-execdir" | "-ok" | "-okdir");
+    // Only a find that deletes or runs something can be catastrophic.
+    let deletes = inv.has_word(&["-delete"]);
+    if !deletes && !inv.args.iter().any(is_exec) {
         return None;
     }
-    if inv.args.iter().any(|a| FIND_FILTERS.contains(&&*a.text)) {
-        return None;
-    }
-    if inv.has_word(&["-delete"]) {
+    let start = find_whole_tree(inv.args)?;
+    if deletes {
         return Some(format!("`find {} -delete` deletes the system", start.raw).into());
     }
     // `-exec rm {} ;` deletes every file, `-r` or not.
-    let deletes_each = inv.args.windows(2).any(|pair| {
-        matches!(&*pair[0].text, "-exec" | "-execdir" | "-ok" | "-okdir")
-            && matches!(
-                pair[1].text.rsplit('/').next(),
-                Some("rm" | "unlink" | "shred" | "truncate" | "wipe")
-            )
-    });
+    let deletes_each = inv
+        .args
+        .windows(2)
+        .any(|pair| is_exec(&pair[0]) && is_deleter(&pair[1].text));
     if deletes_each {
         return Some(format!("`find {} -exec rm` deletes the system", start.raw).into());
     }
     // `-exec CMD {} ;`: the command runs on the start directory too.
-    let exec = inv
-        .args
-        .iter()
-        .position(|a| matches!(&*a.text, "-exec" | "-execdir" | "-ok" | "-okdir"))?;
+    let exec = inv.args.iter().position(is_exec)?;
     let inner: Vec<Arg<'_>> = inv.args[exec + 1..]
         .iter()
         .take_while(|a| !matches!(&*a.text, ";" | "+"))

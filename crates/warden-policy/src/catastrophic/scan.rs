@@ -55,10 +55,16 @@ pub fn scan_unparsed(text: &str) -> Option<Reason> {
     if let Some(reason) = fork_bomb(text) {
         return Some(reason);
     }
-    let cleaned: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
+    let cleaned: Cow<'_, str> = if text.contains(['\'', '"', '\\']) {
+        Cow::Owned(
+            text.chars()
+                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(text)
+    };
+    let mut words: Vec<&str> = Vec::new();
     cleaned
         .split(|c: char| {
             matches!(
@@ -67,10 +73,12 @@ pub fn scan_unparsed(text: &str) -> Option<Reason> {
             )
         })
         .find_map(|segment| {
-            let words: Vec<&str> = segment
-                .split_whitespace()
-                .filter(|w| *w != "$" && *w != "!")
-                .collect();
+            words.clear();
+            words.extend(
+                segment
+                    .split_whitespace()
+                    .filter(|w| *w != "$" && *w != "!"),
+            );
             scan_words(&words)
         })
 }
@@ -115,6 +123,10 @@ fn check_words(name: &str, words: &[&str]) -> Option<Reason> {
     if let Some(reason) = super::check(&inv) {
         return Some(reason);
     }
+    // Only a word that names a device can make the write catastrophic.
+    if !words.iter().any(|w| crate::devices::may_name_device(w)) {
+        return None;
+    }
     let verdict =
         commands::lookup(name).map_or_else(|| Verdict::unknown("not known"), |rule| rule(&inv));
     super::device_write(&inv, &verdict, commands::lookup(name).is_some())
@@ -123,10 +135,21 @@ fn check_words(name: &str, words: &[&str]) -> Option<Reason> {
 /// `:(){ :|:& };:` and its renamings: a function that calls itself twice,
 /// one in the background or through a pipe.
 pub fn fork_bomb(text: &str) -> Option<Reason> {
-    let text: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
+    // Most lines define nothing: a function needs a body (`{`) and `()`
+    // or the `function` keyword. No copy unless there is one to look at.
+    let bytes = text.as_bytes();
+    if !bytes.contains(&b'{') || !(bytes.contains(&b'(') || text.contains("function")) {
+        return None;
+    }
+    let text: Cow<'_, str> = if bytes.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')) {
+        Cow::Owned(
+            text.chars()
+                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(text)
+    };
     for (open, _) in text.match_indices('{') {
         let Some(name) = function_name(&text[..open]) else {
             continue;

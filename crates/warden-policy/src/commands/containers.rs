@@ -130,7 +130,29 @@ pub(super) fn switch(args: &[Arg<'_>], sets: &[&Flags], short: Option<char>, lon
 
 /// A `--kubeconfig` that is not a plain file (standard input, a device,
 /// another process's file): its `exec` plugins would run whatever it says.
+/// A server named on the command line (`--server`, `-s`,
+/// `--kube-apiserver`) would be sent the kubeconfig's credentials: a read
+/// cannot carry them away.
 pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
+    // kubectl's global `-s` is `--server`; helm's `-s` is something else.
+    let short_server = sets.first().is_some_and(|s| s.short_values.contains('s'));
+    let names_server = args.iter().any(|a| {
+        let t = a.as_str();
+        let long = |name: &str| {
+            t.strip_prefix(name)
+                .is_some_and(|r| r.is_empty() || r.starts_with('='))
+        };
+        long("--server")
+            || long("--kube-apiserver")
+            || (short_server
+                && (t == "-s"
+                    || (t.starts_with("-s") && !t.starts_with("--") && t.contains([':', '.']))))
+    });
+    if names_server {
+        return Some(Verdict::unknown(
+            "a server named on the command line is sent the kubeconfig's credentials",
+        ));
+    }
     walk_sets(sets, args).find_map(|t| match t {
         Tok::Long {
             name: "--kubeconfig",
@@ -139,12 +161,7 @@ pub(super) fn kubeconfig(args: &[Arg<'_>], sets: &[&Flags]) -> Option<Verdict> {
         } => {
             let literal = args.get(index).is_some_and(Arg::is_literal)
                 && args.get(index + 1).is_none_or(Arg::is_literal);
-            crate::env_vars::is_dangerous_assignment(
-                "KUBECONFIG",
-                value.unwrap_or_default(),
-                literal,
-            )
-            .then(|| {
+            (!crate::env_vars::kubeconfig_ok(value.unwrap_or_default(), literal)).then(|| {
                 Verdict::unknown(
                     "`--kubeconfig` names a file outside the administrators' config directories",
                 )
@@ -330,7 +347,11 @@ pub(super) struct ExecSpec {
 
 /// Is `NAME=value` (or `NAME`) safe to set for the inner command?
 fn env_ok(text: &str) -> bool {
-    !env_vars::is_dangerous(text.split('=').next().unwrap_or_default())
+    match text.split_once('=') {
+        Some((name, value)) => env_vars::assignment_refusal(name, value, true).is_none(),
+        // The host's own value, whatever it is.
+        None => env_vars::assignment_refusal(text, "", false).is_none(),
+    }
 }
 
 fn detached() -> Verdict {

@@ -115,10 +115,13 @@ fn global_option_reason(text: &str) -> Verdict {
 }
 
 fn subcommand(name: &str, rest: &Invocation<'_, '_>) -> Verdict {
-    // `git X --help` is `git help X` (a manual page); `-h` alone prints usage.
-    // Only in first place: elsewhere `--help` can be an option's value.
-    if matches!(rest.arg(0), Some("--help")) || (rest.args.len() == 1 && rest.arg(0) == Some("-h"))
-    {
+    // `git X --help` is `git help X` (a manual page in a pager or a
+    // browser); `-h` alone prints usage. Only in first place: elsewhere
+    // `--help` can be an option's value.
+    if matches!(rest.arg(0), Some("--help")) {
+        return read::manual_page(name);
+    }
+    if rest.args.len() == 1 && rest.arg(0) == Some("-h") {
         return Verdict::Read;
     }
     if let Some(reason) = variable_option(rest) {

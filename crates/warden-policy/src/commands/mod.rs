@@ -28,6 +28,7 @@
 //! Reasons are phrased without the command name; the engine prefixes it.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::LazyLock;
 
 use crate::invocation::Invocation;
@@ -37,6 +38,7 @@ mod builtins;
 pub(crate) mod common;
 mod containers;
 mod databases;
+pub(crate) mod destroys;
 mod files;
 mod follow;
 mod git;
@@ -73,8 +75,34 @@ const FAMILIES: &[(&str, &[(&str, Rule)])] = &[
     ("inspectors", crate::inspect::RULES),
 ];
 
-static REGISTRY: LazyLock<HashMap<&'static str, (Rule, &'static str)>> = LazyLock::new(|| {
-    let mut map = HashMap::with_capacity(1024);
+/// FNV-1a: command names are short and not chosen to collide with each
+/// other in a table built once; SipHash's setup costs more than the lookup.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+type Registry = HashMap<&'static str, (Rule, &'static str), BuildHasherDefault<Fnv>>;
+
+static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+    let mut map = Registry::with_capacity_and_hasher(1024, BuildHasherDefault::default());
     for &(family, table) in FAMILIES {
         for &(name, rule) in table {
             // A second registration is a bug the duplicate test reports;

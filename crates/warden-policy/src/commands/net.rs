@@ -11,11 +11,13 @@
 mod cases;
 mod cloud;
 mod devops;
+pub(crate) mod exfil;
 mod fetch;
 mod firewall;
 mod http;
 mod iproute;
 mod links;
+mod lookup;
 mod nmcli;
 mod probe;
 mod tls;
@@ -105,12 +107,12 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sftp", probe::sftp),
     ("lftp", probe::lftp),
     ("nmap", probe::nmap),
-    ("dig", always_read),
+    ("dig", lookup::dig),
     ("host", always_read),
-    ("drill", always_read),
+    ("drill", lookup::dig),
     ("delv", always_read),
-    ("kdig", always_read),
-    ("nslookup", probe::nslookup),
+    ("kdig", lookup::dig),
+    ("nslookup", lookup::nslookup),
     ("whois", always_read),
     // HTTP clients
     ("curl", http::curl),

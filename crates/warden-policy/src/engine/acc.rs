@@ -14,8 +14,13 @@ pub(super) struct Acc {
     /// evaluates text the classifier cannot see.
     unknown: bool,
     conditional_reason: Option<String>,
-    read_names: Vec<String>,
+    /// `read-only: a, b`: the first four programs that read, built as the
+    /// walk meets them (one allocation for the line).
+    read_reason: String,
+    read_count: u8,
 }
+
+const READ_PREFIX: &str = "read-only: ";
 
 impl Acc {
     fn raise(&mut self, intent: Intent, risk: Risk) {
@@ -39,9 +44,22 @@ impl Acc {
 
     pub(super) fn read(&mut self, name: &str) {
         self.raise(Intent::ReadOnlyCertain, Risk::ReadOnly);
-        if self.read_names.len() < 4 && !self.read_names.iter().any(|n| n == name) {
-            self.read_names.push(name.to_string());
+        if self.read_count >= 4 {
+            return;
         }
+        if self.read_reason.is_empty() {
+            self.read_reason.reserve(READ_PREFIX.len() + 4 * 8);
+            self.read_reason.push_str(READ_PREFIX);
+        } else if self.read_reason[READ_PREFIX.len()..]
+            .split(", ")
+            .any(|n| n == name)
+        {
+            return;
+        } else {
+            self.read_reason.push_str(", ");
+        }
+        self.read_reason.push_str(name);
+        self.read_count += 1;
     }
 
     pub(super) fn conditional(&mut self, reason: impl FnOnce() -> String) {
@@ -84,10 +102,10 @@ impl Acc {
             reason
         } else if let Some(reason) = self.conditional_reason {
             reason
-        } else if self.read_names.is_empty() {
+        } else if self.read_reason.is_empty() {
             "nothing runs".to_string()
         } else {
-            format!("read-only: {}", self.read_names.join(", "))
+            self.read_reason
         };
         Classification {
             intent: if catastrophic {

@@ -11,12 +11,13 @@ use crate::shell::braces::expand_braces;
 /// The arguments of `words`, brace-expanded when bash would expand them. A
 /// brace expansion whose result cannot be known (it also has `$…`) becomes
 /// one word that can be anything.
-pub(super) fn expand_words<'a>(words: &[Word<'a>]) -> Vec<Arg<'a>> {
+pub(super) fn expand_words<'w>(words: &'w [Word<'_>]) -> Vec<Arg<'w>> {
     let mut out = Vec::with_capacity(words.len());
     for word in words {
         if !word.braces {
+            // Borrowed: the words outlive the walk of their command.
             out.push(Arg {
-                text: word.text.clone(),
+                text: Cow::Borrowed(&*word.text),
                 raw: word.raw,
                 shape: word.shape,
             });

@@ -4,6 +4,7 @@
 //! catastrophic check reads the text anyway.
 
 use crate::catastrophic;
+use crate::invocation::Arg;
 use crate::shell::ast::{Command, Heredoc, RedirectOp, SimpleCommand};
 use crate::verdict::Reason;
 
@@ -23,11 +24,23 @@ pub(super) fn catastrophic_input(
     heredocs: &[Heredoc<'_>],
 ) -> Option<Reason> {
     let runs_input = consumer.words.iter().any(|w| {
-        let base = w.text.rsplit('/').next().unwrap_or_default();
-        RUNS_INPUT.contains(&base)
+        let text: &str = &w.text;
+        // Every name is 2 to 7 bytes long: most words need no search.
+        if text.len() < 2 || (text.len() > 7 && !text.as_bytes().contains(&b'/')) {
+            return false;
+        }
+        let base = if text.as_bytes().contains(&b'/') {
+            text.rsplit('/').next().unwrap_or_default()
+        } else {
+            text
+        };
+        (2..=7).contains(&base.len()) && RUNS_INPUT.contains(&base)
     });
     if !runs_input {
         return None;
+    }
+    if let Some(reason) = find_feeds_deleter(previous, consumer) {
+        return Some(reason);
     }
     let fed = own_input(consumer, heredocs).or_else(|| match previous {
         Some(Command::Simple(simple)) => printed_text(simple, heredocs),
@@ -40,6 +53,36 @@ pub(super) fn catastrophic_input(
     let words: Vec<&str> = consumer.words.iter().map(|w| &*w.text).collect();
     let appended = format!("{} {}", words.join(" "), fed.replace('\n', " "));
     catastrophic::scan_unparsed(&appended)
+}
+
+/// `find / -size +100M | xargs rm -f`: the names of a whole system tree,
+/// fed to a program that deletes them.
+fn find_feeds_deleter(
+    previous: Option<&Command<'_>>,
+    consumer: &SimpleCommand<'_>,
+) -> Option<Reason> {
+    let Some(Command::Simple(find)) = previous else {
+        return None;
+    };
+    let (name, words) = find.words.split_first()?;
+    if name.text.rsplit('/').next() != Some("find")
+        || !consumer
+            .words
+            .iter()
+            .any(|w| catastrophic::is_deleter(&w.text))
+    {
+        return None;
+    }
+    let args: Vec<Arg<'_>> = words
+        .iter()
+        .map(|w| Arg {
+            text: w.text.clone(),
+            raw: w.raw,
+            shape: w.shape,
+        })
+        .collect();
+    let start = catastrophic::find_whole_tree(&args)?;
+    Some(format!("`find {} | xargs rm` deletes the system", start.raw).into())
 }
 
 /// A heredoc or here-string on the command itself.

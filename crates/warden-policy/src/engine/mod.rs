@@ -5,6 +5,7 @@
 
 mod acc;
 mod args;
+mod effects;
 mod fed;
 mod pipes;
 mod text;
@@ -101,11 +102,37 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
 /// Could bash and `/bin/sh` read this line differently? Only then is it
 /// parsed a second time, the POSIX way.
 fn sh_may_differ(command: &str) -> bool {
+    /// The bytes that start a construct the shells may read differently.
+    const INTERESTING: [bool; 256] = {
+        let mut table = [false; 256];
+        let bytes = b"[($&|<>{,.";
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
     let bytes = command.as_bytes();
-    bytes.windows(2).any(|w| {
-        matches!(
-            w,
-            b"[[" | b"((" | b"$'" | b"$\"" | b"&>" | b"|&" | b"<(" | b">("
-        )
-    }) || (command.contains('{') && (command.contains(',') || command.contains("..")))
+    let mut brace = false;
+    let mut comma_or_dots = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !INTERESTING[usize::from(b)] {
+            continue;
+        }
+        let next = bytes.get(i + 1).copied().unwrap_or(0);
+        match b {
+            b'[' if next == b'[' => return true,
+            b'(' if next == b'(' => return true,
+            b'$' if matches!(next, b'\'' | b'"') => return true,
+            b'&' if next == b'>' => return true,
+            b'|' if next == b'&' => return true,
+            b'<' | b'>' if next == b'(' => return true,
+            b'{' => brace = true,
+            b',' => comma_or_dots = true,
+            b'.' if next == b'.' => comma_or_dots = true,
+            _ => {}
+        }
+    }
+    brace && comma_or_dots
 }

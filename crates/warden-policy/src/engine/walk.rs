@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::acc::Acc;
 use super::args::{Stdin, expand_words, mark_replaced, xargs_input};
+use super::effects;
 use super::fed;
 use super::pipes::{loop_reads_input, output_of, stdin_from, stops_reading};
 use super::text::{arguments_range, is_harmless_sink, program_name, redirect_op_str};
@@ -57,6 +58,8 @@ pub(super) struct Walker<'s> {
     src: &'s str,
     acc: Acc,
     vars: Vars,
+    /// The line has a `$`: variables it sets may be expanded.
+    expands: bool,
 }
 
 impl<'s> Walker<'s> {
@@ -65,6 +68,7 @@ impl<'s> Walker<'s> {
             src,
             acc,
             vars: Vars::default(),
+            expands: src.as_bytes().contains(&b'$'),
         }
     }
 
@@ -73,7 +77,10 @@ impl<'s> Walker<'s> {
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
-        self.vars.add(&parsed.script);
+        // Only a `$` can expand what the line assigns.
+        if self.expands {
+            self.vars.add(&parsed.script);
+        }
         let top = Scope {
             heredocs: &parsed.heredocs,
             nesting: 0,
@@ -194,7 +201,9 @@ impl<'s> Walker<'s> {
         }
         match parse(text) {
             Ok(parsed) => {
-                self.vars.add(&parsed.script);
+                if self.expands {
+                    self.vars.add(&parsed.script);
+                }
                 let inner = Scope {
                     heredocs: &parsed.heredocs,
                     nesting: scope.nesting + 1,
@@ -283,15 +292,20 @@ impl<'s> Walker<'s> {
     fn simple(&mut self, simple: &SimpleCommand<'_>, io: Io, scope: Scope<'_, '_>) {
         let stdin = stdin_from(&simple.redirects).unwrap_or(io.stdin);
         let io = Io { stdin, ..io };
+        // Prefixes are an allowlist; a bare assignment reaches later commands only if exported.
+        let check = if simple.words.is_empty() {
+            env_vars::bare_assignment_refusal
+        } else {
+            env_vars::assignment_refusal
+        };
         for assignment in &simple.assignments {
             self.word(&assignment.value, scope);
-            if env_vars::is_dangerous_assignment(
+            if let Some(reason) = check(
                 assignment.name,
                 &assignment.value.text,
                 assignment.value.shape == ArgShape::Literal,
             ) {
-                self.acc
-                    .unknown(|| format!("setting `{}` changes what programs run", assignment.name));
+                self.acc.unknown(|| reason);
             }
         }
         for word in &simple.words {
@@ -377,6 +391,7 @@ impl<'s> Walker<'s> {
             }
             None => verdict,
         };
+        effects::raise(&mut self.acc, program, args, io.stdin, &verdict);
         match (&verdict, rule) {
             (Verdict::Unknown(_), None) => self
                 .acc

@@ -2,10 +2,12 @@
 //! that introduced them: hostile commands that must be refused (in many
 //! spellings), and the operator reads that must stay accepted.
 
+mod autonomy;
 mod bounded;
 mod catastrophic;
 mod effects;
 mod evaluation;
+mod exfiltration;
 mod expansion;
 mod flags;
 mod interactive;

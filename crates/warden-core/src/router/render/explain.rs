@@ -17,6 +17,7 @@ pub fn policy_answer(command: &str) -> String {
         format!("`{command}` is {verdict}."),
         format!("  why:    {}", c.reason),
         format!("  intent: {}, risk: {}", c.intent.as_str(), c.risk.as_str()),
+        format!("  at the autonomous level: {}", c.autonomy_text()),
     ];
     if let Some(interactive) = &c.interactive {
         lines.push(format!(

@@ -6,7 +6,7 @@ fn plain_names_only() {
         "read line",
         "declare -x LANG=C",
         "local x",
-        "export FOO=bar",
+        "export LANG=C",
         "unset x y",
         "getopts ab: opt",
         "test -v HOME",
@@ -24,6 +24,10 @@ fn plain_names_only() {
     }
     for line in [
         "let x=1",
+        // `export` is an allowlist, like a prefix.
+        "export FOO=bar",
+        "export SSLKEYLOGFILE=/tmp/k",
+        "declare -x WGETRC=/tmp/w",
         "read -t 5 -r a b",
         "printf -v out %s x",
         "declare -i x=1",

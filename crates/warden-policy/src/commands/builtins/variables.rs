@@ -122,10 +122,14 @@ const DECLARE_FLAGS: &str = "aAfFgilnprtuxI";
 
 /// `declare`/`local`/`export`/`readonly`/`typeset`: plain names, no
 /// integer attribute (`-i` evaluates the values), no references (`-n`).
+/// `export` and `declare -x` put names into the environment of every later
+/// command, like a prefix does: an allowlist (see [`crate::env_vars`]).
 pub(super) fn declare(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut exports = inv.name == "export";
     for arg in inv.args {
         let text = arg.as_str();
         if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 && arg.is_literal() {
+            exports |= text.starts_with('-') && text[1..].contains('x');
             if text[1..].contains(['i', 'n']) {
                 return Verdict::unknown(
                     "`-i` evaluates values as arithmetic and `-n` makes references: both can run code",
@@ -151,8 +155,17 @@ pub(super) fn declare(inv: &Invocation<'_, '_>) -> Verdict {
         if let Some(v) = plain_name(name, literal_name) {
             return v;
         }
-        if text.contains('=') && env_vars::is_dangerous(name) {
-            return Verdict::unknown(format!("setting `{name}` changes what programs run"));
+        let refusal = match text.split_once('=') {
+            Some((_, value)) if exports => {
+                env_vars::assignment_refusal(name, value, arg.is_literal())
+            }
+            Some((_, value)) => env_vars::bare_assignment_refusal(name, value, arg.is_literal()),
+            // Exporting a name set earlier: its value is not known here.
+            None if exports => env_vars::assignment_refusal(name, "", false),
+            None => None,
+        };
+        if let Some(reason) = refusal {
+            return Verdict::unknown(reason);
         }
     }
     Verdict::Read

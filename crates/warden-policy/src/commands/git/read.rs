@@ -208,9 +208,37 @@ pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
         return v;
     }
     if page {
-        return Verdict::interactive(InteractiveCategory::Pager, "opens a manual page");
+        // The first word that is not an option names the page.
+        let topic = rest
+            .args
+            .iter()
+            .find(|a| a.is_literal() && !a.as_str().starts_with('-'))
+            .map(|a| a.as_str());
+        return match topic {
+            Some(topic) => manual_page(topic),
+            None => Verdict::interactive(InteractiveCategory::Pager, "opens a manual page"),
+        };
     }
     Verdict::Read
+}
+
+/// `git help X` and `git X --help` open X's manual page in a pager or a
+/// browser; `git X -h` prints its usage instead.
+pub(super) fn manual_page(subcommand: &str) -> Verdict {
+    let plain = !subcommand.is_empty()
+        && subcommand
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if plain {
+        return Verdict::pager_with_rewrite(
+            format!("{subcommand} -h"),
+            "opens a manual page in a pager or a browser",
+        );
+    }
+    Verdict::interactive(
+        InteractiveCategory::Pager,
+        "opens a manual page in a pager or a browser",
+    )
 }
 
 fn branch(rest: &Invocation<'_, '_>) -> Verdict {

@@ -74,8 +74,6 @@ fn reads() {
         "git archive HEAD",
         "git archive --format=tar --remote=origin HEAD",
         "git format-patch --stdout -1",
-        "git log --help",
-        "git commit --help",
         "git push -h",
         "git hash-object file",
         "git apply --check fix.patch",
@@ -390,6 +388,9 @@ fn global_options() {
         "git help log",
         "git help -m log",
         "git --help log",
+        // A manual page in a pager or a browser; `git log -h` prints.
+        "git log --help",
+        "git commit --help",
     ] {
         assert!(is_interactive(line), "{line}: {:?}", rule_verdict(line));
     }

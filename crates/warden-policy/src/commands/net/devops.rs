@@ -293,7 +293,7 @@ fn ansible_lists(inv: &Invocation<'_, '_>, lists: &[&str]) -> Verdict {
         return Verdict::unknown("runs an inventory or vault password script");
     }
     if inv.has_word(lists) {
-        return Verdict::Read;
+        return inventory_runs();
     }
     if inv.has_word(&["--check", "-C"]) {
         return Verdict::unknown("check mode can still run some tasks");
@@ -324,10 +324,16 @@ pub(super) fn ansible_inventory(inv: &Invocation<'_, '_>) -> Verdict {
     if ansible_runs_code(inv) {
         return Verdict::unknown("runs an inventory script");
     }
-    if inv.has_word(&["--list", "--graph", "--host", "--version", "-h", "--help"]) {
+    if inv.has_word(&["--version", "-h", "--help"]) {
         return Verdict::Read;
     }
-    Verdict::unknown("needs `--list`, `--graph` or `--host`")
+    inventory_runs()
+}
+
+/// Listing hosts or tasks loads the configured inventory, whose scripts
+/// and plugins (from `ansible.cfg`, wherever it is) run programs.
+fn inventory_runs() -> Verdict {
+    Verdict::unknown("loads the configured inventory, whose scripts and plugins run programs")
 }
 
 pub(super) fn ansible_config(inv: &Invocation<'_, '_>) -> Verdict {

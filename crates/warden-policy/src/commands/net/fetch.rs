@@ -446,16 +446,21 @@ pub(super) fn httpie(inv: &Invocation<'_, '_>) -> Verdict {
     }
 }
 
-/// Is an HTTPie request item a body field (`a=b`, `a:=1`, `f@file`) rather
-/// than a header (`H:v`) or a query parameter (`q==v`)?
+/// Is an HTTPie request item a body field (`a=b`, `a:=1`, `f@file`) or a
+/// value read from a file (`H:@file`, `q==@file`) rather than a literal
+/// header (`H:v`) or query parameter (`q==v`)?
 fn sends_data(item: &str) -> bool {
     let bytes = item.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         match b {
             b'\\' => i += 1,
-            b':' => return bytes.get(i + 1) == Some(&b'='),
-            b'=' => return bytes.get(i + 1) != Some(&b'='),
+            // `H:@file` reads a header value from a file (HTTPie 3).
+            b':' => return matches!(bytes.get(i + 1), Some(b'=' | b'@')),
+            // `q==@file` reads a query value from a file.
+            b'=' => {
+                return bytes.get(i + 1) != Some(&b'=') || bytes.get(i + 2) == Some(&b'@');
+            }
             b'@' => return true,
             _ => {}
         }

@@ -378,6 +378,12 @@ pub(super) fn curl(inv: &Invocation<'_, '_>) -> Verdict {
                     );
                 }
                 'G' => get = true,
+                'n' => {
+                    return Verdict::write(
+                        Risk::MediumWrite,
+                        "`-n` sends credentials from ~/.netrc",
+                    );
+                }
                 _ if CURL_SHORT_SAFE.contains(c) => {}
                 _ => return Verdict::unknown(format!("unknown option `-{c}`")),
             }
@@ -442,15 +448,55 @@ enum CurlEffect {
     Verdict(Verdict),
 }
 
+/// `--data-urlencode` and `--url-query` read a file for `@FILE` and
+/// `NAME@FILE` (an `=` before the `@` makes it content).
+fn names_file(value: &str) -> bool {
+    let value = value.strip_prefix('+').unwrap_or(value);
+    value
+        .find(['=', '@'])
+        .is_some_and(|at| value[at..].starts_with('@'))
+}
+
+/// An option that sends a local file (or standard input): a write, with
+/// `-G` too, since the file then travels in the query.
+fn sends_file(name: &str, value: Option<&str>) -> Option<CurlEffect> {
+    Some(CurlEffect::Verdict(Verdict::write(
+        Risk::MediumWrite,
+        format!(
+            "`{name} {}` sends a local file or standard input, which carries data away",
+            value.unwrap_or_default()
+        ),
+    )))
+}
+
 /// The effect of one long option (short ones are mapped to their long name).
 fn curl_long(name: &str, value: Option<&str>) -> Option<CurlEffect> {
     let write = |risk, reason: String| Some(CurlEffect::Verdict(Verdict::write(risk, reason)));
     match name {
         "" | "--head" => None,
         "--get" => Some(CurlEffect::Get),
+        "--data" | "--data-ascii" | "--data-binary"
+            if value.is_some_and(|v| v.starts_with('@')) =>
+        {
+            sends_file(name, value)
+        }
+        "--data-urlencode" | "--url-query" if value.is_some_and(names_file) => {
+            sends_file(name, value)
+        }
         "--data" | "--data-ascii" | "--data-binary" | "--data-raw" | "--data-urlencode" => {
             Some(CurlEffect::Data)
         }
+        "--url" if value.is_some_and(|v| v.starts_with('@')) => sends_file(name, value),
+        // Credentials from a netrc (its `default` entry goes to any host).
+        // A cookie file is scoped to the domains its cookies name.
+        "--netrc" | "--netrc-optional" | "--netrc-file" => write(
+            Risk::MediumWrite,
+            format!("`{name}` sends credentials from a netrc file"),
+        ),
+        "--variable" if value.is_some_and(|v| v.starts_with('%') || names_file(v)) => write(
+            Risk::MediumWrite,
+            "`--variable` reads a file or an environment variable into the request".into(),
+        ),
         "--request" => match value {
             Some(m) if READ_METHODS.contains(&m) => None,
             _ => write(

@@ -96,8 +96,33 @@ pub(super) fn arping(inv: &Invocation<'_, '_>) -> Verdict {
 
 /// `fping` stops after its targets answer unless `-l` loops.
 pub(super) fn fping(inv: &Invocation<'_, '_>) -> Verdict {
+    if inv.has_short('f') || inv.has_long("--file") {
+        return Verdict::unknown(
+            "`-f` reads targets from a file: its contents would be sent as names to look up",
+        );
+    }
     if inv.has_short('l') || inv.has_long("--loop") {
         return stream("`-l` pings until interrupted");
+    }
+    let mut target = false;
+    let mut args = inv.args.iter().map(|a| a.as_str());
+    while let Some(text) = args.next() {
+        match text.strip_prefix('-') {
+            // Options that take a value as the next word.
+            Some(flags) if !flags.starts_with('-') && flags.len() == 1 => {
+                if "bBcCHiIOpQrStTxX".contains(flags) {
+                    args.next();
+                }
+            }
+            Some(_) => {}
+            None => target = true,
+        }
+    }
+    if !target && !inv.has_short('g') && !inv.has_word(&["-h", "--help", "-v", "--version"]) {
+        return Verdict::interactive_writer(
+            InteractiveCategory::InteractiveRepl,
+            "reads targets from standard input: what it is fed would be sent as names",
+        );
     }
     Verdict::Read
 }
@@ -412,6 +437,11 @@ pub(super) fn nmap(inv: &Invocation<'_, '_>) -> Verdict {
         let long = text.trim_start_matches('-');
         let head = long.split_once('=').map_or(long, |(h, _)| h);
         // nmap reads long options with one dash too (`-script`).
+        if text.starts_with("-iL") {
+            return Verdict::unknown(
+                "`-iL` reads targets from a file: its contents would be sent as names to look up",
+            );
+        }
         if text == "-iR" {
             return Verdict::unknown("`-iR` scans random hosts on the internet");
         }
@@ -437,21 +467,6 @@ pub(super) fn nmap(inv: &Invocation<'_, '_>) -> Verdict {
         }
     }
     Verdict::Read
-}
-
-pub(super) fn nslookup(inv: &Invocation<'_, '_>) -> Verdict {
-    match inv
-        .args
-        .iter()
-        .map(|a| a.as_str())
-        .find(|a| *a == "-" || !a.starts_with('-'))
-    {
-        Some(name) if name != "-" => Verdict::Read,
-        _ => Verdict::interactive(
-            InteractiveCategory::InteractiveRepl,
-            "waits for queries on standard input; give a name to look up",
-        ),
-    }
 }
 
 #[cfg(test)]

@@ -181,6 +181,26 @@ pub(super) fn systemctl(inv: &Invocation<'_, '_>) -> Verdict {
         return Verdict::Read;
     }
     if let Some((index, sub)) = first_pos(&SYSTEMCTL, inv.args) {
+        if sub == "help" {
+            // The units' manual pages, in a pager; their names print instead.
+            let units: Vec<&str> =
+                crate::commands::common::operands_after(&SYSTEMCTL, inv.args, index).collect();
+            let plain = units.iter().all(|u| {
+                u.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"@._-".contains(&b))
+            });
+            return if plain && !units.is_empty() {
+                Verdict::pager_with_rewrite(
+                    format!("show -p Documentation {}", units.join(" ")),
+                    "`help` opens the units' manual pages in a pager",
+                )
+            } else {
+                Verdict::interactive(
+                    InteractiveCategory::Pager,
+                    "`help` opens the units' manual pages in a pager",
+                )
+            };
+        }
         if sub == "edit" {
             return Verdict::interactive_writer(
                 InteractiveCategory::Pager,

@@ -306,7 +306,7 @@ fn env(inv: &Invocation<'_, '_>) -> Verdict {
             return bad(arg.raw);
         }
         let value = arg.as_str().split_once('=').map_or("", |(_, v)| v);
-        if env_vars::is_dangerous_assignment(name, value, arg.is_literal()) {
+        if let Some(reason) = env_vars::assignment_refusal(name, value, arg.is_literal()) {
             return Verdict::Guarded(
                 Wrap {
                     inner: Inner::Argv { start: index + 1 },
@@ -314,7 +314,7 @@ fn env(inv: &Invocation<'_, '_>) -> Verdict {
                     interactive: None,
                     via: "env",
                 },
-                format!("setting `{name}` changes what programs run").into(),
+                reason.into(),
             );
         }
         index += 1;

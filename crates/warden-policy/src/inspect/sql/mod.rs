@@ -175,6 +175,7 @@ impl ContentInspector for SqliteInspector {
     fn inspect(&self, inv: &Invocation<'_, '_>) -> Verdict {
         let mut sql: Vec<Sql<'_>> = Vec::new();
         let mut db = None;
+        let mut readonly = false;
         let mut i = 0;
         while let Some(arg) = inv.args.get(i) {
             let text = arg.as_str();
@@ -203,6 +204,7 @@ impl ContentInspector for SqliteInspector {
                     };
                     continue;
                 }
+                readonly |= name == "readonly";
                 if !SQLITE_FLAGS.contains(&name) {
                     return Verdict::unknown(format!(
                         "`{text}` is not a known sqlite3 option (`-init`, `-A` and `-interactive` run or prompt)"
@@ -218,10 +220,20 @@ impl ContentInspector for SqliteInspector {
             }
             i += 1;
         }
-        if db.is_none() {
+        let Some(db) = db else {
             return repl();
+        };
+        let verdict = verdict_for(sql, Dialect::Sqlite);
+        // Opening a database file that does not exist creates it.
+        let in_memory = db.is_literal() && db.as_str() == ":memory:";
+        let creates = !(readonly || in_memory);
+        match verdict {
+            Verdict::Read | Verdict::Conditional(_) if creates => Verdict::write(
+                Risk::LowWrite,
+                "without `-readonly`, sqlite3 creates the database file when it is missing",
+            ),
+            verdict => verdict,
         }
-        verdict_for(sql, Dialect::Sqlite)
     }
 }
 

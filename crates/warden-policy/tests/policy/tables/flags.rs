@@ -243,7 +243,7 @@ fn read_only_modes_with_options_that_write_or_run() {
         "tar -tvzf a.tar.gz",
         "psql -c 'select count(*) from users'",
         "mysql -e 'show databases'",
-        "sqlite3 db 'select * from t'",
+        "sqlite3 -readonly db 'select * from t'",
         "awk '{print $1}' f",
         "zpool status -x",
         "zpool iostat -v 1 3",

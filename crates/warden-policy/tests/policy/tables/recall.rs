@@ -297,7 +297,7 @@ fn gpus_security_databases() {
         "psql -h db1 -d app -c '\\dt'",
         "mysql -e 'SHOW PROCESSLIST'",
         "mysql -u root -e \"SELECT user, host FROM mysql.user\"",
-        "sqlite3 /var/lib/app/app.db '.tables'",
+        "sqlite3 -readonly /var/lib/app/app.db '.tables'",
         "sqlite3 -readonly app.db 'SELECT count(*) FROM jobs'",
         "redis-cli INFO memory",
         "redis-cli -h 10.0.0.5 PING",

@@ -30,7 +30,6 @@ fn reads() {
         "kubectl --token=abc get pods",
         "kubectl -v=6 get pods",
         "kubectl -v 6 get pods",
-        "kubectl -s https://k8s:6443 --insecure-skip-tls-verify get nodes",
         "kubectl --as=system:serviceaccount:default:deployer get pods",
         "kubectl --request-timeout=5s get pods",
         "kubectl -l app=x get pods",
@@ -118,6 +117,9 @@ fn reads() {
 #[test]
 fn writes() {
     for line in [
+        // A server named on the command line gets the kubeconfig's credentials.
+        "kubectl -s https://k8s:6443 --insecure-skip-tls-verify get nodes",
+        "kubectl --server=https://x.example get pods",
         "kubectl",
         "kubectl --context prod",
         "kubectl GET pods",
