@@ -35,7 +35,7 @@ pub fn protected_paths(
     {
         protected.push(Protected::file(
             text(file),
-            "a configuration file that holds a secret",
+            "a configuration file that gives Warden a secret",
         ));
     }
     protected.extend(extra.iter().cloned());
@@ -72,4 +72,70 @@ fn holds_a_secret(config: &Config, file: &Path) -> bool {
 
 fn text(path: &Path) -> String {
     path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+    use warden_policy::paths::protect::ProtectedKind;
+
+    fn load(dir: &Path, text: &str) -> Config {
+        let path = dir.join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        let home = dir.display().to_string();
+        let overrides = Overrides {
+            config: Some(path),
+            ..Overrides::default()
+        };
+        Config::load_with(&overrides, &|name| (name == "HOME").then(|| home.clone())).unwrap()
+    }
+
+    #[test]
+    fn data_directories_the_database_and_a_secret_bearing_config_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("elsewhere/w.db");
+        let config = load(
+            dir.path(),
+            &format!(
+                "db = \"{}\"\n[provider]\nkind = \"openai\"\napi_key = \"sk-123\"\n",
+                db.display()
+            ),
+        );
+        let server = dir.path().join("server");
+        let key = Protected::file("/etc/tls/key.pem", "the server's TLS private key");
+        let protected = protected_paths(&config, Some(&server), std::slice::from_ref(&key));
+        let paths: Vec<(&str, &ProtectedKind)> = protected
+            .iter()
+            .map(|p| (p.path.as_str(), &p.kind))
+            .collect();
+        let has =
+            |path: &Path, kind: ProtectedKind| paths.contains(&(path.to_str().unwrap(), &kind));
+        assert!(has(&server, ProtectedKind::Tree), "{paths:?}");
+        let user_data = crate::storage::default_database_path().unwrap();
+        assert!(
+            has(user_data.parent().unwrap(), ProtectedKind::Tree),
+            "{paths:?}"
+        );
+        for suffix in ["", "-wal", "-shm", "-journal", ".audit-head"] {
+            let file = PathBuf::from(format!("{}{suffix}", db.display()));
+            assert!(has(&file, ProtectedKind::File), "{suffix}: {paths:?}");
+        }
+        assert!(
+            has(&dir.path().join("config.toml"), ProtectedKind::File),
+            "{paths:?}"
+        );
+        assert!(protected.contains(&key));
+    }
+
+    #[test]
+    fn a_config_without_secrets_stays_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = load(dir.path(), "control_level = \"read_only\"\n");
+        let protected = protected_paths(&config, None, &[]);
+        assert!(
+            protected.iter().all(|p| !p.path.ends_with("config.toml")),
+            "{protected:?}"
+        );
+    }
 }

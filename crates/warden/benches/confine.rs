@@ -19,7 +19,9 @@ const RUNS: usize = 1000;
 
 fn main() {
     if !launcher_works() {
-        eprintln!("confine: the launcher cannot make a namespace here (run as root); nothing measured");
+        eprintln!(
+            "confine: the launcher cannot make a namespace here (run as root); nothing measured"
+        );
         return;
     }
     divan::main();

@@ -7,7 +7,8 @@
 fn main() {
     let mut args = std::env::args_os().skip(1).peekable();
     // `warden_confine::launcher_args` starts with the subcommand name.
-    if args.peek().map(|a| a.as_os_str()) == Some(std::ffi::OsStr::new(warden_confine::CONFINE_ARG)) {
+    if args.peek().map(|a| a.as_os_str()) == Some(std::ffi::OsStr::new(warden_confine::CONFINE_ARG))
+    {
         args.next();
     }
     warden_confine::run_confined(args)
