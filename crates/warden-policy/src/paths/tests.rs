@@ -251,6 +251,61 @@ mod protect {
             ("echo hello", PolicyOnly, Ok(())),
             ("systemctl status nginx", PolicyOnly, Ok(())),
             ("df -h /var/lib", PolicyOnly, Ok(())),
+            (
+                "cat $'\\x2fvar\\x2flib\\x2fwarden\\x2fadmin-password'",
+                PolicyOnly,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat $'\\x2fvar\\x2flib\\x2fwarden\\x2fadmin-password'",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat /var/lib/war\"\"den/admin-password",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat /var/lib/war\\den/admin-password",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat /var/lib/warden/admin-passw{o,x}rd",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat /var/lib/warden/admin-passw[o]rd",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "d=/var/lib/warden; cat $d/admin-password",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "cat /var/lib/${x}warden/admin-password",
+                PolicyOnly,
+                Err(ProtectedPath),
+            ),
+            (
+                "python3 -c 'print(open(\"/var/lib/warden/admin-password\").read())'",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "awk 1 /var/lib/warden/warden.db",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
+            (
+                "ln -s /var/lib/warden /tmp/x",
+                Namespaces,
+                Err(ProtectedPath),
+            ),
         ];
         let mut failures = Vec::new();
         for (command, strictness, expected) in rows {
