@@ -16,17 +16,25 @@ enum Form {
     /// One of these options is given: `-R` in any cluster of short options,
     /// a long option spelled out (or with `=value`).
     Flags(&'static [&'static str]),
+    /// Mass use: one of these options (recursion), an operand that expands
+    /// (a glob, a variable, a substitution, names fed by `xargs`), or more
+    /// than [`MASS_OPERANDS`] operands. Deleting a named file or two is a
+    /// medium write, like editing one.
+    Mass(&'static [&'static str]),
 }
 
-use Form::{Any, Flags, Words};
+use Form::{Any, Flags, Mass, Words};
+
+/// More operands than this make a deletion a mass deletion.
+const MASS_OPERANDS: usize = 3;
 
 /// Programs, their destructive form, and what they destroy.
 const TABLE: &[(&[&str], Form, &str)] = &[
     // Recursive or mass deletion and permission changes.
     (
         &["rm", "shred", "srm", "wipe", "unlink"],
-        Any,
-        "deletes files",
+        Mass(&["-r", "-R", "--recursive", "-d", "--dir"]),
+        "deletes files in bulk or whole trees",
     ),
     (
         &["find"],
@@ -301,6 +309,27 @@ fn has_words(args: &[crate::invocation::Arg<'_>], sequence: &[&str]) -> bool {
     words.windows(sequence.len()).any(|w| w == sequence)
 }
 
+/// Operands that expand, or many of them.
+fn is_mass(args: &[crate::invocation::Arg<'_>]) -> bool {
+    let mut operands = 0;
+    let mut after_options = false;
+    for arg in args {
+        let text = arg.as_str();
+        if !after_options && text == "--" {
+            after_options = true;
+            continue;
+        }
+        if !after_options && text.starts_with('-') && text.len() > 1 && arg.is_literal() {
+            continue;
+        }
+        if !arg.is_literal() {
+            return true;
+        }
+        operands += 1;
+    }
+    operands > MASS_OPERANDS
+}
+
 /// What `program args…` destroys, when it is one of the high-risk writes.
 /// Only asked about commands that already write.
 pub(crate) fn destroys(program: &str, args: &[crate::invocation::Arg<'_>]) -> Option<&'static str> {
@@ -312,6 +341,7 @@ pub(crate) fn destroys(program: &str, args: &[crate::invocation::Arg<'_>]) -> Op
             Any => true,
             Words(sequences) => sequences.iter().any(|s| has_words(args, s)),
             Flags(flags) => flags.iter().any(|f| has_flag(args, f)),
+            Mass(flags) => flags.iter().any(|f| has_flag(args, f)) || is_mass(args),
         };
         hit.then_some(*reason)
     })
@@ -326,6 +356,13 @@ mod tests {
     fn table() {
         // (command, high risk)
         let rows: &[(&str, bool)] = &[
+            ("rm -f /tmp/scratch", false),
+            ("rm a b c", false),
+            ("rm a b c d", true),
+            ("rm -r /tmp/x", true),
+            ("rm -fR /tmp/x", true),
+            ("rm --recursive /tmp/x", true),
+            ("unlink /tmp/x", false),
             ("chmod -R 755 /srv", true),
             ("chmod -Rv 755 /srv", true),
             ("chown --recursive a /srv", true),

@@ -137,8 +137,10 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("rename", change::medium),
     ("tee", change::tee),
     ("dd", change::dd),
-    ("rm", change::high),
-    ("rmdir", change::high),
-    ("unlink", change::high),
-    ("shred", change::high),
+    // One named file is a medium write, like an edit; recursion, globs and
+    // long lists are raised to high by `commands::destroys`.
+    ("rm", change::medium),
+    ("rmdir", change::medium),
+    ("unlink", change::medium),
+    ("shred", change::medium),
 ];
