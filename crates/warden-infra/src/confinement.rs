@@ -141,9 +141,11 @@ impl Confinement {
     }
 }
 
-/// This process and its threads, as `/proc` names them now.
+/// This process, its threads and its commands' watchdog, as `/proc` names
+/// them now.
 fn own_processes() -> Vec<u32> {
     let mut pids = vec![std::process::id()];
+    pids.extend(crate::runner::watchdog_pid());
     if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
         for task in tasks.flatten() {
             if let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok())

@@ -50,7 +50,9 @@ pub use registry::{running_commands, terminate_all};
 pub use run::run;
 pub use stopping::Shutdown;
 pub use warden_protocol::routing::EXEC_TAG_VAR;
-pub use watchdog::{WATCHDOG_ARG, WatchdogError, run_watchdog, start_watchdog, watchdog_running};
+pub use watchdog::{
+    WATCHDOG_ARG, WatchdogError, run_watchdog, start_watchdog, watchdog_pid, watchdog_running,
+};
 
 /// A program that confines a command and then becomes it: `program args…
 /// COMMAND…`, e.g. `warden agent sandbox-exec --landlock read-only --`.

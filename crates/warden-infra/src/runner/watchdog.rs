@@ -41,6 +41,9 @@ pub const WATCHDOG_ARG: &str = "__warden-watchdog";
 
 /// The write end, once the watchdog runs.
 static ANNOUNCE: Mutex<Option<std::fs::File>> = Mutex::new(None);
+/// The watchdog's pid once started (0 before): hidden from commands as a
+/// process of Warden's own.
+static WATCHDOG_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 #[derive(Debug, thiserror::Error)]
 pub enum WatchdogError {
@@ -72,7 +75,7 @@ pub fn start_watchdog(program: impl Into<PathBuf>, grace: Duration) -> Result<()
     // Never block Warden on the watchdog: a line that does not fit (a
     // watchdog that stopped reading) is dropped.
     rustix::io::ioctl_fionbio(&write, true).map_err(|e| WatchdogError::Pipe(e.into()))?;
-    std::process::Command::new(&program)
+    let child = std::process::Command::new(&program)
         .arg(WATCHDOG_ARG)
         .arg("--grace-ms")
         .arg(grace.as_millis().to_string())
@@ -84,8 +87,17 @@ pub fn start_watchdog(program: impl Into<PathBuf>, grace: Duration) -> Result<()
         .process_group(0)
         .spawn()
         .map_err(|source| WatchdogError::Spawn { program, source })?;
+    WATCHDOG_PID.store(child.id(), std::sync::atomic::Ordering::Relaxed);
     *announce = Some(std::fs::File::from(write));
     Ok(())
+}
+
+/// The watchdog's pid, once it runs.
+pub fn watchdog_pid() -> Option<u32> {
+    match WATCHDOG_PID.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => None,
+        pid => Some(pid),
+    }
 }
 
 /// Whether commands are announced to a watchdog.

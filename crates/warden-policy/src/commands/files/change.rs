@@ -22,12 +22,13 @@ pub(super) fn medium(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::MediumWrite, "changes files")
 }
 
-/// Destroys files.
-pub(super) fn high(inv: &Invocation<'_, '_>) -> Verdict {
+/// Deletes the files it names: a medium write, raised to high for
+/// recursion, globs and long lists by `commands::destroys`.
+pub(super) fn delete(inv: &Invocation<'_, '_>) -> Verdict {
     if help_only(inv) {
         return Verdict::Read;
     }
-    Verdict::write(Risk::HighWrite, "deletes files")
+    Verdict::write(Risk::MediumWrite, "deletes files")
 }
 
 fn help_only(inv: &Invocation<'_, '_>) -> bool {

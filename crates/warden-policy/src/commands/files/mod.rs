@@ -139,8 +139,8 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("dd", change::dd),
     // One named file is a medium write, like an edit; recursion, globs and
     // long lists are raised to high by `commands::destroys`.
-    ("rm", change::medium),
-    ("rmdir", change::medium),
-    ("unlink", change::medium),
-    ("shred", change::medium),
+    ("rm", change::delete),
+    ("rmdir", change::delete),
+    ("unlink", change::delete),
+    ("shred", change::delete),
 ];
