@@ -19,6 +19,7 @@
 
 mod assignment;
 mod json;
+pub mod known;
 mod key_names;
 mod kind;
 mod placeholder;
