@@ -36,9 +36,9 @@ mod tests;
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::Value;
 
 pub use pem::pem_blocks;
@@ -56,8 +56,6 @@ pub enum KnownSecretError {
     TooShort { label: String },
     #[error("the {label} holds no PEM private key block")]
     NoPrivateKey { label: String },
-    #[error("the known-secret searcher cannot be built: {0}")]
-    Build(String),
 }
 
 /// How a secret was found.
@@ -69,6 +67,8 @@ pub enum Encoding {
     ReversedHex,
     Base64,
     ReversedBase64,
+    /// The searcher could not be built: the output was not checked.
+    Unchecked,
 }
 
 impl Encoding {
@@ -80,6 +80,7 @@ impl Encoding {
             Encoding::ReversedHex => "reversed hex",
             Encoding::Base64 => "base64",
             Encoding::ReversedBase64 => "reversed base64",
+            Encoding::Unchecked => "unchecked",
         }
     }
 
@@ -112,6 +113,12 @@ pub struct Found {
 impl Found {
     /// What the withheld output's error says.
     pub fn message(&self) -> String {
+        if self.encoding == Encoding::Unchecked {
+            return format!(
+                "the output could not be checked for Warden's own {}; it was withheld",
+                self.label
+            );
+        }
         format!(
             "the output contained Warden's {} ({}); it was withheld",
             self.label, self.encoding
@@ -139,8 +146,13 @@ struct PatternOf {
 pub struct KnownSecrets {
     entries: Vec<Entry>,
     public: Vec<Vec<u8>>,
-    searcher: Option<(AhoCorasick, Vec<PatternOf>)>,
+    /// Built when first searched (a registry is filled in a few steps);
+    /// `Err` when it cannot be, and then every output is withheld.
+    searcher: OnceLock<Result<Option<Searcher>, String>>,
 }
+
+/// The automaton of every pattern and whose each pattern is.
+type Searcher = (AhoCorasick, Vec<PatternOf>);
 
 impl fmt::Debug for KnownSecrets {
     /// Labels only, never a secret.
@@ -220,7 +232,8 @@ impl KnownSecrets {
                 self.public.push(block.body.into_bytes());
             }
         }
-        self.rebuild()
+        self.searcher = OnceLock::new();
+        Ok(())
     }
 
     fn push(&mut self, label: &str, forms: Vec<Vec<u8>>) -> Result<(), KnownSecretError> {
@@ -228,10 +241,11 @@ impl KnownSecrets {
             label: label.to_string(),
             forms,
         });
-        self.rebuild()
+        self.searcher = OnceLock::new();
+        Ok(())
     }
 
-    fn rebuild(&mut self) -> Result<(), KnownSecretError> {
+    fn build(&self) -> Result<Option<Searcher>, String> {
         let headers: Vec<Vec<u8>> = pem::COMMON_DER_HEADERS
             .iter()
             .flat_map(|h| {
@@ -262,19 +276,33 @@ impl KnownSecrets {
                 }
             }
         }
-        self.searcher = if patterns.is_empty() {
-            None
-        } else {
-            let searcher = AhoCorasick::new(&patterns)
-                .map_err(|e| KnownSecretError::Build(e.to_string()))?;
-            Some((searcher, owners))
-        };
-        Ok(())
+        if patterns.is_empty() {
+            return Ok(None);
+        }
+        {
+            // A DFA: decoded views are random-looking bytes, on which
+            // prefilters do not help and an NFA's transitions are slow.
+            let searcher = AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(&patterns)
+                .map_err(|e| e.to_string())?;
+            Ok(Some((searcher, owners)))
+        }
     }
 
     /// The first registered secret found in `text`, in any encoding.
+    /// A registry whose searcher cannot be built finds a problem in every
+    /// output ([`Encoding::Unchecked`]): nothing unchecked gets through.
     pub fn find(&self, text: &str) -> Option<Found> {
-        let (searcher, owners) = self.searcher.as_ref()?;
+        let (searcher, owners) = match self.searcher.get_or_init(|| self.build()) {
+            Ok(searcher) => searcher.as_ref()?,
+            Err(why) => {
+                return Some(Found {
+                    label: format!("secrets (they cannot be searched for: {why})"),
+                    encoding: Encoding::Unchecked,
+                });
+            }
+        };
         for (view, bytes) in views::views(text) {
             if let Some(m) = searcher.find(bytes.as_slice()) {
                 let owner = owners.get(m.pattern().as_usize())?;
@@ -291,7 +319,9 @@ impl KnownSecrets {
     /// The first registered secret found in any string (or key) of `value`,
     /// the strings searched together, one per line.
     pub fn find_in_json(&self, value: &Value) -> Option<Found> {
-        self.searcher.as_ref()?;
+        if self.entries.is_empty() {
+            return None;
+        }
         let mut text = String::new();
         collect_strings(value, &mut text);
         self.find(&text)

@@ -56,13 +56,39 @@ pub fn views(text: &str) -> Vec<(View, Vec<u8>)> {
     ]
 }
 
-fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
+/// Not a digit of the encoding.
+const NONE: u8 = 0xff;
+
+/// Byte → value tables (a branch per byte is most of the decoding's cost).
+const fn table(alphabet: &[(u8, u8, u8)]) -> [u8; 256] {
+    let mut out = [NONE; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        let (from, to, value) = alphabet[i];
+        let mut b = from;
+        while b <= to {
+            out[b as usize] = value + (b - from);
+            b += 1;
+        }
+        i += 1;
     }
+    out
+}
+
+static HEX: [u8; 256] = table(&[(b'0', b'9', 0), (b'a', b'f', 10), (b'A', b'F', 10)]);
+static BASE64: [u8; 256] = table(&[
+    (b'A', b'Z', 0),
+    (b'a', b'z', 26),
+    (b'0', b'9', 52),
+    (b'+', b'+', 62),
+    (b'-', b'-', 62),
+    (b'/', b'/', 63),
+    (b'_', b'_', 63),
+]);
+
+fn hex_value(b: u8) -> Option<u8> {
+    let v = HEX[usize::from(b)];
+    (v != NONE).then_some(v)
 }
 
 /// Decode pairs of hex digits; `digits` must all be hex digits.
@@ -77,7 +103,7 @@ fn decode_hex_pairs(digits: &[u8], out: &mut Vec<u8>) {
 /// Every run of hex digits long enough, decoded at both parities (a run
 /// may start with an odd digit of something else).
 pub fn hex_runs(bytes: &[u8], out: &mut Vec<u8>) {
-    for run in bytes.split(|b| !b.is_ascii_hexdigit()) {
+    for run in bytes.split(|&b| hex_value(b).is_none()) {
         if run.len() < MIN_HEX_RUN {
             continue;
         }
@@ -163,36 +189,34 @@ fn xxd_groups(rest: &str) -> Option<Vec<&str>> {
     None
 }
 
-fn base64_value(b: u8) -> Option<u8> {
-    match b {
-        b'A'..=b'Z' => Some(b - b'A'),
-        b'a'..=b'z' => Some(b - b'a' + 26),
-        b'0'..=b'9' => Some(b - b'0' + 52),
-        b'+' | b'-' => Some(62),
-        b'/' | b'_' => Some(63),
-        _ => None,
-    }
+fn is_base64(b: u8) -> bool {
+    BASE64[usize::from(b)] != NONE
 }
 
 /// Decode base64 characters (both alphabets); a final partial group
 /// gives the bytes it holds.
 pub(super) fn decode_base64(chars: &[u8], out: &mut Vec<u8>) {
-    for group in chars.chunks(4) {
-        let mut acc: u32 = 0;
-        for &c in group {
-            acc = acc << 6 | u32::from(base64_value(c).unwrap_or(0));
-        }
-        let [_, b0, b1, b2] = (acc << (6 * (4 - group.len()))).to_be_bytes();
-        let decoded = [b0, b1, b2];
-        let take = (group.len() * 6) / 8;
-        out.extend_from_slice(&decoded[..take]);
+    let value = |c: u8| u32::from(BASE64[usize::from(c)] & 63);
+    let mut groups = chars.chunks_exact(4);
+    out.reserve(chars.len() / 4 * 3 + 2);
+    for g in &mut groups {
+        let acc = value(g[0]) << 18 | value(g[1]) << 12 | value(g[2]) << 6 | value(g[3]);
+        let [_, b0, b1, b2] = acc.to_be_bytes();
+        out.extend_from_slice(&[b0, b1, b2]);
     }
+    let last = groups.remainder();
+    let mut acc: u32 = 0;
+    for &c in last {
+        acc = acc << 6 | value(c);
+    }
+    let [_, b0, b1, b2] = (acc << (6 * (4 - last.len()))).to_be_bytes();
+    out.extend_from_slice(&[b0, b1, b2][..last.len() * 6 / 8]);
 }
 
 /// Every run of base64 characters long enough (padding ends a run),
 /// decoded from each of the four character offsets.
 pub fn base64_runs(bytes: &[u8], out: &mut Vec<u8>) {
-    for run in bytes.split(|&b| base64_value(b).is_none()) {
+    for run in bytes.split(|&b| !is_base64(b)) {
         if run.len() < MIN_BASE64_RUN {
             continue;
         }
