@@ -113,7 +113,8 @@ fn base64_dump_with_secret_64k(bencher: divan::Bencher) {
         .bench(|| known.find(black_box(&text)).is_some());
 }
 
+/// The searcher is built when first searched: register 10, search once.
 #[divan::bench]
 fn build_registry_of_10(bencher: divan::Bencher) {
-    bencher.bench(registry);
+    bencher.bench(|| registry().find(black_box("x")).is_some());
 }
