@@ -186,20 +186,24 @@ impl KnownSecrets {
     /// Register `secret` under `label` (`model API key`, …). A secret with
     /// whitespace is also looked for without it (wrapped lines).
     pub fn add(&mut self, label: &str, secret: &[u8]) -> Result<(), KnownSecretError> {
+        // As given, and (text read from a file) without surrounding or
+        // inner whitespace.
         let trimmed = secret.trim_ascii();
         if trimmed.len() < MIN_SECRET_LEN {
             return Err(KnownSecretError::TooShort {
                 label: label.to_string(),
             });
         }
-        let mut forms = vec![trimmed.to_vec()];
         let stripped: Vec<u8> = trimmed
             .iter()
             .copied()
             .filter(|b| !b.is_ascii_whitespace())
             .collect();
-        if stripped.len() != trimmed.len() && stripped.len() >= MIN_SECRET_LEN {
-            forms.push(stripped);
+        let mut forms = vec![secret.to_vec()];
+        for form in [trimmed.to_vec(), stripped] {
+            if form.len() >= MIN_SECRET_LEN && !forms.contains(&form) {
+                forms.push(form);
+            }
         }
         self.push(label, forms)
     }
