@@ -36,7 +36,10 @@ fn bytes(n: usize, mut state: u64) -> Vec<u8> {
 fn registry() -> KnownSecrets {
     let mut known = KnownSecrets::new();
     known
-        .add("model API key", b"sk-ant-api03-Zq8vK2mLx9RtYw4PbN7cJdQe0aB1cD2eF3gH4iJ5kL6mN7oP8q")
+        .add(
+            "model API key",
+            b"sk-ant-api03-Zq8vK2mLx9RtYw4PbN7cJdQe0aB1cD2eF3gH4iJ5kL6mN7oP8q",
+        )
         .ok();
     for i in 0..9u64 {
         known

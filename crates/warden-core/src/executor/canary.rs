@@ -47,7 +47,9 @@ mod tests {
     #[test]
     fn an_output_with_a_known_secret_is_replaced_whole() {
         let mut known = KnownSecrets::new();
-        known.add("model API key", b"sk-test-0123456789abcdefXYZ").unwrap();
+        known
+            .add("model API key", b"sk-test-0123456789abcdefXYZ")
+            .unwrap();
         let (result, found) = withhold(
             &known,
             Ok(json!({"stdout": "c2stdGVzdC0wMTIzNDU2Nzg5YWJjZGVmWFla\n", "exit_code": 0})),
@@ -60,7 +62,9 @@ mod tests {
         );
         assert!(error.failed && !error.blocked);
         assert_eq!(found.unwrap().label, "model API key");
-        let failed = Err(ToolError::execution_failed("exit 1: sk-test-0123456789abcdefXYZ"));
+        let failed = Err(ToolError::execution_failed(
+            "exit 1: sk-test-0123456789abcdefXYZ",
+        ));
         assert!(withhold(&known, failed).1.is_some());
         let fine = Ok(json!({"stdout": "hello"}));
         assert_eq!(withhold(&known, fine.clone()).0, fine);

@@ -376,8 +376,7 @@ impl<'a> Executor<'a> {
             None => self.internal(session, &admitted.call, admitted.target.as_ref(), at),
         };
         // Before anything keeps, shows, streams or sends it.
-        let (result, withheld) =
-            canary::withhold(&self.settings.known_secrets.snapshot(), result);
+        let (result, withheld) = canary::withhold(&self.settings.known_secrets.snapshot(), result);
         if let Some(found) = &withheld {
             telemetry::secret_withheld(&tool);
             tracing::warn!(

@@ -19,9 +19,9 @@
 
 mod assignment;
 mod json;
-pub mod known;
 mod key_names;
 mod kind;
+pub mod known;
 mod placeholder;
 mod rule;
 mod shapes;

@@ -59,7 +59,11 @@ fn a_known_secret_in_output_is_withheld_and_audited() {
     // Asked again (served from knowledge or run again): still withheld.
     let again = executor.execute_now(&mut session, &read, at(1));
     assert_eq!(code(&again), Some(ErrorCode::SecretInOutput));
-    assert!(!serde_json::to_string(&again.response).unwrap().contains("c2stdGVzdC1acTh2"));
+    assert!(
+        !serde_json::to_string(&again.response)
+            .unwrap()
+            .contains("c2stdGVzdC1acTh2")
+    );
     let records = world.audit.records();
     let withheld: Vec<_> = records
         .iter()

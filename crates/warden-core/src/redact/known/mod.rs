@@ -52,7 +52,9 @@ pub const MIN_SECRET_LEN: usize = 8;
 /// Why a secret was not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KnownSecretError {
-    #[error("the {label} is shorter than {MIN_SECRET_LEN} bytes: it would be found in ordinary output, so it is not watched for")]
+    #[error(
+        "the {label} is shorter than {MIN_SECRET_LEN} bytes: it would be found in ordinary output, so it is not watched for"
+    )]
     TooShort { label: String },
     #[error("the {label} holds no PEM private key block")]
     NoPrivateKey { label: String },

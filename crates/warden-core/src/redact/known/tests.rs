@@ -16,51 +16,111 @@ fn registry() -> KnownSecrets {
 /// `printf '%s\n' KEY > k1`, then each command on `k1` (`xxd` and
 /// `hexdump -C` show it as is in their text column).
 const TOOL_OUTPUTS: &[(&str, &str, Encoding)] = &[
-    ("xxd", r#"00000000: 736b 2d61 6e74 2d61 7069 3033 2d5a 7138  sk-ant-api03-Zq8
+    (
+        "xxd",
+        r#"00000000: 736b 2d61 6e74 2d61 7069 3033 2d5a 7138  sk-ant-api03-Zq8
 00000010: 764b 326d 4c78 3952 7459 7734 5062 4e37  vK2mLx9RtYw4PbN7
 00000020: 634a 640a                                cJd.
-"#, Encoding::Raw),
-    ("xxd -p", r#"736b2d616e742d61706930332d5a7138764b326d4c783952745977345062
+"#,
+        Encoding::Raw,
+    ),
+    (
+        "xxd -p",
+        r#"736b2d616e742d61706930332d5a7138764b326d4c783952745977345062
 4e37634a640a
-"#, Encoding::Hex),
-    ("xxd -p -u", r#"736B2D616E742D61706930332D5A7138764B326D4C783952745977345062
+"#,
+        Encoding::Hex,
+    ),
+    (
+        "xxd -p -u",
+        r#"736B2D616E742D61706930332D5A7138764B326D4C783952745977345062
 4E37634A640A
-"#, Encoding::Hex),
-    ("od -An -tx1", r#" 73 6b 2d 61 6e 74 2d 61 70 69 30 33 2d 5a 71 38
+"#,
+        Encoding::Hex,
+    ),
+    (
+        "od -An -tx1",
+        r#" 73 6b 2d 61 6e 74 2d 61 70 69 30 33 2d 5a 71 38
  76 4b 32 6d 4c 78 39 52 74 59 77 34 50 62 4e 37
  63 4a 64 0a
-"#, Encoding::Hex),
-    ("od -x", r#"0000000 6b73 612d 746e 612d 6970 3330 5a2d 3871
+"#,
+        Encoding::Hex,
+    ),
+    (
+        "od -x",
+        r#"0000000 6b73 612d 746e 612d 6970 3330 5a2d 3871
 0000020 4b76 6d32 784c 5239 5974 3477 6250 374e
 0000040 4a63 0a64
 0000044
-"#, Encoding::Hex),
-    ("hexdump -C", r#"00000000  73 6b 2d 61 6e 74 2d 61  70 69 30 33 2d 5a 71 38  |sk-ant-api03-Zq8|
+"#,
+        Encoding::Hex,
+    ),
+    (
+        "hexdump -C",
+        r#"00000000  73 6b 2d 61 6e 74 2d 61  70 69 30 33 2d 5a 71 38  |sk-ant-api03-Zq8|
 00000010  76 4b 32 6d 4c 78 39 52  74 59 77 34 50 62 4e 37  |vK2mLx9RtYw4PbN7|
 00000020  63 4a 64 0a                                       |cJd.|
 00000024
-"#, Encoding::Raw),
-    ("base64", r#"c2stYW50LWFwaTAzLVpxOHZLMm1MeDlSdFl3NFBiTjdjSmQK
-"#, Encoding::Base64),
-    ("rev", r#"dJc7NbP4wYtR9xLm2Kv8qZ-30ipa-tna-ks
-"#, Encoding::Reversed),
-    ("cut -c1-20", r#"sk-ant-api03-Zq8vK2m
-"#, Encoding::Raw),
-    ("cut -c15-34", r#"q8vK2mLx9RtYw4PbN7cJ
-"#, Encoding::Raw),
-    ("fold -w 10", r#"sk-ant-api
+"#,
+        Encoding::Raw,
+    ),
+    (
+        "base64",
+        r#"c2stYW50LWFwaTAzLVpxOHZLMm1MeDlSdFl3NFBiTjdjSmQK
+"#,
+        Encoding::Base64,
+    ),
+    (
+        "rev",
+        r#"dJc7NbP4wYtR9xLm2Kv8qZ-30ipa-tna-ks
+"#,
+        Encoding::Reversed,
+    ),
+    (
+        "cut -c1-20",
+        r#"sk-ant-api03-Zq8vK2m
+"#,
+        Encoding::Raw,
+    ),
+    (
+        "cut -c15-34",
+        r#"q8vK2mLx9RtYw4PbN7cJ
+"#,
+        Encoding::Raw,
+    ),
+    (
+        "fold -w 10",
+        r#"sk-ant-api
 03-Zq8vK2m
 Lx9RtYw4Pb
 N7cJd
-"#, Encoding::Raw),
-    ("base64 | rev", r#"KQmSjdjTiBFN3lFdSlDeM1mMLZHOxpVLzATawFWL05WYts2c
-"#, Encoding::ReversedBase64),
-    ("rev | base64", r#"ZEpjN05iUDR3WXRSOXhMbTJLdjhxWi0zMGlwYS10bmEta3MK
-"#, Encoding::ReversedBase64),
-    ("xxd -p | rev", r#"260543779547259387c4d623b4678317a5d23303960716d247e616d2b637
+"#,
+        Encoding::Raw,
+    ),
+    (
+        "base64 | rev",
+        r#"KQmSjdjTiBFN3lFdSlDeM1mMLZHOxpVLzATawFWL05WYts2c
+"#,
+        Encoding::ReversedBase64,
+    ),
+    (
+        "rev | base64",
+        r#"ZEpjN05iUDR3WXRSOXhMbTJLdjhxWi0zMGlwYS10bmEta3MK
+"#,
+        Encoding::ReversedBase64,
+    ),
+    (
+        "xxd -p | rev",
+        r#"260543779547259387c4d623b4678317a5d23303960716d247e616d2b637
 a046a43673e4
-"#, Encoding::ReversedHex),
-    ("base64url", r#"c2stYW50LWFwaTAzLVpxOHZLMm1MeDlSdFl3NFBiTjdjSmQK"#, Encoding::Base64),
+"#,
+        Encoding::ReversedHex,
+    ),
+    (
+        "base64url",
+        r#"c2stYW50LWFwaTAzLVpxOHZLMm1MeDlSdFl3NFBiTjdjSmQK"#,
+        Encoding::Base64,
+    ),
 ];
 
 #[test]
@@ -93,7 +153,12 @@ fn the_message_names_the_label_never_the_secret() {
 /// Deterministic filler bytes (no RNG dependency in the table).
 fn filler(n: usize, seed: u8) -> Vec<u8> {
     (0..n)
-        .map(|i| (i as u8).wrapping_mul(131).wrapping_add(seed).rotate_left(3))
+        .map(|i| {
+            (i as u8)
+                .wrapping_mul(131)
+                .wrapping_add(seed)
+                .rotate_left(3)
+        })
         .collect()
 }
 
@@ -117,7 +182,13 @@ fn xxd(bytes: &[u8]) -> String {
         }
         let text: String = chunk
             .iter()
-            .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' })
+            .map(|&b| {
+                if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    '.'
+                }
+            })
             .collect();
         out.push_str(&format!("{:08x}: {hex:<40} {text}\n", line * 16));
     }
@@ -180,7 +251,9 @@ fn short_secrets_match_whole_and_tiny_ones_are_refused() {
     assert!(known.find(&encode_base64(b"Tr0ub4dor&3")).is_some());
     assert_eq!(
         known.add("pin", b"1234567"),
-        Err(KnownSecretError::TooShort { label: "pin".into() })
+        Err(KnownSecretError::TooShort {
+            label: "pin".into()
+        })
     );
     assert_eq!(known.labels(), ["admin password"]);
 }
@@ -189,14 +262,25 @@ fn short_secrets_match_whole_and_tiny_ones_are_refused() {
 fn several_secrets_each_named() {
     let mut known = registry();
     known
-        .add("Proxmox token secret of cluster lab", b"0b7f6a4e-3c2d-4e1f-9a8b-7c6d5e4f3a2b")
+        .add(
+            "Proxmox token secret of cluster lab",
+            b"0b7f6a4e-3c2d-4e1f-9a8b-7c6d5e4f3a2b",
+        )
         .unwrap();
-    known.add("agent grant-signing key", &filler(32, 99)).unwrap();
-    let found = known.find("value: 0b7f6a4e-3c2d-4e1f-9a8b-7c6d5e4f3a2b").unwrap();
+    known
+        .add("agent grant-signing key", &filler(32, 99))
+        .unwrap();
+    let found = known
+        .find("value: 0b7f6a4e-3c2d-4e1f-9a8b-7c6d5e4f3a2b")
+        .unwrap();
     assert_eq!(found.label, "Proxmox token secret of cluster lab");
     let hex: String = filler(32, 99).iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(known.find(&hex).unwrap().label, "agent grant-signing key");
-    assert!(known.find("total 0\ndrwxr-xr-x 2 root root 4096 .\n").is_none());
+    assert!(
+        known
+            .find("total 0\ndrwxr-xr-x 2 root root 4096 .\n")
+            .is_none()
+    );
 }
 
 #[test]
@@ -209,7 +293,11 @@ fn json_strings_are_searched_together() {
         .collect();
     let value = serde_json::json!({"stdout": "", "lines": lines, "exit_code": 0});
     assert!(known.find_in_json(&value).is_some());
-    assert!(known.find_in_json(&serde_json::json!({"stdout": "ok"})).is_none());
+    assert!(
+        known
+            .find_in_json(&serde_json::json!({"stdout": "ok"}))
+            .is_none()
+    );
 }
 
 /// A PEM private key: `cat`, `base64`, `rev`, the DER in `xxd`, `cut -c1-20`
@@ -218,7 +306,9 @@ fn json_strings_are_searched_together() {
 fn pem_private_keys_and_their_certificate() {
     let mut der = b"\x30\x77\x02\x01\x01\x04\x20".to_vec();
     der.extend(filler(32, 201));
-    der.extend_from_slice(b"\xa0\x0a\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\xa1\x44\x03\x42\x00\x04");
+    der.extend_from_slice(
+        b"\xa0\x0a\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\xa1\x44\x03\x42\x00\x04",
+    );
     let public_point = filler(64, 77);
     der.extend(&public_point);
     let pem = format!(
@@ -237,7 +327,10 @@ fn pem_private_keys_and_their_certificate() {
     known.add_private_key_pem("TLS private key", &pem).unwrap();
     known.add_public(cert.as_bytes()).unwrap();
     let reversed: String = pem.chars().rev().collect();
-    let cut: String = pem.lines().map(|l| format!("{}\n", &l[..l.len().min(20)])).collect();
+    let cut: String = pem
+        .lines()
+        .map(|l| format!("{}\n", &l[..l.len().min(20)]))
+        .collect();
     for output in [
         pem.clone(),
         encode_base64(pem.as_bytes()),
@@ -252,7 +345,9 @@ fn pem_private_keys_and_their_certificate() {
     // Another key of the same kind shares only the structure.
     let mut other = b"\x30\x77\x02\x01\x01\x04\x20".to_vec();
     other.extend(filler(32, 13));
-    other.extend_from_slice(b"\xa0\x0a\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\xa1\x44\x03\x42\x00\x04");
+    other.extend_from_slice(
+        b"\xa0\x0a\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\xa1\x44\x03\x42\x00\x04",
+    );
     other.extend(filler(64, 17));
     assert_eq!(known.find(&xxd(&other)), None);
     assert_eq!(known.find(&encode_base64(&other)), None);

@@ -33,10 +33,7 @@ const MIN_BASE64_RUN: usize = (super::MIN_SECRET_LEN * 4).div_ceil(3);
 
 /// Every view of `text`, in the order they are searched.
 pub fn views(text: &str) -> Vec<(View, Vec<u8>)> {
-    let stripped: Vec<u8> = text
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
+    let stripped: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     let (mut hex, words) = dump_lines(text);
     hex_runs(&stripped, &mut hex);
     let mut base64 = Vec::new();

@@ -542,17 +542,38 @@ fn argon2_hashes_everywhere() {
     let h = "[redacted: password hash]";
     let rows: Vec<(String, String)> = vec![
         // sqlite3 default (list) mode, pipe-separated
-        (format!("admin|admin|{id}|1732700000000|0\n"), format!("admin|admin|{h}|1732700000000|0\n")),
-        (format!("bob|operator|{i}|1732700000000|1"), format!("bob|operator|{h}|1732700000000|1")),
+        (
+            format!("admin|admin|{id}|1732700000000|0\n"),
+            format!("admin|admin|{h}|1732700000000|0\n"),
+        ),
+        (
+            format!("bob|operator|{i}|1732700000000|1"),
+            format!("bob|operator|{h}|1732700000000|1"),
+        ),
         (format!("{d}|x"), format!("{h}|x")),
         // -separator '\t', -csv, -line, -box
-        (format!("carol\t{old}\tviewer"), format!("carol\t{h}\tviewer")),
-        (format!("carol,\"{id}\",viewer"), format!("carol,\"{h}\",viewer")),
-        (format!("password_hash = {id}"), format!("password_hash = {h}")),
+        (
+            format!("carol\t{old}\tviewer"),
+            format!("carol\t{h}\tviewer"),
+        ),
+        (
+            format!("carol,\"{id}\",viewer"),
+            format!("carol,\"{h}\",viewer"),
+        ),
+        (
+            format!("password_hash = {id}"),
+            format!("password_hash = {h}"),
+        ),
         (format!("│ dave │ {i} │"), format!("│ dave │ {h} │")),
         // -json, and JSON in a log line
-        (format!("[{{\"username\":\"admin\",\"hash\":\"{id}\"}}]"), format!("[{{\"username\":\"admin\",\"hash\":\"{h}\"}}]")),
-        (format!("user={{\"h\": \"{d}\"}}"), format!("user={{\"h\": \"{h}\"}}")),
+        (
+            format!("[{{\"username\":\"admin\",\"hash\":\"{id}\"}}]"),
+            format!("[{{\"username\":\"admin\",\"hash\":\"{h}\"}}]"),
+        ),
+        (
+            format!("user={{\"h\": \"{d}\"}}"),
+            format!("user={{\"h\": \"{h}\"}}"),
+        ),
         // a PHP-serialised or escaped string
         (format!("s:97:\\\"{id}\\\""), format!("s:97:\\\"{h}\\\"")),
     ];
