@@ -81,6 +81,35 @@ fn build(
     })
 }
 
+/// The key and certificate files a TLS mode serves (`None`: plain HTTP).
+pub fn files(mode: &crate::config::TlsMode, data_dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    match mode {
+        crate::config::TlsMode::Off => None,
+        crate::config::TlsMode::Files { cert, key } => Some((key.clone(), cert.clone())),
+        crate::config::TlsMode::SelfSigned => {
+            let dir = data_dir.join("tls");
+            Some((dir.join("self-signed.key"), dir.join("self-signed.crt")))
+        }
+    }
+}
+
+/// Watch for the served private key in every tool output (the
+/// known-secret canary); its certificate is public, so reading it is fine.
+pub fn watch_private_key(
+    known: &warden_core::redact::known::SharedKnownSecrets,
+    key: &Path,
+    cert: &Path,
+) -> Result<(), TlsError> {
+    let key_pem = std::fs::read_to_string(key).map_err(read_error(key))?;
+    let cert_pem = std::fs::read_to_string(cert).map_err(read_error(cert))?;
+    known
+        .update(|known| {
+            known.add_private_key_pem("TLS private key", &key_pem)?;
+            known.add_public(cert_pem.as_bytes())
+        })
+        .map_err(|e| TlsError::Config(format!("{}: {e}", key.display())))
+}
+
 /// The self-signed certificate in `data_dir/tls/`, generated on first use
 /// (for `localhost`, `127.0.0.1`, `::1` and this host's name).
 pub fn self_signed(data_dir: &Path) -> Result<TlsSetup, TlsError> {
