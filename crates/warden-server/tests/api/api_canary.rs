@@ -35,13 +35,18 @@ async fn the_model_api_key_never_leaves_in_any_encoding() {
         format!("cat {}", reversed.display()),
         format!("xxd -p {}", plain.display()),
     ];
-    let mut script = Script::new();
-    for command in &commands {
-        script = script.call(
-            "read",
-            json!({"action": "exec", "target": "localhost", "command": command}),
-        );
-    }
+    // Two messages of three reads: the loop stops a turn after four
+    // replies of only failing calls.
+    let script = |commands: &[String]| {
+        let mut script = Script::new();
+        for command in commands {
+            script = script.call(
+                "read",
+                json!({"action": "exec", "target": "localhost", "command": command}),
+            );
+        }
+        script.text("nothing to see")
+    };
     let options = Options {
         this_machine: true,
         settings: Box::new(|config| {
@@ -50,16 +55,16 @@ async fn the_model_api_key_never_leaves_in_any_encoding() {
         ..Options::default()
     };
     let server = start(options).await;
-    server
-        .book
-        .add("read the key", script.text("nothing to see"));
+    server.book.add("please look at the key", script(&commands[..3]));
+    server.book.add("ok, now the copies", script(&commands[3..]));
     let session = server.create_session(&server.operator).await;
     let mut events = server.events(&server.viewer, &session, None).await;
-    let (status, body) = server
-        .post(&server.operator, &session, "read the key")
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-    let got = events.until("done", WAIT).await;
+    let mut got = Vec::new();
+    for message in ["please look at the key", "ok, now the copies"] {
+        let (status, body) = server.post(&server.operator, &session, message).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        got.extend(events.until("done", WAIT).await);
+    }
 
     let tool_ends: Vec<_> = got.iter().filter(|e| e.event == "tool_end").collect();
     assert_eq!(tool_ends.len(), commands.len(), "{got:?}");
