@@ -194,6 +194,46 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
     }
 
+    /// The served key trips the canary in any encoding; its certificate,
+    /// which carries the public half, does not.
+    #[test]
+    fn the_private_key_is_watched_and_the_certificate_is_not() {
+        use base64::Engine;
+        let dir = tempfile::tempdir().unwrap();
+        self_signed(dir.path()).unwrap();
+        let mode = crate::config::TlsMode::SelfSigned;
+        let (key, cert) = files(&mode, dir.path()).unwrap();
+        let known = warden_core::redact::known::SharedKnownSecrets::default();
+        watch_private_key(&known, &key, &cert).unwrap();
+        let known = known.snapshot();
+        let key_pem = std::fs::read_to_string(&key).unwrap();
+        let cert_pem = std::fs::read_to_string(&cert).unwrap();
+        let der = rustls_pemfile::private_key(&mut key_pem.as_bytes())
+            .unwrap()
+            .unwrap();
+        let reversed: String = key_pem.chars().rev().collect();
+        for output in [
+            key_pem.clone(),
+            base64::engine::general_purpose::STANDARD.encode(&key_pem),
+            reversed,
+            hex::encode(der.secret_der()),
+        ] {
+            let found = known.find(&output).unwrap();
+            assert_eq!(found.label, "TLS private key");
+        }
+        assert_eq!(known.find(&cert_pem), None);
+        let cert_der = rustls_pemfile::certs(&mut cert_pem.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(known.find(&hex::encode(cert_der.as_ref())), None);
+        // Another key of the same kind is not this one.
+        let other = tempfile::tempdir().unwrap();
+        self_signed(other.path()).unwrap();
+        let other_key = std::fs::read_to_string(other.path().join("tls/self-signed.key")).unwrap();
+        assert_eq!(known.find(&other_key), None);
+    }
+
     #[test]
     fn missing_files_are_reported() {
         let dir = tempfile::tempdir().unwrap();
