@@ -203,6 +203,8 @@ impl WorldBuilder {
             None => None,
         };
         let mut watched_clusters = self.config.proxmox.clone();
+        // Filled below, once everything that holds a secret is loaded.
+        let known_secrets = Arc::new(SharedKnownSecrets::default());
         let mut proxmox = Arc::new(ProxmoxWorld::none());
         let mut cluster_admin = None;
         let (given_inventory, given_hosts, guest_api): (
@@ -233,12 +235,15 @@ impl WorldBuilder {
                     problems.extend(proxmox.problems());
                 }
                 if let Some(dir) = &self.data_dir {
-                    cluster_admin = Some(ProxmoxAdmin::new(
-                        Arc::clone(&proxmox),
-                        self.config.proxmox.clone(),
-                        &added,
-                        dir,
-                    ));
+                    cluster_admin = Some(
+                        ProxmoxAdmin::new(
+                            Arc::clone(&proxmox),
+                            self.config.proxmox.clone(),
+                            &added,
+                            dir,
+                        )
+                        .watch_secrets_in(Arc::clone(&known_secrets)),
+                    );
                 }
                 let local = LocalInventory::with_options(InventoryOptions::default());
                 let executor = LocalExecutor::with_options(self.config.exec_options());
@@ -281,7 +286,11 @@ impl WorldBuilder {
             &self.known_secrets,
         );
         problems.extend(not_watched);
-        let known_secrets = Arc::new(SharedKnownSecrets::new(known));
+        // Cannot fail: the registry is replaced, nothing is added.
+        let _ = known_secrets.update(|k| {
+            *k = known;
+            Ok(())
+        });
         let mut turn = self.config.turn_config();
         turn.known_secrets = Arc::clone(&known_secrets);
         Ok(World {

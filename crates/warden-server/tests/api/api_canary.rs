@@ -55,8 +55,12 @@ async fn the_model_api_key_never_leaves_in_any_encoding() {
         ..Options::default()
     };
     let server = start(options).await;
-    server.book.add("please look at the key", script(&commands[..3]));
-    server.book.add("ok, now the copies", script(&commands[3..]));
+    server
+        .book
+        .add("please look at the key", script(&commands[..3]));
+    server
+        .book
+        .add("ok, now the copies", script(&commands[3..]));
     let session = server.create_session(&server.operator).await;
     let mut events = server.events(&server.viewer, &session, None).await;
     let mut got = Vec::new();
