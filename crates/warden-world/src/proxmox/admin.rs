@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use warden_core::redact::known::SharedKnownSecrets;
 
 use serde::{Deserialize, Serialize};
 use warden_core::redact::known::SharedKnownSecrets;
