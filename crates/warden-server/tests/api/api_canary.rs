@@ -64,20 +64,33 @@ async fn the_model_api_key_never_leaves_in_any_encoding() {
     let session = server.create_session(&server.operator).await;
     let mut events = server.events(&server.viewer, &session, None).await;
     let mut got = Vec::new();
-    for message in ["please look at the key", "ok, now the copies"] {
+    // The third is a typed command: the router runs it, no model involved.
+    let typed = format!("base64 {}", plain.display());
+    for message in [
+        "please look at the key",
+        "ok, now the copies",
+        typed.as_str(),
+    ] {
         let (status, body) = server.post(&server.operator, &session, message).await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         got.extend(events.until("done", WAIT).await);
     }
 
     let tool_ends: Vec<_> = got.iter().filter(|e| e.event == "tool_end").collect();
-    assert_eq!(tool_ends.len(), commands.len(), "{got:?}");
+    assert_eq!(tool_ends.len(), commands.len() + 1, "{got:?}");
     for end in &tool_ends {
         assert_eq!(end.data["ok"], false, "{}", end.data);
         assert_eq!(end.data["error_code"], "SECRET_IN_OUTPUT", "{}", end.data);
         let output = end.data["output"].as_str().unwrap_or_default();
         assert!(output.contains("Warden's model API key"), "{output}");
     }
+
+    let last = got.iter().rev().find(|e| e.event == "done").unwrap();
+    let answer = last.data["final_text"].as_str().unwrap();
+    assert!(
+        answer.contains("Warden's model API key (base64)"),
+        "{answer}"
+    );
 
     // Nowhere in any encoding: the stream, the stored session, the database.
     let mut watch = KnownSecrets::new();
@@ -117,7 +130,7 @@ async fn the_model_api_key_never_leaves_in_any_encoding() {
         .iter()
         .filter(|r| r["decision"] == "secret_withheld")
         .collect();
-    assert_eq!(withheld.len(), commands.len(), "{audit}");
+    assert_eq!(withheld.len(), commands.len() + 1, "{audit}");
     assert!(withheld.iter().all(|r| r["code"] == "SECRET_IN_OUTPUT"));
     assert_eq!(watch.find(&audit.to_string()), None);
 }
