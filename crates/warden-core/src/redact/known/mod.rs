@@ -48,6 +48,8 @@ use views::View;
 pub const WINDOW: usize = 16;
 /// Secrets shorter than this are not registered (too many false hits).
 pub const MIN_SECRET_LEN: usize = 8;
+/// Up to this many patterns the searcher is a DFA (at most ~16 MiB).
+const MAX_DFA_PATTERNS: usize = 1_000;
 
 /// Why a secret was not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -286,10 +288,17 @@ impl KnownSecrets {
             return Ok(None);
         }
         {
-            // A DFA: decoded views are random-looking bytes, on which
-            // prefilters do not help and an NFA's transitions are slow.
+            // A DFA while it stays small: decoded views are random-looking
+            // bytes, on which prefilters do not help and an NFA's
+            // transitions are slower. A large key (RSA 4096: ~11,000
+            // patterns) would make it hundreds of megabytes: an NFA then.
+            let kind = if patterns.len() <= MAX_DFA_PATTERNS {
+                AhoCorasickKind::DFA
+            } else {
+                AhoCorasickKind::ContiguousNFA
+            };
             let searcher = AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::DFA))
+                .kind(Some(kind))
                 .build(&patterns)
                 .map_err(|e| e.to_string())?;
             Ok(Some((searcher, owners)))

@@ -370,3 +370,31 @@ fn the_shared_registry_grows_after_the_fact() {
     assert!(shared.update(|known| known.add("x", b"short")).is_err());
     assert_eq!(shared.snapshot().labels(), ["model API key"]);
 }
+
+/// An RSA 4096 key's size (~2,400 DER bytes, ~3,200 base64 characters):
+/// too many windows for a DFA, searched with an NFA, still found.
+#[test]
+fn a_large_key_is_searched_too() {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let der: Vec<u8> = (0..2_400)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}-----END PRIVATE KEY-----\n",
+        wrap(&encode_base64(&der), 64)
+    );
+    let mut known = registry();
+    known.add_private_key_pem("TLS private key", &pem).unwrap();
+    assert_eq!(known.find(&pem).unwrap().label, "TLS private key");
+    assert_eq!(
+        known.find(&xxd(&der[1_000..1_100])).unwrap().encoding,
+        Encoding::Hex
+    );
+    assert_eq!(known.find(KEY).unwrap().label, "model API key");
+    assert_eq!(known.find("total 0\n"), None);
+}
