@@ -121,3 +121,22 @@ fn base64_dump_with_secret_64k(bencher: divan::Bencher) {
 fn build_registry_of_10(bencher: divan::Bencher) {
     bencher.bench(|| registry().find(black_box("x")).is_some());
 }
+
+/// The same with a TLS key of RSA 4096's size registered too (~11,000
+/// patterns: the searcher is an NFA, not a DFA).
+#[divan::bench]
+fn ordinary_64k_with_a_large_key(bencher: divan::Bencher) {
+    let mut known = registry();
+    let der = bytes(2_400, 0x5eed);
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}-----END PRIVATE KEY-----\n",
+        base64_lines(&der)
+    );
+    known.add_private_key_pem("TLS private key", &pem).ok();
+    let text = ordinary();
+    assert!(known.find(&text).is_none());
+    assert!(known.find(&pem).is_some());
+    bencher
+        .counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| known.find(black_box(&text)).is_some());
+}
