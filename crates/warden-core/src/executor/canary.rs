@@ -5,7 +5,7 @@
 //! as `secret_withheld`, a security event.
 
 use serde_json::Value;
-use warden_protocol::ToolError;
+use warden_protocol::{ToolError, ToolResponse};
 
 use crate::redact::known::{Found, KnownSecrets};
 
@@ -35,6 +35,12 @@ pub(super) fn withhold(
             (Err(error), Some(found))
         }
     }
+}
+
+/// Does a kept response hold a secret registered since?
+pub(super) fn holds_known_secret(known: &KnownSecrets, response: &ToolResponse) -> bool {
+    !known.is_empty()
+        && serde_json::to_value(response).is_ok_and(|v| known.find_in_json(&v).is_some())
 }
 
 #[cfg(test)]

@@ -215,6 +215,14 @@ impl<'a> Executor<'a> {
                         .knowledge
                         .get(k, at.session, self.settings.knowledge_ttl)
                         .map(|c| (c.response.clone(), c.age))
+                        // Kept before a secret was registered (a cluster
+                        // added since): run again, and be withheld.
+                        .filter(|(response, _)| {
+                            !canary::holds_known_secret(
+                                &self.settings.known_secrets.snapshot(),
+                                response,
+                            )
+                        })
                 });
                 if let Some((mut response, age)) = cached {
                     let meta = response.meta.get_or_insert_with(Default::default);

@@ -13,8 +13,7 @@ use crate::simulated::Answer;
 
 const KEY: &str = "sk-test-Zq8vK2mLx9RtYw4PbN7cJd";
 
-#[test]
-fn a_known_secret_in_output_is_withheld_and_audited() {
+fn world_answering_the_encoded_key() -> World {
     let mut world = World::new();
     world.hosts = SimulatedHosts::new(vec![Answer {
         target: None,
@@ -27,6 +26,12 @@ fn a_known_secret_in_output_is_withheld_and_audited() {
             truncated: false,
         },
     }]);
+    world
+}
+
+#[test]
+fn a_known_secret_in_output_is_withheld_and_audited() {
+    let world = world_answering_the_encoded_key();
     let mut known = KnownSecrets::new();
     known.add("model API key", KEY.as_bytes()).unwrap();
     let executor = Executor::new(
@@ -79,4 +84,38 @@ fn a_known_secret_in_output_is_withheld_and_audited() {
         "{records:?}"
     );
     assert!(!format!("{records:?}").contains(KEY));
+}
+
+/// A read kept by the knowledge gate before the secret was registered (a
+/// cluster added since) is not served again: it runs, and is withheld.
+#[test]
+fn a_kept_read_holding_a_secret_registered_since_is_not_served() {
+    let world = world_answering_the_encoded_key();
+    let shared = Arc::new(SharedKnownSecrets::default());
+    let executor = Executor::new(
+        Settings {
+            control_level: ControlLevel::ReadOnly,
+            known_secrets: Arc::clone(&shared),
+            ..Settings::default()
+        },
+        Ports {
+            inventory: &world.inventory,
+            hosts: &world.hosts,
+            approvals: &world.approvals,
+            audit: &world.audit,
+            notes: &world.notes,
+        },
+    );
+    let mut session = Session::new("s");
+    let read = call(
+        "read",
+        json!({"action": "exec", "target": "web1", "command": "base64 /tmp/key.txt"}),
+    );
+    assert!(executor.execute_now(&mut session, &read, at(0)).response.ok);
+    shared
+        .update(|known| known.add("Proxmox token secret of cluster lab", KEY.as_bytes()))
+        .unwrap();
+    let again = executor.execute_now(&mut session, &read, at(1));
+    assert_eq!(code(&again), Some(ErrorCode::SecretInOutput));
+    assert_eq!(world.hosts.received().len(), 2, "run again, not served");
 }
