@@ -12,10 +12,13 @@ use crate::redact::known::{Found, KnownSecrets};
 /// The audit decision of a call whose output was withheld.
 pub(super) const WITHHELD: &str = "secret_withheld";
 
-/// `result`, or the error that replaces it and what was found.
+/// `result`, or the error that replaces it and what was found (counted
+/// and logged: which secret, never its value).
 pub(super) fn withhold(
     known: &KnownSecrets,
     result: Result<Value, ToolError>,
+    session: &str,
+    tool: &str,
 ) -> (Result<Value, ToolError>, Option<Found>) {
     if known.is_empty() {
         return (result, None);
@@ -29,6 +32,14 @@ pub(super) fn withhold(
     match found {
         None => (result, None),
         Some(found) => {
+            crate::telemetry::secret_withheld(tool);
+            tracing::warn!(
+                session,
+                tool,
+                secret = %found.label,
+                encoding = %found.encoding,
+                "a tool output held one of Warden's own secrets: withheld"
+            );
             let error = ToolError::secret_in_output(found.message()).with_hint(
                 "Warden's own secrets are never shown: answer without this output, and do not try to read them another way",
             );
@@ -59,6 +70,8 @@ mod tests {
         let (result, found) = withhold(
             &known,
             Ok(json!({"stdout": "c2stdGVzdC0wMTIzNDU2Nzg5YWJjZGVmWFla\n", "exit_code": 0})),
+            "s",
+            "read",
         );
         let error = result.unwrap_err();
         assert_eq!(error.code, ErrorCode::SecretInOutput);
@@ -71,9 +84,12 @@ mod tests {
         let failed = Err(ToolError::execution_failed(
             "exit 1: sk-test-0123456789abcdefXYZ",
         ));
-        assert!(withhold(&known, failed).1.is_some());
+        assert!(withhold(&known, failed, "s", "read").1.is_some());
         let fine = Ok(json!({"stdout": "hello"}));
-        assert_eq!(withhold(&known, fine.clone()).0, fine);
-        assert_eq!(withhold(&KnownSecrets::new(), fine.clone()).0, fine);
+        assert_eq!(withhold(&known, fine.clone(), "s", "read").0, fine);
+        assert_eq!(
+            withhold(&KnownSecrets::new(), fine.clone(), "s", "read").0,
+            fine
+        );
     }
 }

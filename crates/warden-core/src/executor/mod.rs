@@ -384,17 +384,8 @@ impl<'a> Executor<'a> {
             None => self.internal(session, &admitted.call, admitted.target.as_ref(), at),
         };
         // Before anything keeps, shows, streams or sends it.
-        let (result, withheld) = canary::withhold(&self.settings.known_secrets.snapshot(), result);
-        if let Some(found) = &withheld {
-            telemetry::secret_withheld(&tool);
-            tracing::warn!(
-                session = %session.id,
-                tool = %tool,
-                secret = %found.label,
-                encoding = %found.encoding,
-                "a tool output held one of Warden's own secrets: withheld"
-            );
-        }
+        let known = self.settings.known_secrets.snapshot();
+        let (result, withheld) = canary::withhold(&known, result, &session.id, &tool);
         // A write that reached a host is verified whatever its exit code:
         // a failed restart may have left the service down.
         let write_reached_host = kind == ToolKind::Write && performed.reached_host;
