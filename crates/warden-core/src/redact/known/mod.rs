@@ -8,7 +8,7 @@
 //! by shape cannot be complete against encodings; this is the second,
 //! independent layer behind confinement (the files made unreadable).
 //!
-//! How: the output is turned into a few [views](views) (whitespace removed;
+//! How: the output is turned into a few views (whitespace removed;
 //! hex decoded; base64 decoded at each alignment; the same for the reversed
 //! text) and each view is searched with one Aho-Corasick automaton for
 //! every [`WINDOW`]-byte window of every secret, forwards and reversed. So
