@@ -99,6 +99,11 @@ pub fn gate_block(code: ErrorCode, tool: &str) {
         .increment(1);
 }
 
+/// A tool output held one of Warden's own secrets and was withheld.
+pub fn secret_withheld(tool: &str) {
+    counter!("warden_secret_withheld_total", "tool" => tool_label(tool)).increment(1);
+}
+
 pub fn phantom_detected(provider: &str, model: &str) {
     counter!("warden_phantom_detected_total", "provider" => bounded(provider), "model" => bounded(model)).increment(1);
 }

@@ -120,7 +120,9 @@ pub struct AuditRecord {
     pub tool: String,
     pub target: Option<String>,
     /// `allowed`, `blocked`, `approval_required`, `approved`, `denied`,
-    /// `expired`, `executed`, `failed`, `cached`, `anchor_reset`.
+    /// `expired`, `executed`, `failed`, `cached`, `anchor_reset`,
+    /// `secret_withheld` (a security event: the output held one of
+    /// Warden's own secrets and was withheld, code `SECRET_IN_OUTPUT`).
     pub decision: String,
     pub code: Option<String>,
     /// The command (or the call's arguments) the decision concerns.

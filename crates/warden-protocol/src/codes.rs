@@ -40,6 +40,9 @@ pub enum ErrorCode {
     NotFound,
     /// The command ran and failed.
     ExecutionFailed,
+    /// The command ran, but its output contained one of Warden's own
+    /// secrets (in any common encoding): the whole output was withheld.
+    SecretInOutput,
     /// The command or the backend did not answer in time.
     Timeout,
     /// The host or backend cannot be reached.
@@ -54,7 +57,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order: for parsing, docs and exhaustive tests.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::StrictResolution,
         ErrorCode::FsmBlocked,
         ErrorCode::RoutingMismatch,
@@ -69,6 +72,7 @@ impl ErrorCode {
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
         ErrorCode::ExecutionFailed,
+        ErrorCode::SecretInOutput,
         ErrorCode::Timeout,
         ErrorCode::Unavailable,
         ErrorCode::BudgetExceeded,
@@ -93,6 +97,7 @@ impl ErrorCode {
             ErrorCode::InvalidInput => "INVALID_INPUT",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::ExecutionFailed => "EXECUTION_FAILED",
+            ErrorCode::SecretInOutput => "SECRET_IN_OUTPUT",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
@@ -121,6 +126,7 @@ impl ErrorCode {
             | ErrorCode::BudgetExceeded => true,
             ErrorCode::NotFound
             | ErrorCode::ExecutionFailed
+            | ErrorCode::SecretInOutput
             | ErrorCode::Timeout
             | ErrorCode::Unavailable
             | ErrorCode::Cancelled
@@ -149,6 +155,7 @@ impl ErrorCode {
             | ErrorCode::InvalidInput
             | ErrorCode::NotFound
             | ErrorCode::ExecutionFailed
+            | ErrorCode::SecretInOutput
             | ErrorCode::BudgetExceeded
             | ErrorCode::Cancelled
             | ErrorCode::Internal => false,

@@ -120,6 +120,8 @@ impl ToolError {
         not_found => NotFound;
         /// The command ran and failed (non-zero exit, API error).
         execution_failed => ExecutionFailed;
+        /// The output held one of Warden's own secrets and was withheld.
+        secret_in_output => SecretInOutput;
         /// No answer in time: retryable.
         timeout => Timeout;
         /// The host or backend cannot be reached: retryable.
@@ -197,6 +199,7 @@ mod tests {
             ToolError::invalid_input("m"),
             ToolError::not_found("m"),
             ToolError::execution_failed("m"),
+            ToolError::secret_in_output("m"),
             ToolError::timeout("m"),
             ToolError::unavailable("m"),
             ToolError::budget_exceeded("m"),

@@ -122,6 +122,10 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
         TlsMode::Files { cert, key } => Some(crate::tls::from_files(cert, key)?),
         TlsMode::SelfSigned => Some(crate::tls::self_signed(&config.data_dir)?),
     };
+    // No tool output may carry the served key (issue 17).
+    if let Some((key, cert)) = crate::tls::files(&config.tls, &config.data_dir) {
+        crate::tls::watch_private_key(&world.known_secrets, &key, &cert)?;
+    }
     // Whatever made them (an earlier release, a copy, a restore): the
     // directory 0700, every file in it 0600.
     let tightened =
@@ -183,6 +187,7 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
     let tls_fingerprint = tls.as_ref().map(|t| t.fingerprint.clone());
     spawn_eviction(Arc::clone(&app));
     let admin_store = Arc::clone(&app.store);
+    let known_secrets = Arc::clone(&app.world.known_secrets);
     let data_dir = app.config.data_dir.clone();
     let task = tokio::spawn(serve(app, listener, service, tls, shutdown_rx));
     // After the listener is up: health answers while the first admin's
@@ -191,6 +196,13 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
         tokio::task::spawn_blocking(move || bootstrap_admin(&admin_store, &data_dir, now_ms()))
             .await
             .map_err(|e| ServerError::Internal(e.to_string()))??;
+    if let Some(admin) = &bootstrap {
+        let watched = known_secrets
+            .update(|known| known.add("generated admin password", admin.password.as_bytes()));
+        if let Err(error) = watched {
+            tracing::warn!(%error, "the generated admin password is not watched for in tool output");
+        }
+    }
     Ok(Started {
         local_addr,
         tls_fingerprint,

@@ -81,6 +81,35 @@ fn build(
     })
 }
 
+/// The key and certificate files a TLS mode serves (`None`: plain HTTP).
+pub fn files(mode: &crate::config::TlsMode, data_dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    match mode {
+        crate::config::TlsMode::Off => None,
+        crate::config::TlsMode::Files { cert, key } => Some((key.clone(), cert.clone())),
+        crate::config::TlsMode::SelfSigned => {
+            let dir = data_dir.join("tls");
+            Some((dir.join("self-signed.key"), dir.join("self-signed.crt")))
+        }
+    }
+}
+
+/// Watch for the served private key in every tool output (the
+/// known-secret canary); its certificate is public, so reading it is fine.
+pub fn watch_private_key(
+    known: &warden_core::redact::known::SharedKnownSecrets,
+    key: &Path,
+    cert: &Path,
+) -> Result<(), TlsError> {
+    let key_pem = std::fs::read_to_string(key).map_err(read_error(key))?;
+    let cert_pem = std::fs::read_to_string(cert).map_err(read_error(cert))?;
+    known
+        .update(|known| {
+            known.add_private_key_pem("TLS private key", &key_pem)?;
+            known.add_public(cert_pem.as_bytes())
+        })
+        .map_err(|e| TlsError::Config(format!("{}: {e}", key.display())))
+}
+
 /// The self-signed certificate in `data_dir/tls/`, generated on first use
 /// (for `localhost`, `127.0.0.1`, `::1` and this host's name).
 pub fn self_signed(data_dir: &Path) -> Result<TlsSetup, TlsError> {
@@ -163,6 +192,46 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    /// The served key trips the canary in any encoding; its certificate,
+    /// which carries the public half, does not.
+    #[test]
+    fn the_private_key_is_watched_and_the_certificate_is_not() {
+        use base64::Engine;
+        let dir = tempfile::tempdir().unwrap();
+        self_signed(dir.path()).unwrap();
+        let mode = crate::config::TlsMode::SelfSigned;
+        let (key, cert) = files(&mode, dir.path()).unwrap();
+        let known = warden_core::redact::known::SharedKnownSecrets::default();
+        watch_private_key(&known, &key, &cert).unwrap();
+        let known = known.snapshot();
+        let key_pem = std::fs::read_to_string(&key).unwrap();
+        let cert_pem = std::fs::read_to_string(&cert).unwrap();
+        let der = rustls_pemfile::private_key(&mut key_pem.as_bytes())
+            .unwrap()
+            .unwrap();
+        let reversed: String = key_pem.chars().rev().collect();
+        for output in [
+            key_pem.clone(),
+            base64::engine::general_purpose::STANDARD.encode(&key_pem),
+            reversed,
+            hex::encode(der.secret_der()),
+        ] {
+            let found = known.find(&output).unwrap();
+            assert_eq!(found.label, "TLS private key");
+        }
+        assert_eq!(known.find(&cert_pem), None);
+        let cert_der = rustls_pemfile::certs(&mut cert_pem.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(known.find(&hex::encode(cert_der.as_ref())), None);
+        // Another key of the same kind is not this one.
+        let other = tempfile::tempdir().unwrap();
+        self_signed(other.path()).unwrap();
+        let other_key = std::fs::read_to_string(other.path().join("tls/self-signed.key")).unwrap();
+        assert_eq!(known.find(&other_key), None);
     }
 
     #[test]

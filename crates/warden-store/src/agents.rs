@@ -292,6 +292,15 @@ impl Store {
             |r| r.get(0),
         )?)
     }
+
+    /// Every server secret, by name (for the known-secret canary: an
+    /// output holding one is withheld).
+    pub fn server_secrets(&self) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare("SELECT name, value FROM server_secrets ORDER BY name")?;
+        let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
 }
 
 #[cfg(test)]
@@ -399,5 +408,9 @@ mod tests {
         let second = store.server_secret_or_insert("k", &[2; 32], 2).unwrap();
         assert_eq!(first, vec![1; 32]);
         assert_eq!(second, vec![1; 32]);
+        assert_eq!(
+            store.server_secrets().unwrap(),
+            vec![("k".to_string(), vec![1; 32])]
+        );
     }
 }

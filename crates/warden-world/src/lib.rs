@@ -16,12 +16,15 @@
 //! - [`local`]: this machine as an inventory source and a host;
 //! - [`proxmox`]: the configured Proxmox VE clusters (inventory, guest API,
 //!   refresh) and the clusters an admin adds through the API;
+//! - [`known_secrets`]: Warden's own secrets, which the executor withholds
+//!   from every tool output (the known-secret canary);
 //! - [`agents`]: host agents seen from the server: the hub of connections,
 //!   their inventory, the write grants, and commands routed through them.
 #![forbid(unsafe_code)]
 
 pub mod agents;
 pub mod config;
+pub mod known_secrets;
 pub mod local;
 pub mod protected;
 pub mod proxmox;

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use warden_core::ports::{
     Backends, CompositeInventory, GuestApi, HostBackend, Inventory, NoGuestApi,
 };
+use warden_core::redact::known::SharedKnownSecrets;
 use warden_core::turn::{TurnConfig, TurnError, TurnRunner};
 use warden_infra::confinement::{Confinement, Launching};
 use warden_infra::{InventoryOptions, LocalExecutor, LocalInventory};
@@ -95,6 +96,8 @@ pub struct WorldBuilder {
     watchdog: Watchdog,
     launching: Launching,
     also_protected: Vec<Protected>,
+    /// Secrets to watch for besides the ones the world collects.
+    known_secrets: Vec<(String, Vec<u8>)>,
 }
 
 impl WorldBuilder {
@@ -110,6 +113,7 @@ impl WorldBuilder {
             watchdog: Watchdog::ThisProgram,
             launching: Launching::Off,
             also_protected: Vec::new(),
+            known_secrets: Vec::new(),
         }
     }
 
@@ -184,6 +188,16 @@ impl WorldBuilder {
         self
     }
 
+    /// Withhold every tool output that holds `secret` (in any common
+    /// encoding), naming it `label` ("TLS private key"). The world adds the
+    /// model's API key, Proxmox token secrets, the server's secrets and the
+    /// first admin's generated password itself; a server adds more later
+    /// through [`World::known_secrets`].
+    pub fn known_secret(mut self, label: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
+        self.known_secrets.push((label.into(), secret.into()));
+        self
+    }
+
     fn open_store(&self) -> Result<Arc<Store>, OpenError> {
         if let Some(store) = &self.store {
             return Ok(Arc::clone(store));
@@ -225,6 +239,9 @@ impl WorldBuilder {
             }
             None => None,
         };
+        let mut watched_clusters = self.config.proxmox.clone();
+        // Filled below, once everything that holds a secret is loaded.
+        let known_secrets = Arc::new(SharedKnownSecrets::default());
         let mut proxmox = Arc::new(ProxmoxWorld::none());
         let mut cluster_admin = None;
         let (given_inventory, given_hosts, guest_api): (
@@ -247,6 +264,7 @@ impl WorldBuilder {
                         ));
                     } else {
                         clusters.push(cluster.clone());
+                        watched_clusters.push(cluster.clone());
                     }
                 }
                 if !clusters.is_empty() {
@@ -254,12 +272,15 @@ impl WorldBuilder {
                     problems.extend(proxmox.problems());
                 }
                 if let Some(dir) = &self.data_dir {
-                    cluster_admin = Some(ProxmoxAdmin::new(
-                        Arc::clone(&proxmox),
-                        self.config.proxmox.clone(),
-                        &added,
-                        dir,
-                    ));
+                    cluster_admin = Some(
+                        ProxmoxAdmin::new(
+                            Arc::clone(&proxmox),
+                            self.config.proxmox.clone(),
+                            &added,
+                            dir,
+                        )
+                        .watch_secrets_in(Arc::clone(&known_secrets)),
+                    );
                 }
                 let local = LocalInventory::with_options(InventoryOptions::default());
                 let executor = LocalExecutor::with_options(self.config.exec_options());
@@ -295,8 +316,24 @@ impl WorldBuilder {
             None => (given_inventory, given_hosts),
         };
         let model = self.model.unwrap_or_else(|| configured_model(&self.config));
+        let (known, not_watched) = crate::known_secrets::collect(
+            &self.config,
+            &watched_clusters,
+            &store,
+            self.data_dir.as_deref(),
+            &self.known_secrets,
+        );
+        problems.extend(not_watched);
+        // Cannot fail: the registry is replaced, nothing is added.
+        let _ = known_secrets.update(|k| {
+            *k = known;
+            Ok(())
+        });
+        let mut turn = self.config.turn_config();
+        turn.known_secrets = Arc::clone(&known_secrets);
         Ok(World {
-            turn: Arc::new(self.config.turn_config()),
+            turn: Arc::new(turn),
+            known_secrets,
             backends: Backends {
                 inventory,
                 hosts,
@@ -339,6 +376,10 @@ pub struct World {
     pub cluster_admin: Option<ProxmoxAdmin>,
     /// Host agents (a server).
     pub agents: Option<Arc<Agents>>,
+    /// Warden's own secrets, withheld from every tool output; shared with
+    /// every executor, so what is added later (a server's TLS key) counts
+    /// at once.
+    pub known_secrets: Arc<SharedKnownSecrets>,
     model: ModelSource,
     problems: Vec<String>,
     confinement: Arc<Confinement>,

@@ -4,7 +4,7 @@
 //!
 //! profile/toolset → deny list → schema → FSM gate → strict resolution →
 //! routing validation → command policy → control level / approval → audit →
-//! dispatch.
+//! dispatch → known-secret canary on the result (`SECRET_IN_OUTPUT`).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -22,6 +22,7 @@ use crate::tools::{ToolCall, classify_call};
 
 mod api_dispatch;
 mod bookkeeping;
+mod canary;
 pub mod commands;
 mod dispatch;
 mod gates;
@@ -214,6 +215,14 @@ impl<'a> Executor<'a> {
                         .knowledge
                         .get(k, at.session, self.settings.knowledge_ttl)
                         .map(|c| (c.response.clone(), c.age))
+                        // Kept before a secret was registered (a cluster
+                        // added since): run again, and be withheld.
+                        .filter(|(response, _)| {
+                            !canary::holds_known_secret(
+                                &self.settings.known_secrets.snapshot(),
+                                response,
+                            )
+                        })
                 });
                 if let Some((mut response, age)) = cached {
                     let meta = response.meta.get_or_insert_with(Default::default);
@@ -374,6 +383,9 @@ impl<'a> Executor<'a> {
             Some(result) => result,
             None => self.internal(session, &admitted.call, admitted.target.as_ref(), at),
         };
+        // Before anything keeps, shows, streams or sends it.
+        let known = self.settings.known_secrets.snapshot();
+        let (result, withheld) = canary::withhold(&known, result, &session.id, &tool);
         // A write that reached a host is verified whatever its exit code:
         // a failed restart may have left the service down.
         let write_reached_host = kind == ToolKind::Write && performed.reached_host;
@@ -425,6 +437,7 @@ impl<'a> Executor<'a> {
         outcome.approval = approval;
         let decision = match (outcome.response.ok, outcome.response.error_code()) {
             (true, _) => "executed",
+            (false, _) if withheld.is_some() => canary::WITHHELD,
             (false, Some(ErrorCode::Cancelled | ErrorCode::Timeout)) if write_reached_host => {
                 "interrupted"
             }

@@ -1,6 +1,7 @@
 //! The executor's vocabulary: settings, the in-memory session, the moment of
 //! a call, a proposed call and its outcome.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -9,6 +10,7 @@ use warden_protocol::{CancelFlag, ControlLevel, ResourceId, ToolKind, ToolRespon
 use crate::context::ResolvedContext;
 use crate::fsm::{SessionFsm, Transition};
 use crate::ports::Approval;
+use crate::redact::known::SharedKnownSecrets;
 
 /// How the executor is configured for a session.
 #[derive(Debug, Clone)]
@@ -24,6 +26,8 @@ pub struct Settings {
     pub knowledge_ttl: Duration,
     /// When a snapshot is taken before an approved change to a Proxmox guest.
     pub snapshots: super::snapshot_first::SnapshotPolicy,
+    /// Warden's own secrets: an output holding one is withheld whole.
+    pub known_secrets: Arc<SharedKnownSecrets>,
 }
 
 impl Default for Settings {
@@ -36,6 +40,7 @@ impl Default for Settings {
             approval_ttl: Duration::from_secs(5 * 60),
             knowledge_ttl: Duration::from_secs(60),
             snapshots: super::snapshot_first::SnapshotPolicy::default(),
+            known_secrets: Arc::default(),
         }
     }
 }

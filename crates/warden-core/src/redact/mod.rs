@@ -13,6 +13,11 @@
 //! booleans, and settings *about* secrets (`password_min_length = 8`). When
 //! in doubt a value is redacted: `changeme` and numeric PINs are.
 //!
+//! Redaction by shape cannot be complete against encodings (`base64`,
+//! `xxd`, `rev` of a key): Warden's *own* secrets are known by value
+//! instead, and an output holding one in any common encoding is withheld
+//! whole by the executor ([`known`], the known-secret canary).
+//!
 //! Known gaps (no reliable shape): traditional DES crypt hashes in
 //! htpasswd, `.pgpass` lines, arbitrary key names in `kubectl get secret`
 //! `data:` maps, secrets on a line after a multi-line `.netrc` `machine`.
@@ -21,6 +26,7 @@ mod assignment;
 mod json;
 mod key_names;
 mod kind;
+pub mod known;
 mod placeholder;
 mod rule;
 mod shapes;

@@ -3,7 +3,8 @@
 //! passwords in URLs and Proxmox token secrets. Patterns whose literals
 //! are in [`super::triggers`] run only on the lines where those literals
 //! were found; the hash and Proxmox patterns start with a rare literal of
-//! their own (`$`, `{`, `*`, `!`) and run over the whole text. All use
+//! their own (`$`, `{`, `*`, `!`) and run over the whole text (argon2 after
+//! any character, the other crypt hashes after a separator). All use
 //! ASCII word boundaries: Unicode ones would push the regex engine off its
 //! fast path.
 
@@ -17,7 +18,7 @@ use super::rule::{Rule, Unavailable};
 use super::triggers::{Hits, ShapeFamily, Triggers};
 
 /// A crypt(3) hash starts after one of these (or at the start of the text).
-const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'";
+const HASH_LEFT_BOUNDARY: &[u8] = b" \t\r\n:;,=!*([{\"'|";
 
 /// The patterns, each compiled when a text first needs it; the literal
 /// searchers ([`Triggers`]) at once. `None` when the triggers failed to
@@ -31,6 +32,12 @@ static PEM_BEGIN: Rule = Rule::new(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)
 /// shadow, htpasswd (apr1, bcrypt), yescrypt, scrypt, argon2 …
 static CRYPT_HASH: Rule = Rule::new(
     r"\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5|apr1|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt)\$[A-Za-z0-9./+=,$\-]{8,}",
+);
+/// Argon2 (PHC string format: Warden's own users, Vaultwarden, Nextcloud,
+/// Authelia …): unmistakable, so found after any character (a `sqlite3`
+/// row's `|`, a box-drawing `│`, an escaped quote).
+static ARGON2_HASH: Rule = Rule::new(
+    r"\$argon2(?:id|i|d)\$(?:v=[0-9]+\$)?m=[0-9]+,t=[0-9]+,p=[0-9]+(?:,[a-z]+=[A-Za-z0-9+/=]*)*\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}",
 );
 /// LDAP userPassword and htpasswd scheme prefixes.
 static SCHEME_HASH: Rule = Rule::new(
@@ -184,6 +191,11 @@ fn find_tokens(slice: &str, offset: usize, out: &mut Vec<Finding>) -> Result<(),
 fn find_password_hashes(text: &str, out: &mut Vec<Finding>) -> Result<(), Unavailable> {
     let bytes = text.as_bytes();
     if text.contains('$') {
+        if text.contains("$argon2") {
+            for m in ARGON2_HASH.get()?.find_iter(text) {
+                out.push(Finding::new(m.range(), SecretKind::PasswordHash));
+            }
+        }
         for m in CRYPT_HASH.get()?.find_iter(text) {
             let left = m.start().checked_sub(1).map(|i| bytes[i]);
             if left.is_none_or(|b| HASH_LEFT_BOUNDARY.contains(&b)) {
@@ -292,6 +304,7 @@ mod tests {
         for rule in [
             &PEM_BEGIN,
             &CRYPT_HASH,
+            &ARGON2_HASH,
             &SCHEME_HASH,
             &MYSQL_HASH,
             &SCRAM_HASH,

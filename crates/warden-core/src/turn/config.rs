@@ -4,6 +4,7 @@
 //! every front end hands the same value to the runner, so a key means the
 //! same in `warden ask` and in `warden serve`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use warden_protocol::ControlLevel;
@@ -12,6 +13,7 @@ use crate::agent::LoopLimits;
 use crate::agent::usage::{Budget, Prices};
 use crate::executor::Settings;
 use crate::executor::snapshot_first::SnapshotPolicy;
+use crate::redact::known::SharedKnownSecrets;
 
 /// Model calls one user message may cause, unless configured.
 pub const DEFAULT_MAX_MODEL_CALLS: usize = 12;
@@ -40,6 +42,9 @@ pub struct TurnConfig {
     pub max_reply_bytes: usize,
     /// Prices per million tokens (`[pricing."MODEL"]`).
     pub prices: Prices,
+    /// Warden's own secrets, withheld from every tool output (the world
+    /// builder fills it; a server adds its TLS key and first password).
+    pub known_secrets: Arc<SharedKnownSecrets>,
 }
 
 impl Default for TurnConfig {
@@ -53,6 +58,7 @@ impl Default for TurnConfig {
             budget_tokens: None,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             prices: Prices::default(),
+            known_secrets: Arc::default(),
         }
     }
 }
@@ -65,6 +71,7 @@ impl TurnConfig {
             approval_ttl: self.approval_ttl,
             knowledge_ttl: self.knowledge_ttl,
             snapshots: self.snapshots.clone(),
+            known_secrets: Arc::clone(&self.known_secrets),
             ..Settings::default()
         }
     }

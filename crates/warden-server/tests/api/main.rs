@@ -8,6 +8,7 @@
 
 mod api_approvals;
 mod api_auth;
+mod api_canary;
 mod api_people;
 mod api_reads;
 mod api_sessions;

@@ -42,6 +42,9 @@ pub struct Options {
     pub data_dir: Option<Arc<tempfile::TempDir>>,
     /// Resources added to the static inventory (this machine's own).
     pub extra_inventory: Vec<Resource>,
+    /// This machine and its real commands instead of the simulated
+    /// inventory and hosts (`hosts` then stays unused).
+    pub this_machine: bool,
 }
 
 impl Default for Options {
@@ -53,6 +56,7 @@ impl Default for Options {
             book: ScriptBook::default(),
             data_dir: None,
             extra_inventory: Vec::new(),
+            this_machine: false,
         }
     }
 }
@@ -112,12 +116,13 @@ pub async fn start(options: Options) -> TestServer {
     (options.settings)(&mut settings);
     let mut agents = AgentSettings::default();
     (options.agents)(&mut agents);
-    let world = WorldBuilder::new(settings)
+    let mut builder = WorldBuilder::new(settings)
         .store(Arc::clone(&store))
         .server_data_dir(config.data_dir.clone())
         .deciders(Deciders::Named("system".into()))
-        .agents(agents)
-        .simulated(Simulated {
+        .agents(agents);
+    if !options.this_machine {
+        builder = builder.simulated(Simulated {
             inventory: Arc::new(StaticInventory::new(
                 inventory()
                     .into_iter()
@@ -129,7 +134,9 @@ pub async fn start(options: Options) -> TestServer {
                 api: SimulatedGuestApi::new(leaked_hosts),
                 ids: inventory().into_iter().map(|r| r.id).collect(),
             }),
-        })
+        });
+    }
+    let world = builder
         .model(Arc::new(move || {
             Some(Box::new(factory_book.provider()) as _)
         }))

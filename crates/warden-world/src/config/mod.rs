@@ -465,6 +465,8 @@ impl Config {
             budget_tokens: self.budget_tokens.value,
             max_reply_bytes: self.max_reply_bytes.value,
             prices,
+            // Filled by the world builder, which collects the secrets.
+            known_secrets: Default::default(),
         }
     }
 

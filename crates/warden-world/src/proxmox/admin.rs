@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
+use warden_core::redact::known::SharedKnownSecrets;
 use warden_infra::proxmox::{ConfigError, ProxmoxConfig, ProxmoxError};
 
 use super::clusters::{AddCluster, ClusterAdminError, ClusterOrigin, ClusterTrust, ClusterView};
@@ -139,6 +140,9 @@ pub struct ProxmoxAdmin {
     /// What the file holds (read once at start, as [`load_added`] gave
     /// it); changed and written under this lock, one change at a time.
     added: Mutex<Vec<StoredCluster>>,
+    /// Where an added cluster's token secret is registered, so no tool
+    /// output carries it.
+    known_secrets: Arc<SharedKnownSecrets>,
 }
 
 impl ProxmoxAdmin {
@@ -154,7 +158,14 @@ impl ProxmoxAdmin {
             from_config,
             file: data_dir.join(CLUSTERS_FILE),
             added: Mutex::new(added.iter().filter_map(StoredCluster::of_config).collect()),
+            known_secrets: Arc::default(),
         }
+    }
+
+    /// Register the token secret of every cluster added from now on here.
+    pub fn watch_secrets_in(mut self, known_secrets: Arc<SharedKnownSecrets>) -> Self {
+        self.known_secrets = known_secrets;
+        self
     }
 
     fn view(&self, config: &ProxmoxConfig, origin: ClusterOrigin) -> ClusterView {
@@ -203,6 +214,15 @@ impl ProxmoxAdmin {
     pub async fn add(&self, add: AddCluster) -> Result<ClusterView, ClusterAdminError> {
         let stored = StoredCluster::from(add);
         let config = stored.config();
+        // Before it is used: from its first inventory on, a command could
+        // print it.
+        let label = format!("Proxmox token secret of cluster {}", config.name);
+        if let Err(error) = self
+            .known_secrets
+            .update(|known| known.add(&label, stored.token_secret.as_bytes()))
+        {
+            tracing::warn!(%error, "an added cluster's token secret is not watched for in tool output");
+        }
         if self.from_config.iter().any(|c| c.name == config.name) {
             return Err(ClusterAdminError::Conflict(format!(
                 "a cluster named `{}` is in the configuration file",

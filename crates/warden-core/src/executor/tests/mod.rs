@@ -496,4 +496,5 @@ fn audit_records_carry_the_command_they_concern() {
     assert_eq!(records[0].reason, None);
 }
 
+mod canary;
 mod stored;

@@ -1,2 +1,3 @@
+mod argon2;
 mod props;
 mod table;
