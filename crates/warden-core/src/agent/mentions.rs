@@ -44,15 +44,22 @@ pub fn prefetch(
         session.fsm.on_discovery();
         notes.push(format!("@{name}: {}", routing_summary(inventory, resource)));
     }
-    // A command typed for this host refers to the host: it runs there, and
-    // routing advice to target something else could not be followed.
-    if typed_command(message).is_some() {
-        if let Some(host) = inventory
-            .all()
-            .iter()
-            .find(|r| r.id.kind == warden_protocol::ResourceKind::Host)
-        {
-            register_with_chain(inventory, session, host, Registration::UserNamed, now);
+    // A typed command refers to the machine it is aimed at (this host
+    // unless it says `on NAME`): it runs there, and routing advice to
+    // target something else could not be followed.
+    if let Some(typed) = typed_command(message) {
+        let aimed_at = match typed.on.as_deref() {
+            None => inventory
+                .all()
+                .iter()
+                .find(|r| r.id.kind == warden_protocol::ResourceKind::Host),
+            Some(name) => match inventory.find(name).as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            },
+        };
+        if let Some(machine) = aimed_at {
+            register_with_chain(inventory, session, machine, Registration::UserNamed, now);
             session.fsm.on_discovery();
         }
     }

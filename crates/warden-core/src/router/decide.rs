@@ -60,6 +60,16 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
             );
         }
         match &built {
+            // A command aimed at a machine Warden does not know runs
+            // nowhere: neither here nor wherever a model would guess.
+            Err(problem @ resolve::NameProblem::NoSuchMachine { .. }) => {
+                return Decision {
+                    stage: recognised.stage,
+                    route: name,
+                    plan: Some(Plan::Say(plan::refusal(&recognised.intent, problem))),
+                    reason: format!("{evidence}, but {}", problem.describe_briefly()),
+                };
+            }
             Err(problem) => {
                 return to_model(
                     "llm",
@@ -97,7 +107,7 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
 
 /// Why a plan the router could make is still better left to the model.
 fn unsure(intent: &Intent, plan: &Plan) -> Option<String> {
-    if let Intent::Run { command } = intent {
+    if let Intent::Run { command, .. } = intent {
         if matches!(plan, Plan::Say(_)) {
             return Some(format!(
                 "`{command}` changes things, and the model can propose it through the control tool (with approval)"

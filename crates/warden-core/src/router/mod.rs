@@ -45,8 +45,8 @@ pub mod render;
 mod routes;
 
 /// The command in a request that is itself a shell command ("df -h",
-/// "$ uptime"), as the router would run it on this host.
-pub use crate::text::typed_command;
+/// "$ uptime", "uptime on h2"), and the machine it is aimed at.
+pub use crate::text::{TypedCommand, typed_command};
 pub use intent::{Intent, Stage};
 pub use plan::resolve;
 pub use plan::{Call, Plan, Step};
@@ -75,8 +75,7 @@ pub fn route(
     model_available: bool,
 ) -> (RouteInfo, Option<Plan>) {
     let started = Instant::now();
-    let text = strip_mentions(text);
-    let decision = decide::decide(&inventory.snapshot(), &text, model_available);
+    let decision = decide::decide(&inventory.snapshot(), text, model_available);
     let info = RouteInfo {
         stage: decision.stage,
         route: decision.route,
@@ -85,14 +84,6 @@ pub fn route(
         elapsed: started.elapsed(),
     };
     (info, decision.plan)
-}
-
-/// `@name` is a structured mention for the loop; the router reads the name.
-fn strip_mentions(text: &str) -> String {
-    text.split_whitespace()
-        .map(|w| w.strip_prefix('@').unwrap_or(w))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// A plan being carried out during one user turn.

@@ -6,15 +6,29 @@
 /// Explicit prefixes that say "this is a command".
 const RUN_PREFIXES: &[&str] = &["$ ", "# ", "run ", "exec ", "execute ", "sh ", "shell "];
 
-/// The command in a request that is itself a shell command, as the router
-/// would run it on this host.
-pub fn typed_command(text: &str) -> Option<String> {
-    command_in(text.trim())
+/// A request that is itself a shell command, and the host or guest it is
+/// aimed at (`uptime on h2`, `uptime @h2`, `on h2: uptime`), if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedCommand {
+    pub command: String,
+    /// The name as typed; `None` is this machine.
+    pub on: Option<String>,
+}
+
+/// The command in a request that is itself a shell command, and where it
+/// is aimed. A target is split off before the command is read, so it is
+/// never an argument of the command.
+pub fn typed_command(text: &str) -> Option<TypedCommand> {
+    let aimed = super::aimed::split(text);
+    command_in(aimed.rest).map(|command| TypedCommand {
+        command,
+        on: aimed.on.map(str::to_string),
+    })
 }
 
 /// The command `original` (already trimmed) is: after an explicit prefix
 /// (unquoted), or the whole text when it looks like a command.
-pub fn command_in(original: &str) -> Option<String> {
+fn command_in(original: &str) -> Option<String> {
     for prefix in RUN_PREFIXES {
         if let Some(rest) = strip_prefix_ignore_case(original, prefix) {
             let command = unquote(rest.trim());

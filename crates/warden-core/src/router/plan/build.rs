@@ -144,11 +144,15 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
             query: query.clone(),
         },
         Intent::Explain { command } => Plan::Say(crate::router::explain::policy_answer(command)),
-        Intent::Run { command } => {
+        Intent::Run { command, on } => {
             let verdict = warden_policy::classify(command);
+            let host = match on {
+                Some(name) => resolve::exec_target(inventory, name)?,
+                None => resolve::default_host(inventory)?,
+            };
             if verdict.read_allowed() || verdict.interactive.is_some() {
                 Plan::RunRead {
-                    host: resolve::default_host(inventory)?,
+                    host,
                     command: command.clone(),
                 }
             } else {

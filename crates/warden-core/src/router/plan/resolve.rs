@@ -39,6 +39,12 @@ pub enum NameProblem {
     },
     /// The inventory has no host to run anything on.
     NoHost,
+    /// A command was aimed at a name that is no host, node, guest or
+    /// container Warden knows: it runs nowhere.
+    NoSuchMachine {
+        name: String,
+        known: Vec<String>,
+    },
 }
 
 impl NameProblem {
@@ -52,8 +58,8 @@ impl NameProblem {
                 known.join(", ")
             ),
             NameProblem::Ambiguous { name, candidates } => format!(
-                "`{name}` matches several resources: {}. Say which one (the id works).",
-                candidates.join(", ")
+                "`{name}` matches several resources: {}. Say which one: add `on HOST`, or use the id.",
+                candidates.join("; ")
             ),
             NameProblem::WrongKind { name, said, known } if known.is_empty() => format!(
                 "I don't know a {} called `{name}`, and the inventory has none.",
@@ -67,6 +73,13 @@ impl NameProblem {
             NameProblem::NoHost => {
                 "No host is in the inventory, so there is nowhere to run this.".to_string()
             }
+            NameProblem::NoSuchMachine { name, known } if known.is_empty() => format!(
+                "I don't know a host, guest or container called `{name}`, so I ran nothing (not here either)."
+            ),
+            NameProblem::NoSuchMachine { name, known } => format!(
+                "I don't know a host, guest or container called `{name}`, so I ran nothing (not here either). Hosts and guests: {}.",
+                known.join(", ")
+            ),
         }
     }
 }
@@ -85,6 +98,9 @@ impl NameProblem {
                 format!("`{name}` is not a {} Warden knows", said.word())
             }
             NameProblem::NoHost => "the inventory has no host".to_string(),
+            NameProblem::NoSuchMachine { name, .. } => {
+                format!("`{name}` is not a host, guest or container Warden knows")
+            }
         }
     }
 }
@@ -110,18 +126,75 @@ pub fn default_host(inventory: &InventorySnapshot) -> Result<Resource, NameProbl
         .ok_or(NameProblem::NoHost)
 }
 
+/// Where a typed command aimed at `name` runs: a host, a Proxmox node, a
+/// guest or a Docker container called exactly that (name, alias, id or
+/// VMID), machines before guests before containers. No fuzzy match: a
+/// command never lands on a machine the user did not name.
+pub fn exec_target(inventory: &InventorySnapshot, name: &str) -> Result<Resource, NameProblem> {
+    if THIS_HOST.contains(&name.to_lowercase().as_str()) {
+        return default_host(inventory);
+    }
+    const GROUPS: [&[ResourceKind]; 3] = [
+        &[ResourceKind::Host, ResourceKind::Node],
+        &[ResourceKind::Vm, ResourceKind::Lxc],
+        &[ResourceKind::DockerContainer],
+    ];
+    let all = inventory.all();
+    for kinds in GROUPS {
+        let exact: Vec<&Resource> = all
+            .iter()
+            .filter(|r| kinds.contains(&r.id.kind))
+            .filter(|r| r.is_called(name) || r.id.to_string() == name || is_vmid(r, name))
+            .collect();
+        match exact.as_slice() {
+            [] => continue,
+            [one] => return Ok((*one).clone()),
+            many => {
+                return Err(NameProblem::Ambiguous {
+                    name: name.to_string(),
+                    candidates: many.iter().map(|r| located(inventory, r)).collect(),
+                });
+            }
+        }
+    }
+    Err(NameProblem::NoSuchMachine {
+        name: name.to_string(),
+        known: all
+            .iter()
+            .filter(|r| {
+                GROUPS
+                    .iter()
+                    .take(2)
+                    .any(|kinds| kinds.contains(&r.id.kind))
+            })
+            .take(12)
+            .map(|r| r.name.clone())
+            .collect(),
+    })
+}
+
+/// `node-exporter on h2 (docker_container:h2:abc)`: a resource with the
+/// machine it is on, for questions that list several.
+pub fn located(inventory: &InventorySnapshot, resource: &Resource) -> String {
+    let machine = inventory.chain(&resource.id).into_iter().skip(1).find(|r| {
+        matches!(
+            r.id.kind,
+            ResourceKind::Host | ResourceKind::Node | ResourceKind::Vm | ResourceKind::Lxc
+        )
+    });
+    match machine {
+        Some(machine) => format!("{} on {} ({})", resource.name, machine.name, resource.id),
+        None => format!("{} ({})", resource.name, resource.id),
+    }
+}
+
 /// A resource by id, name, alias, or a unique fuzzy match.
 pub fn resource(inventory: &InventorySnapshot, name: &str) -> Result<Resource, NameProblem> {
     let exact = inventory.find(name);
     match exact.as_slice() {
         [one] => return Ok((*one).clone()),
         [] => {}
-        many => {
-            return Err(NameProblem::Ambiguous {
-                name: name.to_string(),
-                candidates: many.iter().map(|r| r.id.to_string()).collect(),
-            });
-        }
+        many => return Err(ambiguous(inventory, name, many)),
     }
     let all = inventory.all();
     let vmid: Vec<&Resource> = all.iter().filter(|r| is_vmid(r, name)).collect();
@@ -135,10 +208,32 @@ pub fn resource(inventory: &InventorySnapshot, name: &str) -> Result<Resource, N
             name: name.to_string(),
             known: all.iter().take(12).map(|r| r.name.clone()).collect(),
         }),
-        many => Err(NameProblem::Ambiguous {
-            name: name.to_string(),
-            candidates: many.iter().map(|r| r.id.to_string()).collect(),
-        }),
+        many => Err(ambiguous(inventory, name, many)),
+    }
+}
+
+/// Of resources called alike, those on the machine `on` names (all of
+/// them when `on` is unset): `nginx on web1` is never the `nginx` of
+/// another machine.
+fn on_machine<'r>(
+    inventory: &'r InventorySnapshot,
+    found: Vec<&'r Resource>,
+    on: Option<&str>,
+) -> Result<Vec<&'r Resource>, NameProblem> {
+    let Some(on) = on.filter(|_| !found.is_empty()) else {
+        return Ok(found);
+    };
+    let machine = host(inventory, Some(on))?;
+    Ok(found
+        .into_iter()
+        .filter(|r| inventory.chain(&r.id).iter().any(|p| p.id == machine.id))
+        .collect())
+}
+
+fn ambiguous(inventory: &InventorySnapshot, name: &str, many: &[&Resource]) -> NameProblem {
+    NameProblem::Ambiguous {
+        name: name.to_string(),
+        candidates: many.iter().map(|r| located(inventory, r)).collect(),
     }
 }
 
@@ -152,9 +247,14 @@ pub fn subject(
         return default_host(inventory).map(Target::Resource);
     }
     // Exact names only: a service called `nginx` must not fuzzy-match a
-    // container called `nginx-proxy-manager`.
-    if let [one] = inventory.find(name).as_slice() {
-        return Ok(Target::Resource((*one).clone()));
+    // container called `nginx-proxy-manager`. The same name on several
+    // machines (`node-exporter` everywhere) is a question, unless `on`
+    // says which machine.
+    let exact = on_machine(inventory, inventory.find(name), on)?;
+    match exact.as_slice() {
+        [one] => return Ok(Target::Resource((*one).clone())),
+        [] => {}
+        many => return Err(ambiguous(inventory, name, many)),
     }
     let all = inventory.all();
     if let [one] = all
@@ -190,7 +290,14 @@ pub fn described(inventory: &InventorySnapshot, subject: &Subject) -> Result<Tar
         Some(SubjectKind::Lxc) => &[&[ResourceKind::Lxc]],
     };
     let said = subject.said.unwrap_or(SubjectKind::Guest);
-    of_kinds(inventory, &subject.name, said, groups).map(Target::Resource)
+    of_kinds(
+        inventory,
+        &subject.name,
+        subject.on.as_deref(),
+        said,
+        groups,
+    )
+    .map(Target::Resource)
 }
 
 /// A VM or LXC (or, for history, a node) named by a request that can only
@@ -211,9 +318,13 @@ pub fn guest(
                 }),
             }
         }
-        Some(SubjectKind::Guest | SubjectKind::Service) | None => {
-            of_kinds(inventory, &subject.name, SubjectKind::Guest, &[kinds])
-        }
+        Some(SubjectKind::Guest | SubjectKind::Service) | None => of_kinds(
+            inventory,
+            &subject.name,
+            subject.on.as_deref(),
+            SubjectKind::Guest,
+            &[kinds],
+        ),
     }
 }
 
@@ -223,6 +334,7 @@ pub fn guest(
 fn of_kinds(
     inventory: &InventorySnapshot,
     name: &str,
+    on: Option<&str>,
     said: SubjectKind,
     groups: &[&[ResourceKind]],
 ) -> Result<Resource, NameProblem> {
@@ -245,15 +357,11 @@ fn of_kinds(
         } else {
             exact
         };
+        let found = on_machine(inventory, found, on)?;
         match found.as_slice() {
             [one] => return Ok((*one).clone()),
             [] => continue,
-            many => {
-                return Err(NameProblem::Ambiguous {
-                    name: name.to_string(),
-                    candidates: many.iter().map(|r| r.id.to_string()).collect(),
-                });
-            }
+            many => return Err(ambiguous(inventory, name, many)),
         }
     }
     known.truncate(12);

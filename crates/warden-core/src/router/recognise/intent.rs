@@ -275,9 +275,11 @@ pub enum Intent {
         command: String,
     },
     /// The request is a shell command: run it (read tool if read-only,
-    /// otherwise the control tool, which asks for approval).
+    /// otherwise the control tool, which asks for approval), on the host
+    /// or guest it is aimed at, else this machine.
     Run {
         command: String,
+        on: Option<String>,
     },
     Help,
 }

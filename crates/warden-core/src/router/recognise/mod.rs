@@ -37,10 +37,12 @@ use intent::{Intent, Recognised, Stage};
 
 /// Recognise a request; `None` when no stage matched.
 pub fn recognise(text: &str) -> Option<Recognised> {
-    let original = strip_politeness(text.trim());
-    if original.is_empty() {
+    let typed = strip_politeness(text.trim());
+    if typed.is_empty() {
         return None;
     }
+    let stripped = strip_mentions(typed);
+    let original = stripped.as_str();
     let lower = original.to_lowercase();
     if let Some((pattern, intent)) = fast::match_fast(original, &lower) {
         return Some(Recognised {
@@ -51,20 +53,27 @@ pub fn recognise(text: &str) -> Option<Recognised> {
     }
     // A literal command ("systemctl status nginx", "$ df -h") is taken as
     // one before keyword guessing, which would read "status" as a question.
-    if let Some(intent) = command_parser::as_command(original) {
-        let program = match &intent {
-            Intent::Run { command } => command
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-            _ => String::new(),
+    // It reads the request as typed: `uptime @h2` aims `uptime` at h2.
+    if let Some(intent) = command_parser::as_command(typed) {
+        let (program, on) = match &intent {
+            Intent::Run { command, on } => (
+                command
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                on.as_deref(),
+            ),
+            _ => (String::new(), None),
         };
+        let aimed = on
+            .map(|on| format!(", aimed at `{on}`"))
+            .unwrap_or_default();
         return Some(Recognised {
             stage: Stage::Parser,
             intent,
             evidence: format!(
-                "it parses as a shell command, and `{program}` is a program the command policy knows"
+                "it parses as a shell command{aimed}, and `{program}` is a program the command policy knows"
             ),
         });
     }
@@ -73,6 +82,15 @@ pub fn recognise(text: &str) -> Option<Recognised> {
         intent,
         evidence,
     })
+}
+
+/// `@name` is a structured mention for the loop; the phrasings read the
+/// name.
+fn strip_mentions(text: &str) -> String {
+    text.split_whitespace()
+        .map(|w| w.strip_prefix('@').unwrap_or(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// "please", "can you", "warden," and trailing punctuation say nothing

@@ -17,6 +17,7 @@ use crate::executor::{Executor, Moment, Ports, Session, Settings};
 use crate::ports::{ExecOutput, MemoryApprovals, MemoryAudit};
 use crate::simulated::{Answer, SimulatedHosts, StaticInventory};
 
+mod aimed;
 mod answers;
 mod guest_writes;
 mod guests;

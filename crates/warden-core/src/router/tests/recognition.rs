@@ -405,6 +405,7 @@ fn lists_notes_commands_and_nothing() {
             Parser,
             Intent::Run {
                 command: "df -h".into(),
+                on: None,
             },
         ),
         (
@@ -412,6 +413,7 @@ fn lists_notes_commands_and_nothing() {
             Parser,
             Intent::Run {
                 command: "systemctl status nginx".into(),
+                on: None,
             },
         ),
         ("help", FastPath, Intent::Help),
