@@ -61,8 +61,13 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
         }
         match &built {
             // A command aimed at a machine Warden does not know runs
-            // nowhere: neither here nor wherever a model would guess.
-            Err(problem @ resolve::NameProblem::NoSuchMachine { .. }) => {
+            // nowhere: neither here nor wherever a model would guess. A
+            // name held on several machines is a question for the user,
+            // listing each with its machine, not a guess either.
+            Err(
+                problem @ (resolve::NameProblem::NoSuchMachine { .. }
+                | resolve::NameProblem::Ambiguous { .. }),
+            ) => {
                 return Decision {
                     stage: recognised.stage,
                     route: name,

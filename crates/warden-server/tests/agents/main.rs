@@ -4,6 +4,7 @@
 //! per former test file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
+mod agents_aimed;
 mod agents_e2e;
 mod agents_exec;
 mod agents_protocol;
