@@ -299,7 +299,7 @@ async fn complete(
         }
     }
     track_recovery(conversation, &call.tool, &outcome);
-    tally.record(&call.tool, outcome.kind, &outcome.response);
+    tally.record(&call.tool, &call.arguments, outcome.kind, &outcome.response);
     ctx.events.emit(LoopEvent::ToolResult {
         turn,
         index,

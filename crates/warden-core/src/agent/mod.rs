@@ -444,9 +444,9 @@ pub async fn run_turn(
     TurnResult {
         final_text,
         end,
+        rests_on_failure: tally.rests_on_failure(),
         pending_approvals: tally.pending_approvals,
         refused_writes: tally.refused_writes,
-        last_call_failed: tally.last_call_failed,
     }
 }
 

@@ -57,9 +57,9 @@ pub struct TurnResult {
     pub pending_approvals: Vec<String>,
     /// Writes refused this turn: denied, expired, or blocked by policy.
     pub refused_writes: usize,
-    /// The last read or write of the turn failed: an answer resting on it
-    /// rests on a failure.
-    pub last_call_failed: bool,
+    /// A call failed and nothing after it succeeded in its place (the same
+    /// tool, action and target): the answer rests on a failure.
+    pub rests_on_failure: bool,
 }
 
 /// Bookkeeping across the calls of one turn.
@@ -67,7 +67,9 @@ pub struct TurnResult {
 pub(super) struct TurnTally {
     pub pending_approvals: Vec<String>,
     pub refused_writes: usize,
-    pub last_call_failed: bool,
+    /// Failed calls (`tool action target`) that no later call of the same
+    /// tool, action and target replaced with a success.
+    pub failed_calls: std::collections::BTreeSet<String>,
     /// A call that LOOP_DETECTED refused, by tool.
     pub looping_tool: Option<String>,
     /// Error codes of the latest reply whose every call failed.
@@ -79,7 +81,13 @@ pub(super) struct TurnTally {
 
 impl TurnTally {
     /// Note the final outcome of one call (after rewrites and approvals).
-    pub fn record(&mut self, tool: &str, kind: ToolKind, response: &ToolResponse) {
+    pub fn record(
+        &mut self,
+        tool: &str,
+        arguments: &serde_json::Value,
+        kind: ToolKind,
+        response: &ToolResponse,
+    ) {
         let code = response.error_code();
         match code {
             Some(ErrorCode::ApprovalRequired) => {
@@ -100,13 +108,38 @@ impl TurnTally {
             Some(ErrorCode::LoopDetected) => self.looping_tool = Some(tool.to_string()),
             _ => {}
         }
-        if matches!(kind, ToolKind::Read | ToolKind::Write) {
-            if response.ok {
-                self.last_call_failed = false;
-            } else if !response.is_blocked() {
-                self.last_call_failed = true;
-            }
+        let key = call_key(tool, arguments);
+        if response.ok {
+            self.failed_calls.remove(&key);
+        } else if answer_rests_on(kind, code, response.is_blocked()) {
+            self.failed_calls.insert(key);
         }
+    }
+
+    /// Whether the answer rests on a call that failed.
+    pub fn rests_on_failure(&self) -> bool {
+        !self.failed_calls.is_empty()
+    }
+}
+
+/// `read exec host:web1`: what a later call must match to stand in for a
+/// failed one (a retry, or the same question asked another way).
+fn call_key(tool: &str, arguments: &serde_json::Value) -> String {
+    let field = |name: &str| arguments.get(name).and_then(|v| v.as_str()).unwrap_or("");
+    format!("{tool} {} {}", field("action"), field("target"))
+}
+
+/// A failed call the answer rests on: every failure of a read, a write or
+/// a lookup whatever its code (unreachable, not found, timed out, a node
+/// offline, no guest agent, a secret withheld, a protected path), except
+/// a lookup that found nothing (discovery goes on) and the gates'
+/// refusals the model can recover from (they are counted as refused
+/// writes or pending approvals where they stop a change).
+fn answer_rests_on(kind: ToolKind, code: Option<ErrorCode>, blocked: bool) -> bool {
+    match (kind, code) {
+        (ToolKind::Resolve, Some(ErrorCode::NotFound)) => false,
+        (_, Some(ErrorCode::ProtectedPath)) => true,
+        _ => !blocked,
     }
 }
 
@@ -140,5 +173,74 @@ pub(super) fn model_failure_code(error: &warden_llm::ProviderError) -> &'static 
         E::Http { .. } | E::Stream { .. } | E::Malformed { .. } | E::Failed(_) => "MODEL_ERROR",
         E::Cancelled => "CANCELLED",
         E::ScriptExhausted => "SCRIPT_EXHAUSTED",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use warden_protocol::{ToolError, ToolResponse};
+
+    use super::*;
+
+    fn failed(code: ErrorCode) -> ToolResponse {
+        ToolResponse::failure(ToolError::new(code, "failed"))
+    }
+
+    #[test]
+    fn every_failure_the_answer_rests_on_counts_whatever_its_code() {
+        let read = json!({"action": "exec", "target": "host:web1", "command": "uptime"});
+        let get = json!({"action": "get", "target": "vm:pve1:101"});
+        for code in [
+            ErrorCode::Unavailable,
+            ErrorCode::NotFound,
+            ErrorCode::Timeout,
+            ErrorCode::ExecutionFailed,
+            ErrorCode::SecretInOutput,
+            ErrorCode::Internal,
+            ErrorCode::ProtectedPath,
+        ] {
+            let mut tally = TurnTally::default();
+            tally.record("read", &read, ToolKind::Read, &failed(code));
+            assert!(tally.rests_on_failure(), "{code:?}");
+        }
+        // A lookup that cannot reach its source is a failure; one that
+        // finds nothing is part of discovery.
+        let mut tally = TurnTally::default();
+        tally.record(
+            "query",
+            &get,
+            ToolKind::Resolve,
+            &failed(ErrorCode::Unavailable),
+        );
+        assert!(tally.rests_on_failure());
+        let mut tally = TurnTally::default();
+        tally.record(
+            "query",
+            &get,
+            ToolKind::Resolve,
+            &failed(ErrorCode::NotFound),
+        );
+        assert!(!tally.rests_on_failure());
+    }
+
+    #[test]
+    fn a_later_success_in_its_place_replaces_a_failure_and_no_other_does() {
+        let on = |target: &str| json!({"action": "exec", "target": target, "command": "uptime"});
+        let ok = ToolResponse::success(json!({"stdout": "up"}));
+        let mut tally = TurnTally::default();
+        tally.record(
+            "read",
+            &on("host:a"),
+            ToolKind::Read,
+            &failed(ErrorCode::Unavailable),
+        );
+        tally.record("read", &on("host:b"), ToolKind::Read, &ok);
+        assert!(
+            tally.rests_on_failure(),
+            "another host's success proves nothing"
+        );
+        tally.record("read", &on("host:a"), ToolKind::Read, &ok);
+        assert!(!tally.rests_on_failure(), "the retry succeeded");
     }
 }

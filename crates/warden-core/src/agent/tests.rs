@@ -41,7 +41,7 @@ struct Run {
     end: TurnEnd,
     pending: Vec<String>,
     refused_writes: usize,
-    last_call_failed: bool,
+    rests_on_failure: bool,
     final_text: Option<String>,
     conversation: Conversation,
     offers: Vec<ToolOffer>,
@@ -114,7 +114,7 @@ fn run_script(
         end: result.end,
         pending: result.pending_approvals,
         refused_writes: result.refused_writes,
-        last_call_failed: result.last_call_failed,
+        rests_on_failure: result.rests_on_failure,
         final_text: result.final_text,
         conversation,
         offers: provider.offers,
@@ -494,7 +494,7 @@ fn pending_approvals_and_failed_commands_are_reported() {
     );
     assert_eq!(run.end, TurnEnd::Answered);
     assert_eq!(run.pending.len(), 1);
-    assert!(run.last_call_failed);
+    assert!(run.rests_on_failure);
 }
 
 /// Records what a display receives.

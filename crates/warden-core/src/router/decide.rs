@@ -5,6 +5,7 @@
 //! says they are; keyword guesses, unknown names and services the host
 //! never reported go to the model.
 
+use super::Declined;
 use super::intent::{ControlOp, Intent, Stage};
 use super::plan::{self, Plan};
 use super::resolve;
@@ -16,6 +17,8 @@ pub struct Decision {
     pub route: &'static str,
     pub plan: Option<Plan>,
     pub reason: String,
+    /// The request is answered with a refusal, not carried out.
+    pub declined: Option<Declined>,
 }
 
 fn to_model(route: &'static str, reason: String) -> Decision {
@@ -24,6 +27,23 @@ fn to_model(route: &'static str, reason: String) -> Decision {
         route,
         plan: None,
         reason: format!("handed to the model: {reason}"),
+        declined: None,
+    }
+}
+
+/// How a request answered with a refusal counts for whoever asked.
+fn declined(intent: &Intent, problem: &resolve::NameProblem) -> Option<Declined> {
+    match problem {
+        // A question back ("which one?") is an answer.
+        resolve::NameProblem::Ambiguous { .. } => None,
+        resolve::NameProblem::NotFound { .. }
+        | resolve::NameProblem::WrongKind { .. }
+        | resolve::NameProblem::NoHost
+        | resolve::NameProblem::NoSuchMachine { .. } => Some(if intent.writes() {
+            Declined::Write
+        } else {
+            Declined::Unresolved
+        }),
     }
 }
 
@@ -45,6 +65,7 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
             route: "unmatched",
             plan: Some(Plan::Say(super::explain::unmatched(text, &suggestions))),
             reason,
+            declined: None,
         };
     };
     let name = recognised.intent.name();
@@ -73,6 +94,7 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
                     route: name,
                     plan: Some(Plan::Say(plan::refusal(&recognised.intent, problem))),
                     reason: format!("{evidence}, but {}", problem.describe_briefly()),
+                    declined: declined(&recognised.intent, problem),
                 };
             }
             Err(problem) => {
@@ -92,14 +114,31 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
         Stage::FastPath | Stage::Parser => "certain",
         Stage::Heuristic | Stage::Llm | Stage::Unmatched => "a guess (no model is configured)",
     };
-    let (plan, reason) = match built {
-        Ok(plan) => (plan, format!("{evidence}; {confidence}")),
+    let (plan, reason, declined) = match built {
+        Ok(plan) => {
+            // A change the plan already knows cannot be made (a reload of
+            // a container, a guest's force stop of a service).
+            // A typed command that changes things is answered, not run,
+            // by the router (with a model it goes to the model unless it is
+            // catastrophic).
+            let typed_write =
+                matches!(recognised.intent, Intent::Run { .. }) && matches!(plan, Plan::Say(_));
+            let refused = typed_write
+                || (recognised.intent.writes()
+                    && plan.parts().iter().any(|p| matches!(p, Plan::Say(_))));
+            (
+                plan,
+                format!("{evidence}; {confidence}"),
+                refused.then_some(Declined::Write),
+            )
+        }
         Err(problem) => (
             Plan::Say(plan::refusal(&recognised.intent, &problem)),
             format!(
                 "{evidence}, but {}: answered without running anything",
                 problem.describe_briefly()
             ),
+            declined(&recognised.intent, &problem),
         ),
     };
     Decision {
@@ -107,13 +146,15 @@ pub fn decide(inventory: &InventorySnapshot, text: &str, model_available: bool) 
         route: name,
         plan: Some(plan),
         reason,
+        declined,
     }
 }
 
 /// Why a plan the router could make is still better left to the model.
 fn unsure(intent: &Intent, plan: &Plan) -> Option<String> {
     if let Intent::Run { command, .. } = intent {
-        if matches!(plan, Plan::Say(_)) {
+        // Catastrophic commands are refused here whoever would propose them.
+        if matches!(plan, Plan::Say(_)) && !warden_policy::classify(command).catastrophic {
             return Some(format!(
                 "`{command}` changes things, and the model can propose it through the control tool (with approval)"
             ));

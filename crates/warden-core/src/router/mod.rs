@@ -66,6 +66,19 @@ pub struct RouteInfo {
     pub reason: String,
     /// Recognising and planning, not running the calls.
     pub elapsed: Duration,
+    /// Answered with a refusal instead of being carried out.
+    pub declined: Option<Declined>,
+}
+
+/// A request the router answered with a refusal: how it counts for whoever
+/// asked (`warden ask`'s exit code, the `error` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declined {
+    /// A change that cannot or may not be made: a refused write.
+    Write,
+    /// A read whose target does not resolve (an unknown machine or name):
+    /// the answer rests on a failure.
+    Unresolved,
 }
 
 /// Route a request without running anything (`warden explain`, `--verbose`).
@@ -82,6 +95,7 @@ pub fn route(
         target: decision.plan.as_ref().and_then(Plan::target),
         reason: decision.reason,
         elapsed: started.elapsed(),
+        declined: decision.declined,
     };
     (info, decision.plan)
 }
@@ -124,6 +138,17 @@ impl Router {
     /// How the latest request was routed.
     pub fn last_route(&self) -> Option<&RouteInfo> {
         self.last_route.as_ref()
+    }
+
+    /// Whether the latest request was answered with a refusal: at routing,
+    /// or by a route that found its change could not be made.
+    pub fn declined(&self) -> Option<Declined> {
+        let routed = self.last_route.as_ref().and_then(|r| r.declined);
+        let found = match &self.state {
+            TurnState::Routing(active) if active.progress.declined() => Some(Declined::Write),
+            TurnState::Routing(_) | TurnState::Idle | TurnState::Delegating => None,
+        };
+        routed.or(found)
     }
 
     pub fn has_model(&self) -> bool {
@@ -245,7 +270,7 @@ impl Router {
                     usage: None,
                 })
             }
-            Step::Answer(text) => {
+            Step::Answer(text) | Step::Decline(text) => {
                 on_delta(Delta::Text(&text));
                 active.pending.clear();
                 active.answer = Some(text.clone());

@@ -26,7 +26,7 @@ use crate::agent::prompt::system_prompt;
 use crate::agent::{Approver, Conversation, TurnContext, TurnResult, run_turn};
 use crate::executor::{Moment, Session};
 use crate::ports::{Backends, ConversationStoreError, Inventory, TurnRecord};
-use crate::router::{RouteInfo, Router};
+use crate::router::{Declined, RouteInfo, Router};
 
 pub mod config;
 mod outcome;
@@ -83,6 +83,18 @@ impl TurnReport {
     pub fn verdict(&self) -> Verdict {
         verdict(&self.outcome, self.route_summary().as_ref())
     }
+}
+
+/// A request the router answered with a refusal counts as one: a change
+/// it would not or could not make is a refused write, a target that does
+/// not resolve a failure the answer rests on.
+fn with_refusals(mut result: TurnResult, declined: Option<Declined>) -> TurnResult {
+    match declined {
+        Some(Declined::Write) => result.refused_writes = result.refused_writes.max(1),
+        Some(Declined::Unresolved) => result.rests_on_failure = true,
+        None => {}
+    }
+    result
 }
 
 fn route_summary(info: &RouteInfo) -> RouteSummary {
@@ -310,6 +322,7 @@ impl TurnRunner {
             };
             run_turn(&mut ctx, &mut self.conversation, text).await
         };
+        let result = with_refusals(result, self.router.declined());
         let mut adapter = adapter
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

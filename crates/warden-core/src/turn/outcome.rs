@@ -30,7 +30,7 @@ pub fn outcome_of(result: &TurnResult) -> TurnOutcome {
         end: end_kind(&result.end),
         pending_approvals: result.pending_approvals.clone(),
         refused_writes: u32::try_from(result.refused_writes).unwrap_or(u32::MAX),
-        failed_calls: result.last_call_failed,
+        failed_calls: result.rests_on_failure,
     }
 }
 
@@ -136,7 +136,7 @@ mod tests {
             end,
             pending_approvals: Vec::new(),
             refused_writes: 0,
-            last_call_failed: false,
+            rests_on_failure: false,
         }
     }
 
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(judge(&answered, "fast_path"), Verdict::Answered);
         assert_eq!(judge(&answered, "unmatched"), Verdict::NotUnderstood);
         let mut failed = result(TurnEnd::Answered);
-        failed.last_call_failed = true;
+        failed.rests_on_failure = true;
         assert_eq!(judge(&failed, "llm"), Verdict::ToolFailed);
         let mut refused = failed.clone();
         refused.refused_writes = 1;

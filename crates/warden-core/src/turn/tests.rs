@@ -197,3 +197,103 @@ fn stored_messages_are_capped_like_replies() {
     }
     let _ = ErrorCode::Internal;
 }
+
+/// One turn without a model on `hosts` answering every command with
+/// `stdout`; the verdict and the codes of the `error` events.
+fn judged(message: &str, level: ControlLevel, stdout: &str) -> (Verdict, Vec<String>, String) {
+    let (mut backends, _) = backends();
+    backends.hosts = Arc::new(SimulatedHosts::new(vec![Answer {
+        target: None,
+        matches: Box::new(|_| true),
+        output: ExecOutput {
+            stdout: stdout.into(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]));
+    let mut runner = TurnRunner::new(
+        &backends,
+        Arc::new(TurnConfig::default()),
+        "s1".into(),
+        level,
+        None,
+    );
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let mut approver = FixedApprover(Decision::Approve);
+    let report = block_on(runner.run(&backends, message, &mut approver, &mut events));
+    let codes = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Error { code, .. } => Some(code.clone()),
+            _ => None,
+        })
+        .collect();
+    (
+        report.verdict(),
+        codes,
+        report.final_text.unwrap_or_default(),
+    )
+}
+
+#[test]
+fn a_request_the_router_refuses_is_never_answered_with_success() {
+    let no_systemd = "@@warden:unit-check\n@@warden:no-systemctl\n";
+    let rows: &[(&str, ControlLevel, &str, Verdict, &str)] = &[
+        // Catastrophic at every level, with or without a model.
+        (
+            "rm -rf /",
+            ControlLevel::Autonomous,
+            "",
+            Verdict::WriteRefused,
+            "WRITE_REFUSED",
+        ),
+        (
+            "$ rm -rf --no-preserve-root /",
+            ControlLevel::Controlled,
+            "",
+            Verdict::WriteRefused,
+            "WRITE_REFUSED",
+        ),
+        // A typed change the router does not run without a model.
+        (
+            "touch /tmp/warden-x",
+            ControlLevel::Controlled,
+            "",
+            Verdict::WriteRefused,
+            "WRITE_REFUSED",
+        ),
+        // A change the machine cannot do, found out before proposing it.
+        (
+            "restart nginx",
+            ControlLevel::Controlled,
+            no_systemd,
+            Verdict::WriteRefused,
+            "WRITE_REFUSED",
+        ),
+        // A change to something that does not exist.
+        (
+            "reload jellyfin-nowhere on nosuch",
+            ControlLevel::Controlled,
+            "",
+            Verdict::WriteRefused,
+            "WRITE_REFUSED",
+        ),
+        // A command aimed at a machine nobody knows runs nowhere.
+        (
+            "uptime on nosuch",
+            ControlLevel::ReadOnly,
+            "",
+            Verdict::ToolFailed,
+            "TOOL_FAILED",
+        ),
+    ];
+    for (message, level, stdout, verdict, code) in rows {
+        let (got, codes, text) = judged(message, *level, stdout);
+        assert_eq!(got, *verdict, "{message}: {text}");
+        assert_eq!(codes, vec![code.to_string()], "{message}: {text}");
+    }
+    // Answers stay answers.
+    let (got, codes, text) = judged("uptime", ControlLevel::ReadOnly, "up 3 days\n");
+    assert_eq!((got, codes.len()), (Verdict::Answered, 0), "{text}");
+}

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use warden_testkit::agent_peer::{Socket, key, next_within, send, until_frame};
 use warden_testkit::agent_peer::Incoming;
+use warden_testkit::agent_peer::{Socket, key, next_within, send, until_frame};
 use warden_testkit::test_server::connect;
 use warden_testkit::test_server::{Options, Script, TestServer, start};
 
@@ -35,7 +35,10 @@ async fn agent(server: &TestServer, name: &str, seed: u8) -> Socket {
         .iter()
         .any(|r| r["id"] == container.as_str())
     {
-        assert!(tokio::time::Instant::now() < deadline, "{name} never reported");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{name} never reported"
+        );
         tokio::time::sleep(Duration::from_millis(30)).await;
     }
     socket
@@ -56,7 +59,12 @@ fn final_text(events: &[warden_testkit::sse::SseEvent]) -> String {
     events
         .iter()
         .find(|e| e.event == "done")
-        .map(|e| e.data["final_text"].as_str().unwrap_or_default().to_string())
+        .map(|e| {
+            e.data["final_text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .unwrap_or_default()
 }
 
@@ -129,7 +137,11 @@ async fn a_command_aimed_at_nobody_runs_nowhere_and_shared_names_are_asked() {
     assert!(text.contains("ran nothing"), "{text}");
     no_exec(&mut h1).await;
     no_exec(&mut h2).await;
-    assert!(server.hosts.received().is_empty(), "{:?}", server.hosts.received());
+    assert!(
+        server.hosts.received().is_empty(),
+        "{:?}",
+        server.hosts.received()
+    );
 
     let mut events = turn(&server, "status of node-exporter").await;
     let text = final_text(&events.until("done", WAIT).await);

@@ -155,9 +155,14 @@ pub fn build(inventory: &InventorySnapshot, intent: &Intent) -> Result<Plan, Nam
                     host,
                     command: command.clone(),
                 }
+            } else if verdict.catastrophic {
+                Plan::Say(format!(
+                    "Refused: `{command}` is catastrophic ({}). Warden does not run it at any control level, whoever asks. Nothing was done.",
+                    verdict.reason
+                ))
             } else {
                 Plan::Say(format!(
-                    "`{command}` is not read-only ({}), and without a language model I only run read-only commands directly. For changes, ask for a restart/start/stop of a service or container (those ask for your approval), or configure a model.",
+                    "`{command}` is not read-only ({}), and without a language model I only run read-only commands directly, so nothing was done. For changes, ask for a restart/start/stop of a service or container (those ask for your approval), or configure a model.",
                     verdict.reason
                 ))
             }

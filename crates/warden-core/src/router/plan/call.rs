@@ -22,6 +22,10 @@ impl Call {
 pub enum Step {
     Calls(Vec<Call>),
     Answer(String),
+    /// The answer to a change that cannot be made, found out before it
+    /// was proposed (no service manager, no such unit): the turn counts
+    /// it as a refused write.
+    Decline(String),
 }
 
 /// `{"action": …, "target": …}` plus more fields.

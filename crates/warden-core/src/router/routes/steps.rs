@@ -85,6 +85,8 @@ pub struct Progress {
     answers: Vec<String>,
     /// Results of calls received so far, over all parts.
     answered: usize,
+    /// A part declined its change.
+    declined: bool,
 }
 
 impl Progress {
@@ -97,7 +99,13 @@ impl Progress {
             results: Vec::new(),
             answers: Vec::new(),
             answered: 0,
+            declined: false,
         }
+    }
+
+    /// Whether a part found its change could not be made.
+    pub fn declined(&self) -> bool {
+        self.declined
     }
 
     /// Tool calls that came back so far.
@@ -112,10 +120,11 @@ impl Progress {
         let mut last = last.to_vec();
         while let Some(plan) = self.parts.get(self.part) {
             let step = next_step(plan, self.step, &last, &self.results);
+            let declined = matches!(step, Step::Decline(_));
             self.step += 1;
             match step {
                 Step::Calls(calls) => return Step::Calls(calls),
-                Step::Answer(text) => {
+                Step::Answer(text) | Step::Decline(text) => {
                     self.answers.push(text);
                     self.part += 1;
                     self.step = 0;
@@ -123,6 +132,7 @@ impl Progress {
                     last.clear();
                 }
             }
+            self.declined |= declined;
         }
         Step::Answer(self.answers.join("\n\n"))
     }

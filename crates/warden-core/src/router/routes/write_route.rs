@@ -73,7 +73,7 @@ impl WriteRoute<'_> {
             2 if checked == 1 => match (first, &self.precheck) {
                 (Some(res), Some(precheck)) if res.ran() => match (precheck.decide)(res) {
                     Ok(()) => Step::Calls(vec![self.write.clone()]),
-                    Err(answer) => Step::Answer(answer),
+                    Err(answer) => Step::Decline(answer),
                 },
                 (Some(res), _) => Step::Answer(format!(
                     "{} Nothing was done.",

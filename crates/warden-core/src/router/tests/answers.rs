@@ -23,7 +23,7 @@ fn named(name: &str) -> Resource {
 /// The answer a plan gives when its first calls return `results`.
 fn answer_with(plan: &Plan, results: &[Value]) -> String {
     match next_step(plan, 1, results, results) {
-        Step::Answer(text) => text,
+        Step::Answer(text) | Step::Decline(text) => text,
         Step::Calls(calls) => panic!("expected an answer, got calls {calls:?}"),
     }
 }

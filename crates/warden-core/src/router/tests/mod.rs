@@ -259,7 +259,7 @@ pub fn calls_of(plan: Plan, result: &Value) -> Vec<Call> {
                 last = vec![result.clone(); step.len()];
                 calls.extend(step);
             }
-            Step::Answer(_) => break,
+            Step::Answer(_) | Step::Decline(_) => break,
         }
     }
     calls
