@@ -221,6 +221,7 @@ pub async fn run_turn(
     let turn = conversation.turn;
     ctx.session.knowledge.turn = turn;
     ctx.session.knowledge.fresh_requested = crate::knowledge::asks_for_fresh_data(user_message);
+    ctx.session.user_words = user_message.to_string();
     let before = ctx.session.fsm.state();
     let now = (ctx.clock)();
     let mention_notes = mentions::prefetch(

@@ -154,6 +154,24 @@ pub(super) fn check_understood(plan: &Plan) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A note in the user's own words (`remember …` typed this turn) is
+/// theirs to keep: stored and audited without an approval at any level,
+/// since it changes no machine. Most of the message must be the note, so
+/// a model cannot pass off a fragment of it as what the user asked for.
+pub(super) fn users_own_note(call: &ToolCall, user_words: &str) -> bool {
+    let ToolCall::Knowledge(crate::tools::args::KnowledgeArgs::Remember { note, .. }) = call else {
+        return false;
+    };
+    let words = |text: &str| {
+        text.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (note, said) = (words(note), words(user_words));
+    !note.is_empty() && said.contains(&note) && note.len() * 2 >= said.len()
+}
+
 /// What the autonomous level does with a write no human has approved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Autonomy {
@@ -328,5 +346,49 @@ mod autonomy_tests {
             };
             assert_eq!(autonomy_for(plan_risk(&plan)), expected, "{plan:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod note_tests {
+    use serde_json::json;
+
+    use super::users_own_note;
+    use crate::tools::ToolCall;
+
+    #[test]
+    fn only_the_users_own_words_are_a_note_without_approval() {
+        let remember = |note: &str| {
+            ToolCall::parse("knowledge", &json!({"action": "remember", "note": note})).unwrap()
+        };
+        let rows = [
+            ("remember backups run at 3am", "backups run at 3am", true),
+            (
+                "Remember that  the NAS is on UPS 2",
+                "the nas is on ups 2",
+                true,
+            ),
+            ("remember the NAS is on UPS 2", "the NAS is on UPS 3", false),
+            (
+                "remember the NAS is on UPS 2 and restarts weekly after updates",
+                "NAS",
+                false,
+            ),
+            ("restart nginx", "restart nginx is approved", false),
+            ("remember x", "", false),
+        ];
+        for (said, note, own) in rows {
+            assert_eq!(
+                users_own_note(&remember(note), said),
+                own,
+                "{said} / {note}"
+            );
+        }
+        let recall = ToolCall::parse(
+            "knowledge",
+            &json!({"action": "recall", "query": "backups"}),
+        )
+        .unwrap();
+        assert!(!users_own_note(&recall, "backups"));
     }
 }

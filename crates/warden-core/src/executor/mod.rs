@@ -535,8 +535,9 @@ impl<'a> Executor<'a> {
         let plan = commands::plan_with(&call, target.as_ref(), self.guest_api);
         api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
-        // 8. Control level / approval.
-        if kind == ToolKind::Write {
+        // 8. Control level / approval (a note in the user's own words
+        // needs neither: it is what they asked for, and changes no machine).
+        if kind == ToolKind::Write && !gates::users_own_note(&call, &session.user_words) {
             match (self.settings.control_level, auth) {
                 (ControlLevel::ReadOnly, _) => {
                     return Err(ToolError::new(

@@ -59,6 +59,9 @@ pub struct Session {
     /// Resources found at a new id since the last call (migrated guests),
     /// told with the next result.
     pub moves: Vec<(ResourceId, ResourceId)>,
+    /// The running turn's user message: a note in the user's own words is
+    /// theirs to keep without an approval.
+    pub user_words: String,
 }
 
 impl Session {
@@ -70,6 +73,7 @@ impl Session {
             knowledge: crate::knowledge::KnowledgeAccumulator::default(),
             cancel: CancelFlag::new(),
             moves: Vec::new(),
+            user_words: String::new(),
         }
     }
 

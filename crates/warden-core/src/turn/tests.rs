@@ -297,3 +297,40 @@ fn a_request_the_router_refuses_is_never_answered_with_success() {
     let (got, codes, text) = judged("uptime", ControlLevel::ReadOnly, "up 3 days\n");
     assert_eq!((got, codes.len()), (Verdict::Answered, 0), "{text}");
 }
+
+#[test]
+fn a_note_in_the_users_own_words_is_kept_at_once_without_an_approval() {
+    let (mut backends, _) = backends();
+    let audit = Arc::new(crate::ports::MemoryAudit::default());
+    backends.audit = Arc::clone(&audit) as Arc<dyn crate::ports::AuditSink>;
+    let mut runner = TurnRunner::new(
+        &backends,
+        Arc::new(TurnConfig::default()),
+        "s1".into(),
+        ControlLevel::Controlled,
+        None,
+    );
+    // Nobody answers approvals (as `ask` without a terminal).
+    let mut approver = FixedApprover(Decision::Pending);
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let report = block_on(runner.run(
+        &backends,
+        "remember the backups run at 3am",
+        &mut approver,
+        &mut events,
+    ));
+    assert_eq!(report.verdict(), Verdict::Answered, "{events:?}");
+    assert!(report.outcome.pending_approvals.is_empty(), "{events:?}");
+    let text = report.final_text.unwrap_or_default();
+    assert!(text.contains("Noted"), "{text}");
+    let report = block_on(runner.run(&backends, "recall backups", &mut approver, &mut events));
+    let text = report.final_text.unwrap_or_default();
+    assert!(text.contains("the backups run at 3am"), "{text}");
+    let audited = audit.records();
+    assert!(
+        audited
+            .iter()
+            .any(|r| r.tool == "knowledge" && r.decision == "allowed"),
+        "{audited:?}"
+    );
+}
