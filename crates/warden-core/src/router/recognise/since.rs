@@ -33,7 +33,7 @@ impl TimeUnit {
         }
     }
 
-    fn seconds(self) -> u64 {
+    pub(crate) fn seconds(self) -> u64 {
         match self {
             TimeUnit::Second => 1,
             TimeUnit::Minute => 60,

@@ -1,7 +1,7 @@
 //! "errors in the last hour" in words: the journal's entries of priority
 //! `err` and worse, counted by source; or, on a host without a journal, the
-//! lines of its system log file that say error (and that no time window
-//! could be applied).
+//! lines of its system log file that say error, inside the window by the
+//! times they carry.
 
 use warden_protocol::Resource;
 
@@ -72,19 +72,53 @@ pub fn journal_answer(host: &Resource, since: Since, out: &str) -> String {
     )
 }
 
-pub fn file_answer(host: &Resource, path: &str, out: &str) -> String {
-    let lines = entries(out);
+pub fn file_answer(host: &Resource, path: &str, since: Since, out: &str) -> String {
+    let Some(window) = super::log_window::lines_since(out, since) else {
+        return format!(
+            "The search of {path} on {} did not say the host's time, so the window ({}) could not be applied; nothing is shown rather than lines from outside it.",
+            named(host),
+            since.describe()
+        );
+    };
+    let lines: Vec<&str> = window
+        .lines
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if window.undated {
+        let any = out.lines().skip(1).any(|l| !l.trim().is_empty());
+        return if any {
+            format!(
+                "{path} on {} has lines saying error (or worse), but none carries a time Warden can read, so the window ({}) cannot be applied (it has no journal).",
+                named(host),
+                since.describe()
+            )
+        } else {
+            format!(
+                "No lines saying error, crit, alert, emerg, panic or fatal in the last {FILE_WINDOW} lines of {path} on {} (it has no journal).",
+                named(host)
+            )
+        };
+    }
     if lines.is_empty() {
         return format!(
-            "No lines saying error, crit, alert, emerg, panic or fatal in the last {FILE_WINDOW} lines of {path} on {} (it has no journal; a time window cannot be applied to the file).",
-            named(host)
+            "No lines saying error, crit, alert, emerg, panic or fatal in {path} on {} {} (it has no journal; by the times its lines carry, in its last {FILE_WINDOW} lines).",
+            named(host),
+            since.describe()
         );
     }
     let shown = &lines[lines.len().saturating_sub(SHOWN)..];
+    let cut = if window.maybe_cut {
+        format!(" The window may reach back further than the last {FILE_WINDOW} lines searched.")
+    } else {
+        String::new()
+    };
     format!(
-        "{} lines saying error (or worse) in the last {FILE_WINDOW} lines of {path} on {} (it has no journal, so no time window was applied). The latest {}:\n{}",
+        "{} lines saying error (or worse) in {path} on {} {} (it has no journal; windowed by the times its lines carry).{cut} The latest {}:\n{}",
         lines.len(),
         named(host),
+        since.describe(),
         shown.len(),
         block(&shown.join("\n"))
     )

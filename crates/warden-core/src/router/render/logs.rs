@@ -3,8 +3,9 @@
 
 use warden_protocol::Resource;
 
-use super::format::{block, named};
+use super::format::{block, capitalised, named};
 use crate::router::intent::{LogsRequest, MAX_LOG_LINES};
+use crate::router::recognise::since::Since;
 
 pub fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -> String {
     let count = out.lines().count();
@@ -24,6 +25,54 @@ pub fn log_answer(source: &str, host: &Resource, request: &LogsRequest, out: &st
         named(host),
         block(out)
     )
+}
+
+/// The last lines of a log file inside the request's window, from a read
+/// that printed the host's clock first (`log_window::dated_read`), `read`
+/// lines long.
+pub fn windowed_log_answer(
+    source: &str,
+    host: &Resource,
+    request: &LogsRequest,
+    since: Since,
+    read: usize,
+    stdout: &str,
+) -> String {
+    let Some(window) = super::log_window::lines_since(stdout, since) else {
+        return format!(
+            "The read of {source} on {} did not say the host's time, so the window ({}) could not be applied; nothing is shown rather than lines from outside it.",
+            named(host),
+            since.describe()
+        );
+    };
+    if window.undated {
+        return format!(
+            "No line of the last {read} of {source} on {} carries a time Warden can read, so the window ({}) cannot be applied to it.",
+            named(host),
+            since.describe()
+        );
+    }
+    if window.lines.is_empty() {
+        let matching = request
+            .filter
+            .as_ref()
+            .map(|f| format!(" matching \"{f}\""))
+            .unwrap_or_default();
+        return format!(
+            "{} on {} has no entries{matching} {} (by the times its lines carry; its last {read} lines were searched).",
+            capitalised(source),
+            named(host),
+            since.describe()
+        );
+    }
+    let shown = &window.lines[window.lines.len().saturating_sub(request.lines as usize)..];
+    let mut text = log_answer(source, host, request, &shown.join("\n"));
+    if window.maybe_cut {
+        text.push_str(&format!(
+            "\n(The window may reach back further than the {read} lines read.)"
+        ));
+    }
+    text
 }
 
 /// "1 line", "3 lines".

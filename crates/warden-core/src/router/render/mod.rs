@@ -8,6 +8,7 @@
 //! - `status`: a service, a container, the services and containers of a host.
 //! - `units`: `systemctl show` blocks, and a unit's state in a line.
 //! - `logs`: the last lines of a log; a container's log in time order.
+//! - `log_window`: "since" for log files, by the times their lines carry.
 //! - `errors`: the errors in a window, from the journal or a log file.
 //! - `exit`: why a container or a unit exited.
 //! - `facts`: top processes, listening ports, sessions, kernel, failed
@@ -25,6 +26,7 @@ pub mod explain;
 pub(super) mod facts;
 mod format;
 pub(super) mod guests;
+pub(super) mod log_window;
 pub(super) mod logs;
 pub(super) mod metrics;
 mod result;

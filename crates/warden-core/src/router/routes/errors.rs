@@ -1,8 +1,7 @@
 //! "errors in the last hour", host-wide: the journal's entries of priority
 //! `err` and worse in the window; on a host without journald, the lines of
-//! its system log file that say error (the file has no reliable time
-//! stamps to window on, and the answer, worded in `render/errors.rs`,
-//! says so).
+//! its system log file that say error, windowed by the times they carry
+//! (the read prints the host's clock first; `render/log_window.rs`).
 
 use serde_json::{Value, json};
 use warden_protocol::Resource;
@@ -12,6 +11,7 @@ use crate::executor::commands::quote;
 use crate::router::plan::{Call, Step, args};
 use crate::router::recognise::since::Since;
 use crate::router::render::errors::{FILE_WINDOW, MAX_ENTRIES, file_answer, journal_answer};
+use crate::router::render::log_window::CLOCK_MARKER;
 use crate::router::render::{Res, failure, named};
 use crate::router::resolve::has_systemd;
 
@@ -26,7 +26,8 @@ fn journal_command(since: Since) -> String {
 
 fn file_command(path: &str) -> String {
     format!(
-        "tail -n {FILE_WINDOW} -- {} | grep -i -E -e 'error|crit|emerg|alert|panic|fatal' | tail -n {MAX_ENTRIES}",
+        "date {}; tail -n {FILE_WINDOW} -- {} | grep -i -E -e 'error|crit|emerg|alert|panic|fatal' | tail -n {MAX_ENTRIES}",
+        quote(&format!("+{CLOCK_MARKER} %s %z")),
         quote(path)
     )
 }
@@ -59,7 +60,12 @@ pub fn recent_errors(host: &Resource, since: Since, step: usize, last: &[Value])
                 };
             }
             Step::Answer(if from_file {
-                file_answer(host, file.as_deref().unwrap_or("the system log"), out)
+                file_answer(
+                    host,
+                    file.as_deref().unwrap_or("the system log"),
+                    since,
+                    out,
+                )
             } else {
                 journal_answer(host, since, out)
             })

@@ -12,7 +12,8 @@ use crate::executor::commands::quote;
 use crate::router::intent::{LogsRequest, MAX_LOG_LINES};
 use crate::router::plan::{Call, Step, args};
 use crate::router::recognise::since::now_unix;
-use crate::router::render::logs::{container_log_answer, log_answer};
+use crate::router::render::log_window::dated_read;
+use crate::router::render::logs::{container_log_answer, log_answer, windowed_log_answer};
 use crate::router::render::{Res, capitalised, failure, named};
 use crate::router::resolve::{has_systemd, log_files};
 
@@ -20,6 +21,8 @@ use crate::router::resolve::{has_systemd, log_files};
 const FILTER_WINDOW: u32 = 5000;
 const SYSTEM_LOG_FILES: [&str; 2] = ["/var/log/syslog", "/var/log/messages"];
 const FILES_MARKER: &str = "@@warden:files";
+/// How many lines of a log file a windowed ("since") read looks through.
+const FILE_READ: usize = 2000;
 
 /// What the journal says when it has nothing.
 fn is_empty_journal(text: &str) -> bool {
@@ -48,12 +51,42 @@ pub(super) fn system_log_file(host: &Resource) -> Option<String> {
         .map(|f| f.to_string())
 }
 
+/// The read of a log file's lines: the last ones, or with a window the
+/// host's clock and enough lines to find the window's entries in.
+fn file_call(host: &Resource, path: &str, request: &LogsRequest) -> Value {
+    match (&request.since, &request.filter) {
+        (Some(_), filter) => args(
+            "exec",
+            host,
+            json!({"command": dated_read(path, FILE_READ, filter.as_deref())}),
+        ),
+        (None, None) => args("tail", host, json!({"path": path, "lines": request.lines})),
+        (None, Some(filter)) => args(
+            "exec",
+            host,
+            json!({"command": format!("{} -- {} | tail -n {}", grep(filter), quote(path), request.lines)}),
+        ),
+    }
+}
+
+/// A log file's lines in words: windowed when the request gave a window.
+fn file_answer(source: &str, host: &Resource, request: &LogsRequest, out: &str) -> String {
+    match request.since {
+        Some(since) => windowed_log_answer(source, host, request, since, FILE_READ, out),
+        None => log_answer(source, host, request, out),
+    }
+}
+
 pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[Value]) -> Step {
-    let file = system_log_file(host).filter(|_| request.since.is_none());
+    // With a window, the journal when the host has one; a host without
+    // systemd keeps its log in a file, windowed by the lines' times.
+    let file = system_log_file(host)
+        .filter(|_| request.since.is_none() || has_systemd(host) == Some(false));
     let source = file.clone().unwrap_or_else(|| "the journal".to_string());
     match (step, last) {
         (0, _) => {
             let call = match (&file, &request.filter) {
+                (Some(path), _) if request.since.is_some() => file_call(host, path, request),
                 (Some(path), None) => {
                     args("tail", host, json!({"path": path, "lines": request.lines}))
                 }
@@ -99,7 +132,10 @@ pub fn system_logs(host: &Resource, request: &LogsRequest, step: usize, last: &[
                 }
                 return Step::Answer(capitalised(&text));
             }
-            Step::Answer(log_answer(&source, host, request, out))
+            match &file {
+                Some(_) => Step::Answer(file_answer(&source, host, request, out)),
+                None => Step::Answer(log_answer(&source, host, request, out)),
+            }
         }
         (_, [result, ..]) => Step::Answer(failure(
             &format!("read {source} on {}", named(host)),
@@ -182,17 +218,7 @@ pub fn service_logs(
                     .find_map(|l| l.split_once(' ').map(|(_, path)| path.trim().to_string()))
             });
             match newest {
-                Some(path) => {
-                    let call = match &request.filter {
-                        None => args("tail", host, json!({"path": path, "lines": request.lines})),
-                        Some(filter) => args(
-                            "exec",
-                            host,
-                            json!({"command": format!("{} -- {} | tail -n {}", grep(filter), quote(&path), request.lines)}),
-                        ),
-                    };
-                    Step::Calls(vec![Call::new("read", call)])
-                }
+                Some(path) => Step::Calls(vec![Call::new("read", file_call(host, &path, request))]),
                 None => Step::Answer(format!(
                     "{} on {} has no entries for {service}{}, and no non-empty log file under /var/log is named like it.{}",
                     capitalised(&journal),
@@ -225,7 +251,7 @@ pub fn service_logs(
                 [result, ..] if Res(result).ran() => Step::Answer(format!(
                     "{} has no entries for {service}; its newest log file is {path}.\n{}",
                     capitalised(&journal),
-                    log_answer(&path, host, request, Res(result).stdout())
+                    file_answer(&path, host, request, Res(result).stdout())
                 )),
                 [result, ..] => Step::Answer(failure(&format!("read {path}"), Res(result))),
                 [] => Step::Answer(format!("Nothing came back from {}.", named(host))),

@@ -21,6 +21,7 @@ mod aimed;
 mod answers;
 mod guest_writes;
 mod guests;
+mod log_windows;
 mod model;
 mod policy;
 mod pve;
