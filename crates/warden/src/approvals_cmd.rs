@@ -179,13 +179,12 @@ fn run_stored(config: warden_world::Config, id: &str) -> Result<ExitCode> {
         None => println!("{id}: the approved call ran."),
         Some(error) => println!("{id}: {} ({})", error.message, error.code),
     }
+    if let Some(data) = outcome.data.as_ref().filter(|d| d.get("stdout").is_none()) {
+        println!("{}", crate::result_summary::summarise(data));
+    }
     if let Some(verification) = &run.verification {
         let shown = match (&verification.response.data, &verification.response.error) {
-            (Some(data), _) => data
-                .get("stdout")
-                .and_then(|s| s.as_str())
-                .map(str::to_string)
-                .unwrap_or_else(|| data.to_string()),
+            (Some(data), _) => crate::result_summary::summarise(data),
             (None, Some(error)) => format!("the check failed: {} ({})", error.message, error.code),
             (None, None) => String::new(),
         };
@@ -248,14 +247,11 @@ fn print_remote_run(id: &str, ran: &serde_json::Value) {
         Ok(response) => match &response.error {
             None => {
                 println!("{id}: the approved call ran on the server.");
-                if let Some(stdout) = response
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("stdout"))
-                    .and_then(|s| s.as_str())
-                    .filter(|s| !s.trim().is_empty())
-                {
-                    println!("{}", stdout.trim_end());
+                if let Some(data) = response.data.as_ref() {
+                    let shown = crate::result_summary::summarise(data);
+                    if !shown.trim().is_empty() {
+                        println!("{}", shown.trim_end());
+                    }
                 }
             }
             Some(error) => println!("{id}: {} ({})", error.message, error.code),
@@ -264,15 +260,11 @@ fn print_remote_run(id: &str, ran: &serde_json::Value) {
     }
     let verification = &ran["verification"];
     if !verification.is_null() {
-        let shown = verification["data"]["stdout"]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| {
-                verification["error"]["message"]
-                    .as_str()
-                    .map(|m| format!("the check failed: {m}"))
-            })
-            .unwrap_or_default();
+        let shown = match (&verification["data"], verification["error"]["message"].as_str()) {
+            (data, _) if !data.is_null() => crate::result_summary::summarise(data),
+            (_, Some(message)) => format!("the check failed: {message}"),
+            _ => String::new(),
+        };
         println!("verification:\n{}", shown.trim_end());
     }
 }

@@ -20,6 +20,7 @@ mod inventory_cmd;
 mod local;
 mod remote;
 mod repl;
+mod result_summary;
 mod replay;
 mod serve_cmd;
 mod serve_world;
