@@ -50,9 +50,13 @@ pub enum ConnectError {
     #[error("cannot reach {server}: {message}")]
     Transport { server: String, message: String },
     #[error(
-        "the server's certificate does not match the pinned fingerprint: it presented SHA256 {presented}"
+        "the server's certificate does not match the pinned fingerprint (--fingerprint): it presented SHA256 {presented}. If the server's certificate was renewed, pin the new one: --fingerprint {presented}"
     )]
     FingerprintMismatch { presented: String },
+    #[error(
+        "the server's certificate is not trusted ({reason}): it presented SHA256 {presented}. If that is your Warden server's certificate (`warden serve` prints its fingerprint at start), pin it with --fingerprint {presented}, or give its CA with --ca-file"
+    )]
+    Untrusted { presented: String, reason: String },
     #[error("the server broke the handshake: {0}")]
     Protocol(String),
     #[error("timed out {0}")]
@@ -124,12 +128,18 @@ async fn open_socket(target: &ConnectTarget) -> Result<AgentSocket, ConnectError
         let tls = tokio::time::timeout(STEP_TIMEOUT, connector.connect(name, tcp))
             .await
             .map_err(|_| ConnectError::Timeout("in the TLS handshake"))?
-            .map_err(|err| match target.presented.mismatch() {
-                Some(mismatch) => ConnectError::FingerprintMismatch {
-                    presented: mismatch.presented.to_string(),
+            .map_err(
+                |err| match (target.presented.mismatch(), target.presented.untrusted()) {
+                    (Some(mismatch), _) => ConnectError::FingerprintMismatch {
+                        presented: mismatch.presented.to_string(),
+                    },
+                    (None, Some(untrusted)) => ConnectError::Untrusted {
+                        presented: untrusted.presented.to_string(),
+                        reason: untrusted.reason,
+                    },
+                    (None, None) => transport(format!("TLS: {err}")),
                 },
-                _ => transport(format!("TLS: {err}")),
-            })?;
+            )?;
         Box::new(tls)
     } else {
         Box::new(tcp)

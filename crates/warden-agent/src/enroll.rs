@@ -43,9 +43,13 @@ pub enum EnrollError {
         path: PathBuf,
     },
     #[error(
-        "the server's certificate does not match the pinned fingerprint: it presented SHA256 {presented}"
+        "the server's certificate does not match the pinned fingerprint (--fingerprint): it presented SHA256 {presented}. If the server's certificate was renewed, pin the new one: --fingerprint {presented}"
     )]
     FingerprintMismatch { presented: String },
+    #[error(
+        "the server's certificate is not trusted ({reason}): it presented SHA256 {presented}. If that is your Warden server's certificate (`warden serve` prints its fingerprint at start), pin it with --fingerprint {presented}, or give its CA with --ca-file"
+    )]
+    Untrusted { presented: String, reason: String },
     #[error("cannot reach {server}: {message}")]
     Transport { server: String, message: String },
     #[error("the name {name:?} is already enrolled under another key (409): {message}")]
@@ -96,11 +100,15 @@ pub async fn enroll(options: EnrollOptions) -> Result<Identity, EnrollError> {
         .json(&request)
         .send()
         .await
-        .map_err(|err| match presented.mismatch() {
-            Some(mismatch) => EnrollError::FingerprintMismatch {
+        .map_err(|err| match (presented.mismatch(), presented.untrusted()) {
+            (Some(mismatch), _) => EnrollError::FingerprintMismatch {
                 presented: mismatch.presented.to_string(),
             },
-            _ => EnrollError::Transport {
+            (None, Some(untrusted)) => EnrollError::Untrusted {
+                presented: untrusted.presented.to_string(),
+                reason: untrusted.reason,
+            },
+            (None, None) => EnrollError::Transport {
                 server: server.to_string(),
                 message: error_chain(&err),
             },

@@ -72,14 +72,14 @@ pub fn client_config(
                     roots.add_parsable_certificates(certs);
                 }
             }
-            roots_client_config(provider, roots)?
+            roots_client_config(provider, roots, presented.clone())?
         }
         ServerTrust::CaFile { path } => {
             let roots = roots_from_pem_file(path).map_err(|reason| TlsError::CaFile {
                 path: path.clone(),
                 reason,
             })?;
-            roots_client_config(provider, roots)?
+            roots_client_config(provider, roots, presented.clone())?
         }
         ServerTrust::Fingerprint { sha256 } => {
             pinned_client_config(provider, parse_fingerprint(sha256)?, presented.clone())?

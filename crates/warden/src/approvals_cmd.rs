@@ -260,7 +260,10 @@ fn print_remote_run(id: &str, ran: &serde_json::Value) {
     }
     let verification = &ran["verification"];
     if !verification.is_null() {
-        let shown = match (&verification["data"], verification["error"]["message"].as_str()) {
+        let shown = match (
+            &verification["data"],
+            verification["error"]["message"].as_str(),
+        ) {
             (data, _) if !data.is_null() => crate::result_summary::summarise(data),
             (_, Some(message)) => format!("the check failed: {message}"),
             _ => String::new(),

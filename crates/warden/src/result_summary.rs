@@ -164,7 +164,10 @@ mod tests {
         }]);
         for data in [json!({"stdout": inspect.to_string()}), inspect.clone()] {
             let text = summarise(&data);
-            assert!(text.contains("container jellyfin: running (healthy)"), "{text}");
+            assert!(
+                text.contains("container jellyfin: running (healthy)"),
+                "{text}"
+            );
             assert!(text.contains("restarts: 2"), "{text}");
             assert!(text.contains("jellyfin/jellyfin:10.9"), "{text}");
             assert!(!text.contains('{') && !text.contains("Binds"), "{text}");
@@ -178,11 +181,17 @@ mod tests {
             "snapshots": [{"name": "before-upgrade"}, {"name": "current"}], "config": {"a": 1, "b": 2}});
         let text = summarise(&status);
         assert!(text.contains("status: stopped"), "{text}");
-        assert!(text.contains("snapshots: before-upgrade, current"), "{text}");
+        assert!(
+            text.contains("snapshots: before-upgrade, current"),
+            "{text}"
+        );
         assert!(text.contains("config: (2 fields)"), "{text}");
         let long: String = (0..50).map(|i| format!("line {i}\n")).collect();
         let text = summarise(&json!({"stdout": long}));
-        assert!(text.contains("line 19") && !text.contains("line 20\n"), "{text}");
+        assert!(
+            text.contains("line 19") && !text.contains("line 20\n"),
+            "{text}"
+        );
         assert!(text.contains("(30 more lines)"), "{text}");
         assert_eq!(summarise(&json!({"stdout": "active\n"})), "active");
     }

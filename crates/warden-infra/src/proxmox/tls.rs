@@ -32,7 +32,8 @@ pub fn client_config(cluster: &str, trust: &TlsTrust) -> Result<ClientConfig, Co
             let roots = RootCertStore {
                 roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
             };
-            roots_client_config(provider, roots).map_err(setup_failed)
+            roots_client_config(provider, roots, PresentedCertificate::default())
+                .map_err(setup_failed)
         }
         TlsTrust::CaFile(path) => {
             let roots = roots_from_pem_file(path).map_err(|e| ConfigError::BadCaFile {
@@ -40,7 +41,8 @@ pub fn client_config(cluster: &str, trust: &TlsTrust) -> Result<ClientConfig, Co
                 path: path.clone(),
                 reason: e.to_string(),
             })?;
-            roots_client_config(provider, roots).map_err(setup_failed)
+            roots_client_config(provider, roots, PresentedCertificate::default())
+                .map_err(setup_failed)
         }
     }
 }

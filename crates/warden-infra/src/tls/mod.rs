@@ -14,6 +14,7 @@ mod verifiers;
 pub use fingerprint::CertFingerprint;
 pub use verifiers::{
     AnyCertVerifier, FingerprintMismatch, PinnedCertVerifier, PresentedCertificate,
+    RecordingRootsVerifier, UntrustedCertificate,
 };
 
 use std::path::Path;
@@ -83,14 +84,31 @@ pub fn insecure_client_config(
         .with_no_client_auth())
 }
 
-/// A client configuration that trusts `roots`.
+/// A client configuration that trusts `roots`, recording into `presented`
+/// a certificate they refuse (so the error can name its fingerprint).
 pub fn roots_client_config(
     provider: Arc<CryptoProvider>,
     roots: RootCertStore,
+    presented: PresentedCertificate,
 ) -> Result<ClientConfig, rustls::Error> {
+    if roots.is_empty() {
+        // Nothing to verify against: every certificate is refused.
+        return Ok(ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth());
+    }
+    let inner = rustls::client::WebPkiServerVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .map_err(|error| rustls::Error::General(error.to_string()))?;
+    let verifier = RecordingRootsVerifier::new(inner, presented);
     Ok(ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
-        .with_root_certificates(roots)
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth())
 }
 
@@ -190,6 +208,11 @@ mod tests {
         )
         .unwrap();
         insecure_client_config(ring_provider()).unwrap();
-        roots_client_config(ring_provider(), RootCertStore::empty()).unwrap();
+        roots_client_config(
+            ring_provider(),
+            RootCertStore::empty(),
+            PresentedCertificate::default(),
+        )
+        .unwrap();
     }
 }

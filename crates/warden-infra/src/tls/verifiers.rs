@@ -21,23 +21,116 @@ pub struct FingerprintMismatch {
     pub presented: CertFingerprint,
 }
 
-/// The certificate a server presented to a [`PinnedCertVerifier`] that
-/// did not match its pin, for clients whose transport loses the error
-/// chain (the WebSocket handshake flattens it to text).
+/// A certificate the trusted roots do not vouch for (self-signed, an
+/// unknown CA, the wrong name), with what the server presented, so the
+/// error can name the fingerprint to pin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntrustedCertificate {
+    pub presented: CertFingerprint,
+    /// rustls' reason.
+    pub reason: String,
+}
+
+/// What the last handshake's verifier rejected, for clients whose
+/// transport loses the error chain (the WebSocket handshake flattens it to
+/// text): a certificate that did not match the pin, or one the roots do
+/// not trust.
 #[derive(Debug, Clone, Default)]
-pub struct PresentedCertificate(Arc<Mutex<Option<FingerprintMismatch>>>);
+pub struct PresentedCertificate {
+    mismatch: Arc<Mutex<Option<FingerprintMismatch>>>,
+    untrusted: Arc<Mutex<Option<UntrustedCertificate>>>,
+}
 
 impl PresentedCertificate {
     /// The last mismatch seen, if the last handshake failed on the pin.
     pub fn mismatch(&self) -> Option<FingerprintMismatch> {
-        self.0
+        self.mismatch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The certificate the roots refused, if the last handshake failed so.
+    pub fn untrusted(&self) -> Option<UntrustedCertificate> {
+        self.untrusted
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
     fn record(&self, mismatch: Option<FingerprintMismatch>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = mismatch;
+        *self.mismatch.lock().unwrap_or_else(PoisonError::into_inner) = mismatch;
+    }
+
+    fn record_untrusted(&self, untrusted: Option<UntrustedCertificate>) {
+        *self
+            .untrusted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = untrusted;
+    }
+}
+
+/// The roots' own verification (`WebPkiServerVerifier`), recording the
+/// certificate it refused.
+#[derive(Debug)]
+pub struct RecordingRootsVerifier {
+    inner: Arc<rustls::client::WebPkiServerVerifier>,
+    presented: PresentedCertificate,
+}
+
+impl RecordingRootsVerifier {
+    pub fn new(
+        inner: Arc<rustls::client::WebPkiServerVerifier>,
+        presented: PresentedCertificate,
+    ) -> Self {
+        RecordingRootsVerifier { inner, presented }
+    }
+}
+
+impl ServerCertVerifier for RecordingRootsVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let verdict = self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        );
+        self.presented
+            .record_untrusted(verdict.as_ref().err().map(|error| UntrustedCertificate {
+                presented: CertFingerprint::of_der(end_entity.as_ref()),
+                reason: error.to_string(),
+            }));
+        verdict
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
     }
 }
 

@@ -62,12 +62,14 @@ pub struct RemoteClient {
     server: ServerUrl,
     http: reqwest::Client,
     token: String,
+    /// What the TLS verifier refused in the last handshake.
+    presented: warden_agent::tls::PresentedCertificate,
 }
 
 impl RemoteClient {
     pub fn new(server: &str, token: &str, trust: &ServerTrust) -> Result<Self> {
         let server = ServerUrl::parse(server)?;
-        let (tls, _presented) = warden_agent::tls::client_config(trust, &server)?;
+        let (tls, presented) = warden_agent::tls::client_config(trust, &server)?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured((*tls).clone())
             .connect_timeout(Duration::from_secs(10))
@@ -78,7 +80,31 @@ impl RemoteClient {
             server,
             http,
             token: token.to_string(),
+            presented,
         })
+    }
+
+    /// Why the server could not be reached: a certificate the pin or the
+    /// roots refused names the fingerprint it presented and the flag.
+    fn unreachable(&self, error: reqwest::Error) -> anyhow::Error {
+        let server = self.server.as_str();
+        if let Some(mismatch) = self.presented.mismatch() {
+            return anyhow!(
+                "cannot reach {server}: its certificate does not match --server-fingerprint {}: it presented SHA256 {}. If the server's certificate was renewed, pin the new one: --server-fingerprint {}",
+                mismatch.expected,
+                mismatch.presented,
+                mismatch.presented
+            );
+        }
+        if let Some(untrusted) = self.presented.untrusted() {
+            return anyhow!(
+                "cannot reach {server}: its certificate is not trusted ({}): it presented SHA256 {}. If that is your Warden server's certificate (`warden serve` prints its fingerprint at start), pin it with --server-fingerprint {}, or give its CA with --server-ca-file",
+                untrusted.reason,
+                untrusted.presented,
+                untrusted.presented
+            );
+        }
+        anyhow::Error::new(error).context(format!("cannot reach {server}"))
     }
 
     /// The server's base URL.
@@ -102,7 +128,7 @@ impl RemoteClient {
             .bearer_auth(&self.token)
             .send()
             .await
-            .with_context(|| format!("cannot reach {}", self.server.as_str()))?;
+            .map_err(|error| self.unreachable(error))?;
         json_or_error(response).await
     }
 
@@ -151,7 +177,7 @@ impl RemoteClient {
         let response = request
             .send()
             .await
-            .with_context(|| format!("cannot reach {}", self.server.as_str()))?;
+            .map_err(|error| self.unreachable(error))?;
         if !response.status().is_success() {
             return Err(api_error(response).await);
         }

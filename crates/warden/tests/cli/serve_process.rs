@@ -510,3 +510,77 @@ async fn sigterm_cancels_the_waiting_turn_and_the_approval_survives_the_restart(
         "the turn was stored"
     );
 }
+
+/// A certificate the client does not trust is named by its fingerprint,
+/// with the flag that pins it: the CLI's `--server-fingerprint` and the
+/// agent's `--fingerprint`, for an unpinned client and a wrong pin.
+#[test]
+fn tls_trust_errors_name_the_presented_fingerprint_and_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = start_serve(dir.path(), &["--tls-self-signed"]);
+    let printed = serve
+        .line_after("TLS certificate SHA-256 fingerprint: ")
+        .expect("the fingerprint is printed");
+    let admin = token(dir.path(), "ops", "admin");
+    let wrong = ["AA"; 32].join(":");
+    for pin in [None, Some(wrong.as_str())] {
+        let mut command = warden();
+        command.args([
+            "approvals",
+            "list",
+            "--server",
+            &serve.base,
+            "--token",
+            &admin,
+        ]);
+        if let Some(pin) = pin {
+            command.args(["--server-fingerprint", pin]);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains(&printed), "{pin:?}: {stderr}");
+        assert!(stderr.contains("--server-fingerprint"), "{pin:?}: {stderr}");
+    }
+    let pinned = warden()
+        .args([
+            "approvals",
+            "list",
+            "--server",
+            &serve.base,
+            "--token",
+            &admin,
+        ])
+        .args(["--server-fingerprint", &printed])
+        .output()
+        .unwrap();
+    assert!(
+        pinned.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pinned.stderr)
+    );
+    // The agent, enrolling: the same facts under its own flag.
+    let state = tempfile::tempdir().unwrap();
+    for pin in [None, Some(wrong.as_str())] {
+        let mut command = warden();
+        command
+            .args([
+                "agent",
+                "enroll",
+                "--server",
+                &serve.base,
+                "--token",
+                "wdn_enroll_x",
+            ])
+            .args(["--name", "edge9", "--state-dir"])
+            .arg(state.path());
+        if let Some(pin) = pin {
+            command.args(["--fingerprint", pin]);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains(&printed), "{pin:?}: {stderr}");
+        assert!(stderr.contains("--fingerprint"), "{pin:?}: {stderr}");
+    }
+}
