@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use warden_llm::BoxFuture;
 use warden_protocol::routing::{RouteFacts, ShellRoute};
 pub use warden_protocol::{Approval, ApprovalState, AuditRecord};
-use warden_protocol::{CancelFlag, ErrorCode, Resource, ResourceId};
+use warden_protocol::{CancelFlag, ErrorCode, FileBefore, Resource, ResourceId};
 
 mod backends;
 mod composite;
@@ -243,6 +243,9 @@ pub trait ApprovalStore: Send + Sync {
     }
     /// Atomically turn an approved, unexpired approval into a consumed one.
     fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError>;
+    /// Keep, with a pending file edit's approval, the file as it is now
+    /// (what the change loses, for the approver).
+    fn keep_file_before(&self, id: &str, before: &FileBefore) -> Result<(), ApprovalError>;
 }
 
 /// An in-process approval store.
@@ -309,6 +312,18 @@ impl ApprovalStore for MemoryApprovals {
             check_consumable(approval, now_ms)?;
             approval.state = ApprovalState::Consumed;
             Ok(approval.clone())
+        })
+    }
+
+    fn keep_file_before(&self, id: &str, before: &FileBefore) -> Result<(), ApprovalError> {
+        self.with(|map| {
+            let approval = map
+                .get_mut(id)
+                .ok_or_else(|| ApprovalError::NotFound(id.to_string()))?;
+            if approval.state == ApprovalState::Pending {
+                approval.file_before = Some(before.clone());
+            }
+            Ok(())
         })
     }
 }
@@ -461,6 +476,7 @@ mod tests {
             decided_by: None,
             decided_at_ms: None,
             snapshot: None,
+            file_before: None,
         }
     }
 

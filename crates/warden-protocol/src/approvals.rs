@@ -87,6 +87,31 @@ pub struct Approval {
     /// makes undoable (absent for calls that touch no snapshottable guest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotOffer>,
+    /// For a file edit: the file as it was when the approval was asked
+    /// for, so the approver sees what the change loses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_before: Option<FileBefore>,
+}
+
+/// A file as it was before an edit that waits for approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FileBefore {
+    /// Its content (at most [`FileBefore::MAX_BYTES`]); `None` when the
+    /// file does not exist yet or could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The content was cut at the limit.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Why it could not be read (`None` when it was read or is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+}
+
+impl FileBefore {
+    /// Most bytes of a file kept for the approver.
+    pub const MAX_BYTES: usize = 64 * 1024;
 }
 
 /// "Snapshot first": before an approved change to a Proxmox guest, a
@@ -156,6 +181,7 @@ mod tests {
             decided_by: None,
             decided_at_ms: None,
             snapshot: None,
+            file_before: None,
         };
         let v = serde_json::to_value(&a).unwrap();
         assert_eq!(

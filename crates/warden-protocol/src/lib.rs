@@ -36,7 +36,9 @@ pub mod session;
 mod tool_error;
 pub mod views;
 
-pub use approvals::{Approval, ApprovalState, AuditRecord, SnapshotOffer, UnknownApprovalState};
+pub use approvals::{
+    Approval, ApprovalState, AuditRecord, FileBefore, SnapshotOffer, UnknownApprovalState,
+};
 pub use cancel::CancelFlag;
 pub use canonical::canonical_json;
 pub use codes::{ErrorCode, UnknownErrorCode};

@@ -96,6 +96,10 @@ pub struct ApprovalView {
     /// that makes undoable (absent when the call touches no such guest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotOfferView>,
+    /// A file edit's file as it was when approval was asked for (what the
+    /// change loses), absent for other calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_before: Option<crate::FileBefore>,
 }
 
 /// "Snapshot first" on an approval card: whether a snapshot of the guest
@@ -141,6 +145,7 @@ impl ApprovalView {
             decided_at: approval.decided_at_ms.map(rfc3339),
             reason: approval.reason.clone(),
             snapshot: approval.snapshot.as_ref().map(SnapshotOfferView::from),
+            file_before: approval.file_before.clone(),
         }
     }
 

@@ -54,6 +54,7 @@ const ASSETS: &[Asset] = &[
     js!("toolcard.js"),
     js!("mentions.js"),
     js!("approvals.js"),
+    js!("diff.js"),
     js!("inventory.js"),
     js!("audit.js"),
     js!("usage.js"),

@@ -4,7 +4,7 @@
 //! audited in the same transaction as the change itself.
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
-use warden_protocol::{Approval, ApprovalState, AuditRecord};
+use warden_protocol::{Approval, ApprovalState, AuditRecord, FileBefore};
 
 use crate::{Store, StoreError, StoreResult, sql_i64};
 
@@ -16,11 +16,12 @@ fn parse_state(text: &str) -> StoreResult<ApprovalState> {
         .map_err(|e: warden_protocol::UnknownApprovalState| StoreError::Corrupt(e.to_string()))
 }
 
-const COLUMNS: &str = "id, session_id, tool, target, arguments_hash, arguments, command, risk, description, created_at_ms, expires_at_ms, state, reason, decided_by, decided_at_ms, snapshot";
+const COLUMNS: &str = "id, session_id, tool, target, arguments_hash, arguments, command, risk, description, created_at_ms, expires_at_ms, state, reason, decided_by, decided_at_ms, snapshot, file_before";
 
 /// An approval row with its JSON columns still as text: arguments, state,
-/// and the snapshot offer (`None` when the call touches no guest).
-type RawApproval = (Approval, String, String, Option<String>);
+/// the snapshot offer (`None` when the call touches no guest) and the file
+/// before an edit (`None` for other calls).
+type RawApproval = (Approval, String, String, Option<String>, Option<String>);
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<RawApproval> {
     let arguments: String = row.get(5)?;
@@ -48,14 +49,18 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<RawApproval> {
             // Parsed in `finish`. What the approver was offered; the
             // executor decides again when the call runs.
             snapshot: None,
+            file_before: None,
         },
         arguments,
         state,
         row.get(15)?,
+        row.get(16)?,
     ))
 }
 
-fn finish((mut approval, arguments, state, snapshot): RawApproval) -> StoreResult<Approval> {
+fn finish(
+    (mut approval, arguments, state, snapshot, file_before): RawApproval,
+) -> StoreResult<Approval> {
     approval.arguments = serde_json::from_str(&arguments)
         .map_err(|e| StoreError::Corrupt(format!("approval {} arguments: {e}", approval.id)))?;
     approval.state = parse_state(&state)?;
@@ -65,6 +70,10 @@ fn finish((mut approval, arguments, state, snapshot): RawApproval) -> StoreResul
         .map_err(|e| {
             StoreError::Corrupt(format!("approval {} snapshot offer: {e}", approval.id))
         })?;
+    approval.file_before = file_before
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|e| StoreError::Corrupt(format!("approval {} file before: {e}", approval.id)))?;
     Ok(approval)
 }
 
@@ -122,8 +131,14 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let file_before = approval
+            .file_before
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.conn()?.execute(
-            &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
+            &format!("INSERT INTO approvals ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"),
             params![
                 approval.id,
                 approval.session_id,
@@ -141,9 +156,21 @@ impl Store {
                 approval.decided_by,
                 approval.decided_at_ms.map(sql_i64),
                 snapshot,
+                file_before,
             ],
         )?;
         Ok(())
+    }
+
+    /// Keep the file an edit waiting for approval would change, as it was
+    /// (only while the approval is pending: a decided one stays as decided).
+    pub fn set_file_before(&self, id: &str, before: &FileBefore) -> StoreResult<bool> {
+        let text = serde_json::to_string(before).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let changed = self.conn()?.execute(
+            "UPDATE approvals SET file_before = ?1 WHERE id = ?2 AND state = 'pending'",
+            params![text, id],
+        )?;
+        Ok(changed == 1)
     }
 
     pub fn approval(&self, id: &str) -> StoreResult<Option<Approval>> {
@@ -276,7 +303,29 @@ mod tests {
             decided_by: None,
             decided_at_ms: None,
             snapshot: None,
+            file_before: None,
         }
+    }
+
+    #[test]
+    fn the_file_before_an_edit_is_kept_while_pending_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("w.db")).unwrap();
+        store.insert_approval(&approval()).unwrap();
+        let before = FileBefore {
+            content: Some("listen 80;\n".into()),
+            truncated: false,
+            unreadable: None,
+        };
+        assert!(store.set_file_before("a1", &before).unwrap());
+        assert_eq!(
+            store.approval("a1").unwrap().unwrap().file_before,
+            Some(before.clone())
+        );
+        store
+            .decide_if_pending("a1", ApprovalState::Denied, "user:x", Some("no"), 2_000)
+            .unwrap();
+        assert!(!store.set_file_before("a1", &before).unwrap());
     }
 
     fn with_id(id: &str, created_at_ms: u64) -> Approval {

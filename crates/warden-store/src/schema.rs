@@ -185,10 +185,14 @@ UPDATE api_tokens SET owner = 'user:' || created_by
  WHERE created_by IS NOT NULL AND created_by <> '' AND instr(created_by, ':') = 0;
 ALTER TABLE users ADD COLUMN password_change_required INTEGER NOT NULL DEFAULT 0;";
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+/// Schema version 8: a file edit's file as it was when its approval was
+/// asked for.
+const V8: &str = "ALTER TABLE approvals ADD COLUMN file_before TEXT;";
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes.
-pub(crate) const LATEST: u32 = 7;
+pub(crate) const LATEST: u32 = 8;
 
 /// Bring the database to [`LATEST`], then run `and_then` with the version
 /// found, inside the same write transaction (so that, too, happens once).

@@ -180,6 +180,7 @@ mod tests {
             decided_by: None,
             decided_at_ms: None,
             snapshot: None,
+            file_before: None,
         }
     }
 

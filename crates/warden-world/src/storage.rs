@@ -11,6 +11,7 @@ use warden_core::ports::{
     BoxFuture, ConversationStore, ConversationStoreError, Note, NotesError, NotesStore, TurnRecord,
     check_consumable, check_decidable,
 };
+use warden_protocol::FileBefore;
 use warden_store::{PrivateScope, Store, StoreError, StoredNote, UsageRow};
 
 /// Why the database cannot be opened.
@@ -230,6 +231,13 @@ impl ApprovalStore for SqliteApprovals {
             }
             Err(e) => Err(ApprovalError::Store(e.to_string())),
         }
+    }
+
+    fn keep_file_before(&self, id: &str, before: &FileBefore) -> Result<(), ApprovalError> {
+        self.store
+            .set_file_before(id, before)
+            .map(|_kept| ())
+            .map_err(|e| ApprovalError::Store(e.to_string()))
     }
 
     fn consume(&self, id: &str, now_ms: u64) -> Result<Approval, ApprovalError> {

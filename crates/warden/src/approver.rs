@@ -44,6 +44,26 @@ pub fn print_card(approval: &ApprovalView, now_ms: u64) {
     if let Some(snapshot) = &approval.snapshot {
         eprintln!("  undo:    {}", snapshot.undoable);
     }
+    if let Some(diff) = crate::edit_diff::file_edit_diff(
+        &approval.tool,
+        &approval.arguments,
+        approval.file_before.as_ref(),
+    ) {
+        const SHOWN: usize = 80;
+        eprintln!("  change:");
+        for line in diff.iter().take(SHOWN) {
+            let painted = match line.chars().next() {
+                Some('-') if !line.starts_with("---") => paint.red(line),
+                Some('+') if !line.starts_with("+++") => paint.green(line),
+                Some('@') => paint.dim(line),
+                _ => line.clone(),
+            };
+            eprintln!("    {painted}");
+        }
+        if diff.len() > SHOWN {
+            eprintln!("    … ({} more lines)", diff.len() - SHOWN);
+        }
+    }
     let expires = match approval.expires_at_ms() {
         Some(ms) => crate::time_fmt::when(ms, now_ms),
         None => approval.expires_at.clone(),

@@ -14,6 +14,7 @@ mod chat_cmd;
 mod classify_cmd;
 mod common;
 mod display;
+mod edit_diff;
 mod exit_codes;
 mod explain_cmd;
 mod inventory_cmd;

@@ -91,18 +91,22 @@ async fn a_pinned_fingerprint_is_the_only_certificate_trusted() {
     let url = format!("https://127.0.0.1:{}", server.addr.port());
     let dir = tempfile::tempdir().unwrap();
 
-    // Not in any root store: refused without a pin.
+    // Not in any root store: refused without a pin, naming what it
+    // presented and the flag that pins it.
     let unpinned = enroll(options(&url, dir.path(), ServerTrust::SystemRoots)).await;
-    assert!(
-        matches!(unpinned, Err(EnrollError::Transport { .. })),
-        "{unpinned:?}"
-    );
+    let presented = certificate_fingerprint(&identity.leaf_der);
+    match &unpinned {
+        Err(error @ EnrollError::Untrusted { presented: p, .. }) => {
+            assert_eq!(p, &presented);
+            assert!(error.to_string().contains("--fingerprint"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
 
     let wrong = ServerTrust::Fingerprint {
         sha256: "00".repeat(32),
     };
     let mismatch = enroll(options(&url, dir.path(), wrong)).await;
-    let presented = certificate_fingerprint(&identity.leaf_der);
     match mismatch {
         Err(EnrollError::FingerprintMismatch { presented: p }) => assert_eq!(p, presented),
         other => panic!("{other:?}"),
@@ -135,7 +139,7 @@ async fn a_ca_file_trusts_what_that_ca_issued() {
     ))
     .await;
     assert!(
-        matches!(refused, Err(EnrollError::Transport { .. })),
+        matches!(refused, Err(EnrollError::Untrusted { .. })),
         "{refused:?}"
     );
 

@@ -3,10 +3,11 @@
 //! fixed answer in tests), and an approved call runs through every gate but
 //! the approval again. Denial and expiry become the model's tool result.
 
-use warden_protocol::{ApprovalDecision, ErrorCode};
+use serde_json::json;
+use warden_protocol::{ApprovalDecision, ErrorCode, FileBefore};
 
 use super::{Decision, LoopEvent, TurnContext, failure};
-use crate::executor::Outcome;
+use crate::executor::{Outcome, ProposedCall};
 use crate::ports::{Approval, ApprovalState};
 
 pub(super) fn record_execs(ctx: &mut TurnContext<'_, '_>, outcome: &Outcome) {
@@ -24,6 +25,8 @@ pub(super) async fn settle_approval(
     approval: &Approval,
     pending: Outcome,
 ) -> Outcome {
+    let with_before = keep_file_before(ctx, approval).await;
+    let approval = with_before.as_ref().unwrap_or(approval);
     ctx.events.emit(LoopEvent::ApprovalNeeded {
         approval_id: approval.id.clone(),
         tool: approval.tool.clone(),
@@ -117,4 +120,73 @@ pub(super) async fn run_approved(ctx: &mut TurnContext<'_, '_>, approval: &Appro
         .await;
     record_execs(ctx, &outcome);
     outcome
+}
+
+/// A file edit that replaces content waits for approval with the file as
+/// it is now, read through the executor like any read (gated, redacted,
+/// audited) and kept with the approval, so whoever decides sees what the
+/// change loses. `None` for other calls.
+async fn keep_file_before(ctx: &mut TurnContext<'_, '_>, approval: &Approval) -> Option<Approval> {
+    let arguments = &approval.arguments;
+    let replaces = approval.tool == "file_edit"
+        && matches!(arguments["action"].as_str(), Some("write" | "replace"));
+    let path = arguments["path"].as_str().filter(|_| replaces)?;
+    let read = ProposedCall {
+        tool: "file_edit".to_string(),
+        arguments: json!({"action": "read", "target": approval.target, "path": path}),
+    };
+    let outcome = ctx
+        .executor
+        .execute(ctx.session, &read, (ctx.clock)())
+        .await;
+    record_execs(ctx, &outcome);
+    let before = file_before(&outcome);
+    if let Err(error) = ctx
+        .executor
+        .approvals()
+        .keep_file_before(&approval.id, &before)
+    {
+        tracing::warn!(%error, approval = %approval.id, "cannot keep the file before the edit");
+    }
+    let mut approval = approval.clone();
+    approval.file_before = Some(before);
+    Some(approval)
+}
+
+/// The read's answer as the file before an edit: its content (capped), or
+/// absent, or why it could not be read.
+fn file_before(outcome: &Outcome) -> FileBefore {
+    let response = &outcome.response;
+    if response.ok {
+        let text = response
+            .data
+            .as_ref()
+            .and_then(|d| d["stdout"].as_str())
+            .unwrap_or_default();
+        let cut = (0..=FileBefore::MAX_BYTES.min(text.len()))
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(0);
+        return FileBefore {
+            content: Some(text[..cut].to_string()),
+            truncated: cut < text.len() || response.meta.as_ref().is_some_and(|m| m.truncated),
+            unreadable: None,
+        };
+    }
+    let error = response.error.as_ref();
+    let stderr = error
+        .and_then(|e| e.details.extra.get("output"))
+        .and_then(|o| o["stderr"].as_str())
+        .unwrap_or_default();
+    let absent = stderr.contains("No such file or directory");
+    FileBefore {
+        content: None,
+        truncated: false,
+        unreadable: (!absent).then(|| {
+            error.map_or_else(
+                || "no answer".to_string(),
+                |e| format!("{} ({})", e.message, e.code.as_str()),
+            )
+        }),
+    }
 }

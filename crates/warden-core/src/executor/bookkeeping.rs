@@ -81,6 +81,7 @@ impl Executor<'_> {
             decided_by: None,
             decided_at_ms: None,
             snapshot,
+            file_before: None,
         };
         self.ports
             .approvals

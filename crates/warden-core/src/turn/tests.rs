@@ -334,3 +334,57 @@ fn a_note_in_the_users_own_words_is_kept_at_once_without_an_approval() {
         "{audited:?}"
     );
 }
+
+#[test]
+fn a_file_edit_waits_for_approval_with_the_file_as_it_was() {
+    let (mut backends, _) = backends();
+    backends.hosts = Arc::new(SimulatedHosts::new(vec![Answer {
+        target: None,
+        matches: Box::new(|c| c.starts_with("cat -- ")),
+        output: ExecOutput {
+            stdout: "listen 80;\nworkers 1;\n".into(),
+            stderr: String::new(),
+            exit_code: 0,
+            truncated: false,
+        },
+    }]));
+    let approvals = Arc::new(crate::ports::MemoryApprovals::default());
+    backends.approvals = Arc::clone(&approvals) as Arc<dyn crate::ports::ApprovalStore>;
+    let reply = |tool: &str, arguments: serde_json::Value| ModelReply {
+        text: None,
+        tool_calls: vec![ProposedToolCall::new("c", tool, arguments)],
+        usage: None,
+    };
+    let mut model = ScriptedProvider::default();
+    model.load([
+        reply("query", json!({"action": "get", "target": "web1"})),
+        reply(
+            "file_edit",
+            json!({"action": "write", "target": "web1", "path": "/etc/app.conf", "content": "listen 8080;\n"}),
+        ),
+        ModelReply {
+            text: Some("The change waits for approval.".into()),
+            tool_calls: Vec::new(),
+            usage: None,
+        },
+    ]);
+    let mut runner = TurnRunner::new(
+        &backends,
+        Arc::new(TurnConfig::default()),
+        "s3".into(),
+        ControlLevel::Controlled,
+        Some(Box::new(model)),
+    );
+    let mut events: Vec<StreamEvent> = Vec::new();
+    let mut approver = FixedApprover(Decision::Pending);
+    let report = block_on(runner.run(&backends, "set the port", &mut approver, &mut events));
+    let id = report
+        .outcome
+        .pending_approvals
+        .first()
+        .expect("an approval");
+    let approval = crate::ports::ApprovalStore::get(approvals.as_ref(), id).unwrap();
+    let before = approval.file_before.expect("the file as it was");
+    assert_eq!(before.content.as_deref(), Some("listen 80;\nworkers 1;\n"));
+    assert!(!before.truncated && before.unreadable.is_none());
+}

@@ -8,30 +8,57 @@
 import { get, post, seg, explain, roleAllows, ApiError } from './api.js';
 import { h, clear, everySecond, formatTime, formatTimeLeft } from './dom.js';
 import { guestLabel, loadInventory, routingChain } from './inventory.js';
+import { unifiedDiff } from './diff.js';
 
 const FINAL = ['approved', 'denied', 'expired', 'consumed'];
 
-/** Diff lines of a file edit, from the approval's exact arguments. */
+/**
+ * Diff lines of a file edit: the file as it was when approval was asked
+ * for (`file_before`, kept with the approval) against what the edit's
+ * exact arguments make of it, so what is lost shows as well as what is
+ * added.
+ */
 export function fileEditDiff(approval) {
   const args = approval.arguments;
   if (approval.tool !== 'file_edit' || !args || typeof args !== 'object') return null;
   const path = args.path || '(file)';
-  const lines = (text) => String(text ?? '').replace(/\n$/, '').split('\n');
-  const head = [{ kind: 'head', text: '--- ' + path }, { kind: 'head', text: '+++ ' + path }];
+  const before = approval.file_before || null;
+  const known = before && typeof before.content === 'string' ? before.content : null;
+  const out = [{ kind: 'head', text: '--- ' + path }, { kind: 'head', text: '+++ ' + path }];
+  if (before && before.unreadable) out.push({ kind: 'note', text: '(the current file could not be read: ' + before.unreadable + ')' });
+  if (before && before.truncated) out.push({ kind: 'note', text: '(the current file is longer than what was read: the diff covers its start)' });
+  if (!before && (args.action === 'write' || args.action === 'replace')) {
+    out.push({ kind: 'note', text: '(the current file was not read)' });
+  }
+  let oldText;
+  let newText;
   switch (args.action) {
-    case 'replace':
-      return [...head, { kind: 'hunk', text: '@@ every occurrence @@' },
-        ...lines(args.old).map((text) => ({ kind: 'del', text: '-' + text })),
-        ...lines(args.new).map((text) => ({ kind: 'add', text: '+' + text }))];
-    case 'append':
-      return [...head, { kind: 'hunk', text: '@@ end of file @@' },
-        ...lines(args.content).map((text) => ({ kind: 'add', text: '+' + text }))];
     case 'write':
-      return [...head, { kind: 'hunk', text: '@@ the whole file is replaced by @@' },
-        ...lines(args.content).map((text) => ({ kind: 'add', text: '+' + text }))];
+      oldText = known ?? '';
+      newText = args.content;
+      break;
+    case 'append': {
+      oldText = known ?? '';
+      const sep = oldText !== '' && !oldText.endsWith('\n') ? '\n' : '';
+      newText = oldText + sep + String(args.content ?? '');
+      break;
+    }
+    case 'replace':
+      if (known !== null && !known.includes(String(args.old ?? ''))) {
+        out.push({ kind: 'note', text: '(the text to replace is not in the file as read: the edit would fail)' });
+      }
+      if (known !== null && known.includes(String(args.old ?? ''))) {
+        oldText = known;
+        newText = known.split(String(args.old ?? '')).join(String(args.new ?? ''));
+      } else {
+        oldText = args.old;
+        newText = args.new;
+      }
+      break;
     default:
       return null;
   }
+  return [...out, ...unifiedDiff(oldText, newText)];
 }
 
 /**
