@@ -7,7 +7,7 @@
 use warden_protocol::ToolKind;
 
 use super::evidence::Evidence;
-use super::quantity::{Quantity, quantities, same};
+use super::quantity::{Dimension, Quantity, quantities, same};
 use crate::agent::phantom::{Claim, ClaimKind};
 
 /// What one claiming clause states, ready to be checked.
@@ -146,7 +146,8 @@ const CHANGES: &[(&[&str], &[&str])] = &[
             "rolled out",
         ],
         &[
-            "create", "add", "new", "mk", "deploy", "apply", "up", "run", "write", "tee",
+            "create", "add", "append", "insert", "new", "mk", "deploy", "apply", "up", "run",
+            "write", "tee",
         ],
     ),
     (
@@ -156,9 +157,9 @@ const CHANGES: &[(&[&str], &[&str])] = &[
             "configur", "enabl", "disabl", "mask", "lock", "chown", "chmod", "renam",
         ],
         &[
-            "write", "replace", "edit", "set", "sed", "tee", "apply", "patch", "config", "enable",
-            "disable", "mask", "unmask", "lock", "chown", "chmod", "resize", "update", "echo",
-            "mv",
+            "write", "replace", "edit", "append", "insert", "set", "sed", "tee", "apply", "patch",
+            "config", "enable", "disable", "mask", "unmask", "lock", "chown", "chmod", "resize",
+            "update", "echo", "mv",
         ],
     ),
     (&["mount", "remount", "unmount"], &["mount", "umount"]),
@@ -306,11 +307,17 @@ pub fn fact_of(claim: &Claim) -> Fact {
             tokens.push(token);
         }
     }
-    let states = match claim.kind {
+    // "It is still stopped": a participle after a copula that persists is
+    // a state, not a change made.
+    let kind = match claim.kind {
+        ClaimKind::Action if persists(clause) => ClaimKind::LiveState,
+        kind => kind,
+    };
+    let states = match kind {
         ClaimKind::LiveState => states_of(clause),
         ClaimKind::Action | ClaimKind::ToolOutput | ClaimKind::LiveValue => Vec::new(),
     };
-    let action = match claim.kind {
+    let action = match kind {
         ClaimKind::Action => Some(action_of(clause)),
         ClaimKind::ToolOutput => Some(Action::Observation),
         ClaimKind::LiveState | ClaimKind::LiveValue => None,
@@ -357,7 +364,10 @@ impl Fact {
             Some(Action::Observation) | None => {}
         }
         for quantity in &self.quantities {
-            if !known.iter().any(|seen| same(quantity, seen)) {
+            // A bare number may be part of an id there (`lxc:pve1:141`).
+            let as_id =
+                quantity.dimension == Dimension::Plain && evidence.mentions(&show(quantity));
+            if !as_id && !known.iter().any(|seen| same(quantity, seen)) {
                 missing.push(format!("the number {}", show(quantity)));
             }
         }
@@ -373,6 +383,27 @@ impl Fact {
         }
         missing
     }
+}
+
+fn persists(clause: &str) -> bool {
+    [
+        "is still ",
+        "are still ",
+        "was still ",
+        "were still ",
+        "remains ",
+        "remain ",
+        "stays ",
+        "stay ",
+        "ist noch ",
+        "sind noch ",
+        "est toujours ",
+        "sont toujours ",
+        "sigue ",
+        "siguen ",
+    ]
+    .iter()
+    .any(|p| clause.contains(p))
 }
 
 fn show(quantity: &Quantity) -> String {

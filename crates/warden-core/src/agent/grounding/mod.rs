@@ -106,7 +106,11 @@ pub fn unverified_write_text(evidence: &Evidence) -> String {
     if last.ok {
         return UNVERIFIED_CHANGE.to_string();
     }
-    let how = match (last.exit_code, &last.first_error_line) {
+    let line = last
+        .first_error_line
+        .as_deref()
+        .map(|l| l.trim_end_matches(['.', ':']));
+    let how = match (last.exit_code, line) {
         (Some(code), Some(line)) => format!("exited with status {code}: {line}"),
         (Some(code), None) => format!("exited with status {code}"),
         (None, Some(line)) => format!("failed: {line}"),
