@@ -245,10 +245,12 @@ pub async fn run_turn(
             .push(Message::system(mention_notes.join("\n")));
     }
     let mut identical: HashMap<String, usize> = HashMap::new();
-    let mut tally = TurnTally::default();
     // What the answer may rest on: the user's words, Warden's notes, and
     // (as they finish) this turn's calls.
-    tally.evidence = grounding::Evidence::new(user_message);
+    let mut tally = TurnTally {
+        evidence: grounding::Evidence::new(user_message),
+        ..TurnTally::default()
+    };
     mention_notes.iter().for_each(|n| tally.evidence.note(n));
     let mut failed_replies = 0;
     let mut held_answer: Option<Held> = None;

@@ -52,7 +52,7 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
             let digits = caps.get(1)?;
             let after = &text[digits.end()..];
             // Part of a version, an address, a time or a name: not a quantity.
-            if after.starts_with(|c: char| c == '.' || c == ':' || c == '-' || c == '_')
+            if after.starts_with(['.', ':', '-', '_'])
                 && after[1..].starts_with(|c: char| c.is_ascii_digit())
             {
                 return None;
