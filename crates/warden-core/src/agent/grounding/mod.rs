@@ -20,6 +20,7 @@
 mod evidence;
 mod facts;
 mod quantity;
+mod vocab;
 
 pub use evidence::{CallEvidence, Evidence};
 

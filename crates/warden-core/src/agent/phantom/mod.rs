@@ -1,5 +1,7 @@
-//! Phantom detection (invariant 9): a final answer that claims actions or
-//! live values with no successful tool call this turn is replaced.
+//! Which clauses of an answer claim something (invariant 9). Grounding
+//! ([`crate::agent::grounding`]) takes each claiming clause apart and looks
+//! for its facts in the turn's evidence; with no evidence at all
+//! [`makes_claims`] is exactly what grounding retracts.
 //!
 //! The detector works by rule, not by example. An answer is cut into
 //! sentences and clauses; a clause is set aside when it is a question, a
