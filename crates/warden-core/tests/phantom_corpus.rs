@@ -1,11 +1,15 @@
-//! Phantom detection, measured (issue 12 §1): precision and recall of
-//! `makes_claims` on a labelled corpus of assistant answers. The tuning
-//! split is `phantom_corpus.tsv`; `phantom_corpus_holdout.tsv` was written
-//! after the detector was tuned and never tuned on.
+//! Phantom detection, measured (issue 12 §1, issue 18 §4): precision and
+//! recall of `makes_claims` — which is what grounding retracts when no
+//! tool call succeeded and the user stated nothing — on a labelled corpus
+//! of assistant answers. The tuning split is `phantom_corpus.tsv`;
+//! `phantom_corpus_holdout.tsv` was written after the phrase detector was
+//! tuned, `phantom_corpus_fresh.tsv` after grounding was written; neither
+//! was tuned on.
 //!
 //! `cargo test -p warden-core --test phantom_corpus -- --nocapture` prints
 //! the numbers and every misclassified row.
 
+use warden_core::agent::grounding::{Evidence, Judgement, judge};
 use warden_core::agent::phantom::{PHANTOM_REPLACEMENT, makes_claims};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +108,14 @@ fn ratio(part: usize, whole: usize) -> f64 {
 fn measure(name: &str, rows: &[Row]) -> Counts {
     let mut counts = Counts::default();
     for row in rows {
-        match (row.label, makes_claims(&row.answer)) {
+        let claims = makes_claims(&row.answer);
+        // With no evidence at all, grounding retracts exactly the claims.
+        let retracted = matches!(
+            judge(&row.answer, &Evidence::default()),
+            Judgement::Retract(_)
+        );
+        assert_eq!(claims, retracted, "{name}:{}: {}", row.line, row.answer);
+        match (row.label, claims) {
             (Label::Claim, true) => counts.true_claims += 1,
             (Label::Claim, false) => {
                 counts.missed_claims += 1;
@@ -128,12 +139,20 @@ fn phantom_detection_meets_its_targets_on_the_corpus() {
         include_str!("phantom_corpus_holdout.tsv"),
     );
     let tuning_counts = measure("phantom_corpus.tsv", &tuning);
+    let fresh = parse(
+        "phantom_corpus_fresh.tsv",
+        include_str!("phantom_corpus_fresh.tsv"),
+    );
     let holdout_counts = measure("phantom_corpus_holdout.tsv", &holdout);
+    let fresh_counts = measure("phantom_corpus_fresh.tsv", &fresh);
     let mut all = tuning_counts;
     all.add(holdout_counts);
+    all.add(fresh_counts);
     println!("{}", tuning_counts.report("tuning"));
     println!("{}", holdout_counts.report("holdout"));
+    println!("{}", fresh_counts.report("fresh"));
     println!("{}", all.report("all"));
+    assert!(fresh.len() >= 80, "at least 80 fresh held-out rows");
 
     assert!(all.claims() + all.honest() >= 300, "at least 300 rows");
     assert!(

@@ -175,6 +175,14 @@ impl TerminalDisplay {
                 );
                 self.line(&warning);
             }
+            // The answer stands, but some of it no tool result showed.
+            "ANSWER_UNVERIFIED" => {
+                let warning = self.paint.yellow(&format!(
+                    "  ⚠ UNVERIFIED: {}",
+                    message.strip_prefix("unverified: ").unwrap_or(message)
+                ));
+                self.line(&warning);
+            }
             // Warden itself failed: always worth a line.
             "UNAVAILABLE" | "INTERNAL" => self.line(&format!("  ! {message}")),
             // The answer says the rest in words.

@@ -314,6 +314,9 @@ async fn complete(
     let model_sees = redacted(&outcome.response);
     ctx.events
         .tool_output(index, &outcome.response, &model_sees);
+    tally
+        .evidence
+        .record(&call.tool, &call.arguments, outcome.kind, &model_sees);
     emit_state_change(ctx, before);
     let content = serde_json::to_string(&model_sees).unwrap_or_else(|_| "{}".to_string());
     conversation.messages.push(Message::Tool {

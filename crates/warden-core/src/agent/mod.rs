@@ -16,6 +16,7 @@ mod approval_wait;
 mod calls;
 pub mod cleanup;
 pub mod compaction;
+pub mod grounding;
 pub mod mentions;
 mod outcome;
 pub mod phantom;
@@ -107,6 +108,13 @@ pub enum LoopEvent {
         to: String,
     },
     PhantomDetected,
+    /// The answer stands, but some of its facts are in no tool result of
+    /// this turn nor in the user's words (each: the clause and what is
+    /// missing). Additive: older transcripts simply lack it.
+    AnswerUnverified {
+        turn: usize,
+        facts: Vec<String>,
+    },
     ScriptExhausted,
     /// Tokens of one model call (real providers only).
     Usage {
@@ -238,8 +246,13 @@ pub async fn run_turn(
             .push(Message::system(mention_notes.join("\n")));
     }
     let mut identical: HashMap<String, usize> = HashMap::new();
-    let mut tally = TurnTally::default();
-    let mut succeeded_this_turn = false;
+    // What the answer may rest on: the user's words, Warden's notes, and
+    // (as they finish) this turn's calls.
+    let mut tally = TurnTally {
+        evidence: grounding::Evidence::new(user_message),
+        ..TurnTally::default()
+    };
+    mention_notes.iter().for_each(|n| tally.evidence.note(n));
     let mut failed_replies = 0;
     let mut held_answer: Option<Held> = None;
     // How the turn ends unless something below says otherwise.
@@ -380,7 +393,6 @@ pub async fn run_turn(
             &mut tally,
         )
         .await;
-        succeeded_this_turn |= any_ok;
         calls_this_turn += reply_calls;
         for (threshold, nudge) in WRAP_UP_NUDGES {
             if calls_this_turn >= threshold && calls_this_turn - reply_calls < threshold {
@@ -428,7 +440,7 @@ pub async fn run_turn(
             Held::Model(answer) => answer,
             Held::Warden(text) => return text,
         };
-        let (text, retracted) = finish_answer(ctx, answer, succeeded_this_turn);
+        let (text, retracted) = finish_answer(ctx, answer, &tally.evidence, turn);
         match retracted {
             Finished::Retracted => end = TurnEnd::Retracted,
             Finished::Unverified => end = TurnEnd::Unverified,
@@ -466,31 +478,44 @@ enum Finished {
     Unverified,
 }
 
-/// Phantom detection, and an honest word when a write stays unverified.
+/// Grounding (phantom detection), and an honest word when a write stays
+/// unverified: retract an answer whose facts nothing showed, mark one
+/// whose facts the calls did not show.
 fn finish_answer(
     ctx: &mut TurnContext<'_, '_>,
     answer: String,
-    succeeded_this_turn: bool,
+    evidence: &grounding::Evidence,
+    turn: usize,
 ) -> (String, Finished) {
     if ctx.session.fsm.can_final_answer().is_err() {
         return (
-            "I made a change but could not verify it yet; nothing confirms it worked. Please check it, or ask me to verify.".to_string(),
+            grounding::unverified_write_text(evidence),
             Finished::Unverified,
         );
     }
-    if !succeeded_this_turn
-        && !ctx.provider.last_text_is_deterministic()
-        && phantom::makes_claims(&answer)
-    {
-        let (provider, model) = ctx.provider.identity();
-        crate::telemetry::phantom_detected(provider, model);
-        ctx.events.emit(LoopEvent::PhantomDetected);
-        return (
-            phantom::PHANTOM_REPLACEMENT.to_string(),
-            Finished::Retracted,
-        );
+    // The router's templates over tool results are Warden's own words.
+    if ctx.provider.last_text_is_deterministic() {
+        return (answer, Finished::AsGiven);
     }
-    (answer, Finished::AsGiven)
+    match grounding::judge(&answer, evidence) {
+        grounding::Judgement::Grounded => (answer, Finished::AsGiven),
+        grounding::Judgement::Retract(_) => {
+            let (provider, model) = ctx.provider.identity();
+            crate::telemetry::phantom_detected(provider, model);
+            ctx.events.emit(LoopEvent::PhantomDetected);
+            (
+                phantom::PHANTOM_REPLACEMENT.to_string(),
+                Finished::Retracted,
+            )
+        }
+        grounding::Judgement::Unverified(gaps) => {
+            ctx.events.emit(LoopEvent::AnswerUnverified {
+                turn,
+                facts: gaps.iter().map(grounding::Unsupported::summary).collect(),
+            });
+            (answer, Finished::AsGiven)
+        }
+    }
 }
 
 fn emit_state_change(ctx: &mut TurnContext<'_, '_>, before: FsmState) {

@@ -77,6 +77,8 @@ pub(super) struct TurnTally {
     /// Writes interrupted after they were sent, with what the check after
     /// them showed.
     pub interrupted_writes: Vec<String>,
+    /// What the answer may rest on (grounding).
+    pub evidence: super::grounding::Evidence,
 }
 
 impl TurnTally {

@@ -248,6 +248,13 @@ impl EventSink for StreamAdapter<'_> {
                 code: "PHANTOM_DETECTED".to_string(),
                 message: "the answer claimed results that no tool call showed; it was replaced (see done.final_text)".to_string(),
             }),
+            LoopEvent::AnswerUnverified { facts, .. } => self.sink.event(StreamEvent::Error {
+                code: "ANSWER_UNVERIFIED".to_string(),
+                message: format!(
+                    "unverified: no tool result of this turn shows {}",
+                    facts.join("; ")
+                ),
+            }),
             event @ (LoopEvent::Exec { .. } | LoopEvent::AutoRewrite { .. }) => {
                 self.sink.detail(&event)
             }

@@ -259,6 +259,11 @@ export class Transcript {
   }
 
   error(event) {
+    if (event.code === 'ANSWER_UNVERIFIED') {
+      // The answer stands; `done` marks it once it is complete.
+      this.ensureTurn().unverified = String(event.message || '').replace(/^unverified: /, '');
+      return;
+    }
     this.closeSegment();
     const cancelled = event.code === 'CANCELLED';
     this.add(h('p', { class: cancelled ? 'notice' : 'error', role: 'alert' },
@@ -278,10 +283,20 @@ export class Transcript {
       this.add(h('div', { class: 'message assistant markdown', testid: 'message-assistant', data: { state: 'done' } },
         renderMarkdown(event.final_text)));
     }
+    if (turn.unverified) this.markUnverified(turn);
     if (event.route) this.add(h('p', { class: 'route muted' }, routeLine(event.route)));
     turn.working.remove();
     turn.done = true;
     this.hooks.turn(false);
+  }
+
+  /** The answer stands, but some of its facts no tool result showed. */
+  markUnverified(turn) {
+    const answers = turn.section.querySelectorAll('[data-testid="message-assistant"]');
+    const answer = answers[answers.length - 1];
+    if (answer) answer.dataset.verified = 'false';
+    this.add(h('p', { class: 'unverified', role: 'note', testid: 'answer-unverified' },
+      '⚠ Unverified: ' + turn.unverified));
   }
 
   /** The live turn ended without its `done` (the server went away). */

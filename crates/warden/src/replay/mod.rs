@@ -131,9 +131,24 @@ fn print_summary(out: &mut impl Write, path: &Path, t: &Transcript) -> std::io::
         .iter()
         .filter(|e| matches!(e, LoopEvent::Exec { .. }))
         .count();
+    let answer = if t
+        .events
+        .iter()
+        .any(|e| matches!(e, LoopEvent::PhantomDetected))
+    {
+        ", answer retracted"
+    } else if t
+        .events
+        .iter()
+        .any(|e| matches!(e, LoopEvent::AnswerUnverified { .. }))
+    {
+        ", answer unverified"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "{}: {}: {calls} tool calls, {execs} commands ran, refused/failed: [{}], final state {}",
+        "{}: {}: {calls} tool calls, {execs} commands ran, refused/failed: [{}], final state {}{answer}",
         path.display(),
         t.scenario,
         blocked.join(", "),

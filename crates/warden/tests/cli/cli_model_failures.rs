@@ -8,22 +8,12 @@
 use std::process::Command;
 
 use serde_json::Value;
-use warden_testkit::model::{FakeModel, Reply, Wire, openai_chunk, openai_text, sse_data};
+use serde_json::json;
+use warden_testkit::model::{FakeModel, Reply, Turn, Wire, openai_chunk, openai_text, sse_data};
 
 /// `warden ask --json TEXT` with an OpenAI-compatible model at `base_url`.
 fn ask_json(base_url: &str, text: &str) -> (Vec<Value>, i32, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path();
-    let out = Command::new(env!("CARGO_BIN_EXE_warden"))
-        .args(["ask", "--json", text])
-        .env("WARDEN_DB", home.join("w.db"))
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("WARDEN_PROVIDER", "ollama")
-        .env("WARDEN_BASE_URL", base_url)
-        .env("WARDEN_MODEL", "test-model")
-        .output()
-        .unwrap();
+    let out = ask(base_url, &["--json", text]);
     let events = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -33,6 +23,23 @@ fn ask_json(base_url: &str, text: &str) -> (Vec<Value>, i32, String) {
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `warden ask ARGS…` with an OpenAI-compatible model at `base_url`.
+fn ask(base_url: &str, args: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    Command::new(env!("CARGO_BIN_EXE_warden"))
+        .arg("ask")
+        .args(args)
+        .env("WARDEN_DB", home.join("w.db"))
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("WARDEN_PROVIDER", "ollama")
+        .env("WARDEN_BASE_URL", base_url)
+        .env("WARDEN_MODEL", "test-model")
+        .output()
+        .unwrap()
 }
 
 /// The code of the `error` event, checking it comes right before `done`.
@@ -117,4 +124,59 @@ fn a_claim_without_evidence_is_retracted_on_every_surface() {
     let text = done["final_text"].as_str().unwrap();
     assert!(text.contains("Retracted"), "{text}");
     assert!(!text.contains("I restarted nginx"), "{text}");
+}
+
+#[test]
+fn an_answer_beyond_its_tool_results_is_marked_unverified_not_retracted() {
+    let host = format!(
+        "host:{}",
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap()
+            .trim()
+    );
+    let model = FakeModel::start(Wire::OpenAi);
+    let steps = |answer: &str| {
+        vec![
+            Turn::call("query", json!({"action": "get", "target": host})),
+            Turn::call(
+                "read",
+                json!({"action": "exec", "target": host, "command": "echo 311 requests queued"}),
+            ),
+            Turn::text(answer),
+        ]
+    };
+    model.script("zq beyond", steps("The mail queue holds 312 messages."));
+    model.script("zq within", steps("The mail queue holds 311 messages."));
+
+    let (events, code, err) = ask_json(&model.url(), "zq beyond: how big is the mail queue?");
+    assert_eq!(code, 0, "the answer stands: {err}\n{events:?}");
+    let unverified = events
+        .iter()
+        .find(|e| e["type"] == "error" && e["code"] == "ANSWER_UNVERIFIED")
+        .unwrap_or_else(|| panic!("no ANSWER_UNVERIFIED: {events:?}"));
+    assert!(
+        unverified["message"].as_str().unwrap().contains("312"),
+        "{unverified}"
+    );
+    assert!(!events.iter().any(|e| e["code"] == "PHANTOM_DETECTED"));
+    let done = events.last().unwrap();
+    assert_eq!(done["final_text"], "The mail queue holds 312 messages.");
+    // On a terminal: the answer, and a visible marker naming what is missing.
+    let out = ask(&model.url(), &["zq beyond: and now?"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("holds 312 messages"), "{stdout}");
+    assert!(
+        stderr.contains("⚠ UNVERIFIED") && stderr.contains("312"),
+        "{stderr}"
+    );
+
+    let (events, code, err) = ask_json(&model.url(), "zq within: how big is the mail queue?");
+    assert_eq!(code, 0, "{err}\n{events:?}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "error"),
+        "a grounded answer is not marked: {events:?}"
+    );
 }

@@ -192,6 +192,19 @@ fn check(transcript: &Value, expect: &Value) -> Vec<String> {
                     }
                 }
             }
+            "events_exclude" => {
+                // A type name, or an object whose every field an event has.
+                for unwanted in value.as_array().into_iter().flatten() {
+                    let found = events.iter().find(|e| match unwanted {
+                        Value::String(kind) => e["type"] == *kind,
+                        Value::Object(fields) => fields.iter().all(|(k, v)| &e[k.as_str()] == v),
+                        _ => false,
+                    });
+                    if let Some(event) = found {
+                        failures.push(format!("unwanted event {event}"));
+                    }
+                }
+            }
             other => failures.push(format!("unknown expect key `{other}`: teach the checker")),
         }
     }

@@ -1,5 +1,7 @@
-//! Phantom detection (invariant 9): a final answer that claims actions or
-//! live values with no successful tool call this turn is replaced.
+//! Which clauses of an answer claim something (invariant 9). Grounding
+//! ([`crate::agent::grounding`]) takes each claiming clause apart and looks
+//! for its facts in the turn's evidence; with no evidence at all
+//! [`makes_claims`] is exactly what grounding retracts.
 //!
 //! The detector works by rule, not by example. An answer is cut into
 //! sentences and clauses; a clause is set aside when it is a question, a
@@ -23,6 +25,7 @@
 //!
 //! Measured on `tests/phantom_corpus*.tsv` by `tests/phantom_corpus.rs`.
 
+mod live;
 mod words;
 
 use words::*;
@@ -64,22 +67,33 @@ pub fn makes_claims(text: &str) -> bool {
 
 /// The first claim of actions or live values in `text`, if any.
 pub fn assess(text: &str) -> Option<Claim> {
+    claims(text).into_iter().next()
+}
+
+/// Every claim of actions or live values in `text`, one per clause that
+/// makes one, in order. Clauses are lower case, code spans replaced by
+/// `code`; an output block is one claim holding the block's text.
+pub fn claims(text: &str) -> Vec<Claim> {
     let Some(rules) = Rules::get() else {
         // Without its rules the detector cannot clear anything: fail closed.
-        return Some(Claim {
+        return vec![Claim {
             kind: ClaimKind::Action,
             clause: String::new(),
-        });
+        }];
     };
     let lower = normalise(text);
     let (prose, output_block) = strip_code(rules, &lower);
-    if output_block {
-        return Some(claim(ClaimKind::ToolOutput, "output block"));
+    if let Some(block) = output_block {
+        return vec![claim(ClaimKind::ToolOutput, &block)];
     }
-    if let Some(row) = live_table_row(rules, &prose) {
-        return Some(claim(ClaimKind::LiveValue, row));
+    let mut found: Vec<Claim> = live_table_rows(rules, &prose)
+        .into_iter()
+        .map(|row| claim(ClaimKind::LiveValue, row))
+        .collect();
+    for sentence in sentences(&prose) {
+        found.extend(assess_sentence(rules, sentence));
     }
-    sentences(&prose).find_map(|sentence| assess_sentence(rules, sentence))
+    found
 }
 
 fn claim(kind: ClaimKind, clause: &str) -> Claim {
@@ -103,41 +117,46 @@ fn normalise(text: &str) -> String {
 
 /// Removes fenced blocks, inline code and quotations (they are examples,
 /// commands or the user's words). A fenced block introduced as output
-/// ("here is the output:") is reported instead.
-fn strip_code(rules: &Rules, text: &str) -> (String, bool) {
+/// ("here is the output:") is returned instead, as the second value.
+fn strip_code(rules: &Rules, text: &str) -> (String, Option<String>) {
     let mut prose = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find("```") {
         let before = &rest[..open];
-        let intro = &before[before.len().saturating_sub(120)..];
-        let intro = &intro[intro.char_indices().next().map_or(0, |(i, _)| i)..];
+        let mut start = before.len().saturating_sub(120);
+        while !before.is_char_boundary(start) {
+            start += 1;
+        }
+        let intro = &before[start..];
+        let after = &rest[open + 3..];
+        let block = after.find("```").map_or(after, |close| &after[..close]);
         if rules.output_intro.is_match(intro) && !rules.example.is_match(intro) {
-            return (String::new(), true);
+            return (String::new(), Some(block.to_string()));
         }
         prose.push_str(before);
         prose.push('\n');
-        let after = &rest[open + 3..];
         rest = after.find("```").map_or("", |close| &after[close + 3..]);
     }
     prose.push_str(rest);
     let prose = rules.inline_code.replace_all(&prose, " code ");
     let prose = rules.quotation.replace_all(&prose, " quote ");
-    (prose.into_owned(), false)
+    (prose.into_owned(), None)
 }
 
-/// A markdown table row holding statuses or measurements, unless the
+/// Markdown table rows holding statuses or measurements, unless the
 /// table is announced as an example.
-fn live_table_row<'t>(rules: &Rules, text: &'t str) -> Option<&'t str> {
+fn live_table_rows<'t>(rules: &Rules, text: &'t str) -> Vec<&'t str> {
     let rows: Vec<&str> = text
         .lines()
         .filter(|l| l.matches('|').count() >= 2 && !l.contains("---"))
         .collect();
     if rows.len() < 2 || rules.example.is_match(text) {
-        return None;
+        return Vec::new();
     }
     rows.into_iter()
         .skip(1)
-        .find(|row| rules.table_value.is_match(row))
+        .filter(|row| rules.table_value.is_match(row))
+        .collect()
 }
 
 /// Sentences end at `.`, `!`, `?` before a blank, and at line ends; a
@@ -160,17 +179,26 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     out.into_iter().map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn assess_sentence(rules: &Rules, sentence: &str) -> Option<Claim> {
+fn assess_sentence(rules: &Rules, sentence: &str) -> Vec<Claim> {
     if sentence.ends_with('?')
+        || sentence.starts_with("here is how")
+        || sentence.starts_with("here's how")
+        || sentence.starts_with("this is how")
         || rules.conditional_start.is_match(sentence)
         || rules.example.is_match(sentence)
     {
-        return None;
+        return Vec::new();
+    }
+    // "Running containers: a, b and c", "Kernel: 6.8.12": one claim,
+    // before the colon splits it.
+    if let Some(kind) = rules.live.labelled(sentence) {
+        return vec![claim(kind, sentence)];
     }
     rules
         .clause_break
         .split(sentence)
-        .find_map(|clause| assess_clause(rules, clause.trim()))
+        .filter_map(|clause| assess_clause(rules, clause.trim()))
+        .collect()
 }
 
 fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
@@ -186,7 +214,9 @@ fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
     }
     let found = |kind| Some(claim(kind, clause));
     if !negated
-        && (rules.action.iter().any(|r| r.is_match(clause)) || first_person_action(rules, clause))
+        && (rules.action.iter().any(|r| r.is_match(clause))
+            || first_person_action(rules, clause)
+            || rules.live.subjectless_action(clause))
     {
         return found(ClaimKind::Action);
     }
@@ -198,6 +228,9 @@ fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
     }
     if !rules.generic_amount.is_match(clause) && rules.value.iter().any(|r| r.is_match(clause)) {
         return found(ClaimKind::LiveValue);
+    }
+    if !negated && !rules.generic_amount.is_match(clause) {
+        return rules.live.present(clause).and_then(found);
     }
     None
 }
@@ -230,6 +263,7 @@ struct Rules {
     state: Vec<Regex>,
     value: Vec<Regex>,
     generic_amount: Regex,
+    live: live::LiveRules,
 }
 
 /// `\b(?:a|b|c)\b` over whole words or phrases (apostrophes count as word characters).
@@ -378,6 +412,7 @@ impl Rules {
                 )?,
             ],
             generic_amount: re(&any_word(GENERIC_AMOUNT))?,
+            live: live::LiveRules::compile()?,
         })
     }
 }
