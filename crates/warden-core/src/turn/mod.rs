@@ -250,9 +250,19 @@ impl TurnRunner {
             return;
         }
         self.level = level;
+        self.refresh_prompt(backends);
+    }
+
+    /// The system prompt as of now: the level and the resources the live
+    /// inventory holds (an agent that enrolled since is named), rewritten
+    /// only when it changed.
+    fn refresh_prompt(&mut self, backends: &Backends) {
         let names = prompt_names(backends.inventory.as_ref());
+        let prompt = system_prompt(self.level, &names);
         if let Some(first @ Message::System { .. }) = self.conversation.messages.first_mut() {
-            *first = Message::system(system_prompt(level, &names));
+            if !matches!(first, Message::System { text } if *text == prompt) {
+                *first = Message::system(prompt);
+            }
         }
     }
 
@@ -277,6 +287,7 @@ impl TurnRunner {
         sink: &mut dyn TurnSink,
     ) -> TurnReport {
         let turn_started = Instant::now();
+        self.refresh_prompt(backends);
         self.turns += 1;
         let turn = self.turns;
         sink.event(StreamEvent::TurnStart {

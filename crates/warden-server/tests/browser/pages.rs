@@ -287,3 +287,70 @@ async fn a_thousand_message_session_opens_fast_and_scrolls_smoothly() {
     browser.shot("chat-long").await;
     browser.quit().await;
 }
+
+/// The inventory page is live: what an agent reports appears without a
+/// reload, and when the agent goes away its resources show `unknown`,
+/// not the last status they had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_inventory_page_follows_an_agent_live() {
+    use warden_testkit::agent_peer::{self, key, send};
+    let world = World::start().await;
+    let admin = warden_testkit::test_server::mint(
+        &world.store,
+        "ops",
+        warden_server::auth::Role::Admin,
+        &warden_server::auth::Person::user("alice"),
+    );
+    let http = warden_testkit::http::client();
+    let created: Value = http
+        .post(format!("{}/api/agents/enrollment-tokens", world.base))
+        .bearer_auth(&admin)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = created["token"].as_str().unwrap();
+    let (_, enrolled) = agent_peer::enroll(&http, &world.base, token, "edge7", &key(7)).await;
+    let agent_id = enrolled["agent_id"].as_str().unwrap().to_string();
+
+    let browser = Browser::open(&world).await;
+    browser.login("vic").await;
+    browser.tid("nav-inventory").await.click().await.unwrap();
+    browser
+        .wait(
+            "the tree",
+            "document.querySelector('[data-testid=inventory-item]')",
+        )
+        .await;
+    let mut socket = agent_peer::connect(&world.base, &agent_id, &key(7)).await;
+    send(
+        &mut socket,
+        json!({"type": "inventory", "resources": [
+            {"id": "host:edge7", "name": "edge7", "status": "up"},
+            {"id": "docker_container:edge7:feed01", "name": "live-box",
+             "parent": "host:edge7", "status": "running"},
+        ]}),
+    )
+    .await;
+    let row = "document.querySelector('[data-resource-id=\"docker_container:edge7:feed01\"]')";
+    browser
+        .wait(
+            "the reported container, without a reload",
+            &format!("{row} && {row}.dataset.status === 'running'"),
+        )
+        .await;
+    drop(socket);
+    browser
+        .wait(
+            "the container unknown once its agent is gone",
+            &format!("{row} && {row}.dataset.status === 'unknown'"),
+        )
+        .await;
+    let host = browser
+        .js("return document.querySelector('[data-resource-id=\"host:edge7\"]').dataset.status;")
+        .await;
+    assert_eq!(host, "disconnected");
+}

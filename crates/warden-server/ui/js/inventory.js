@@ -8,6 +8,9 @@ import { h, clear, statusClass, formatAgo, formatTime } from './dom.js';
 
 const cache = { list: [], byId: new Map(), loaded: null };
 
+/** How often the inventory page reads resources and agents again. */
+const LIVE_MS = 5000;
+
 /** Load (or reload) the inventory; resolves to the list. */
 export function loadInventory(force = false) {
   if (!cache.loaded || force) {
@@ -228,7 +231,10 @@ export function inventoryPage(view, { ask }) {
     clear(tree).append(h('p', { class: 'error', role: 'alert' }, 'Cannot load the inventory: ' + error.message));
   }
   reload();
-  // Agents come and go: their state is read again every 10 s.
-  const timer = setInterval(() => loadAgents().then((list) => { setAgents(list); draw(); }), 10000);
+  // The page is live: resources and agents are read again every 5 s
+  // (a background refresh keeps what is drawn when it fails, and says so
+  // only when the user asked with the button).
+  const timer = setInterval(() => Promise.all([loadInventory(true), loadAgents()])
+    .then(([, list]) => { setAgents(list); draw(); }, () => {}), LIVE_MS);
   return () => clearInterval(timer);
 }

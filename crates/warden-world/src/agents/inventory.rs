@@ -3,8 +3,10 @@
 //! for its own machine: `host:{name}` (always called `{name}`) and
 //! resources scoped to `{name}`; anything else it sends is dropped (and
 //! logged). Resources carry `source: "agent"` and `connected`; while its
-//! agent is away, the host resource's status is `disconnected` (the rest
-//! keep their last status). Agents are listed in enrollment order, so an
+//! agent is away, the host resource's status is `disconnected` and every
+//! other resource's is `unknown` (nobody can see it: the last status it
+//! had is kept as `last_status`, never shown as current). Agents are
+//! listed in enrollment order, so an
 //! earlier agent holds its names first (see [`super::names`]).
 //!
 //! A revoked agent is refused here, under the same lock as its removal:
@@ -31,6 +33,8 @@ pub const MAX_RESOURCES_PER_AGENT: usize = 10_000;
 
 /// Status of an agent's host resource while the agent is not connected.
 pub const DISCONNECTED_STATUS: &str = "disconnected";
+/// Status of the other resources of an agent that is not connected.
+pub const UNKNOWN_STATUS: &str = "unknown";
 
 /// An enrolled agent as the inventory knows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,8 +120,8 @@ pub fn accept_reported(name: &str, reported: Vec<Resource>) -> (Vec<Resource>, V
     (kept, rejected)
 }
 
-/// The resources of one agent as published: `source`, `connected`, and the
-/// host's status while away. Pure.
+/// The resources of one agent as published: `source`, `connected`, and
+/// while away the host `disconnected` and the rest `unknown`. Pure.
 pub fn decorate(name: &str, resources: &[Resource], presence: Presence) -> Vec<Resource> {
     let connected = presence == Presence::Connected;
     let host_id = ResourceId::global(ResourceKind::Host, name);
@@ -128,8 +132,15 @@ pub fn decorate(name: &str, resources: &[Resource], presence: Presence) -> Vec<R
             r.attributes.insert("source".into(), Value::from("agent"));
             r.attributes
                 .insert("connected".into(), Value::from(connected));
-            if !connected && r.id == host_id {
-                r.status = Some(DISCONNECTED_STATUS.to_string());
+            if !connected {
+                let away = if r.id == host_id {
+                    DISCONNECTED_STATUS
+                } else {
+                    UNKNOWN_STATUS
+                };
+                if let Some(last) = r.status.replace(away.to_string()) {
+                    r.attributes.insert("last_status".into(), Value::from(last));
+                }
             }
             r
         })
@@ -380,6 +391,17 @@ mod tests {
         let down = decorate("web1", &kept, Presence::Disconnected);
         assert_eq!(down[0].attributes["connected"], false);
         assert_eq!(down[0].status.as_deref(), Some(DISCONNECTED_STATUS));
+        // Nobody can see what runs on a machine whose agent is away.
+        let mut container = resource("docker_container:web1:abc", Some("host:web1"));
+        container.status = Some("running".into());
+        let (kept, _) = accept_reported("web1", vec![container]);
+        let away = decorate("web1", &kept, Presence::Disconnected);
+        let container = away.iter().find(|r| r.id.uid == "abc").unwrap();
+        assert_eq!(container.status.as_deref(), Some(UNKNOWN_STATUS));
+        assert_eq!(container.attributes["last_status"], "running");
+        let back = decorate("web1", &kept, Presence::Connected);
+        let container = back.iter().find(|r| r.id.uid == "abc").unwrap();
+        assert_eq!(container.status.as_deref(), Some("running"));
         let empty = decorate("web2", &[], Presence::Connected);
         assert_eq!(empty[0].id.to_string(), "host:web2");
     }
