@@ -279,12 +279,15 @@ const TABLE: &[(&[&str], Form, &str)] = &[
     ),
 ];
 
-/// Is option `flag` given in `args` (a long option spelled out, or a short
-/// one in any cluster)?
+/// Is option `flag` given in `args` (a long option spelled out or
+/// abbreviated, as getopt_long takes it, or a short one in any cluster)?
 fn has_flag(args: &[crate::invocation::Arg<'_>], flag: &str) -> bool {
     args.iter().any(|a| {
         let text = a.as_str();
-        if flag.starts_with("--") || flag.len() != 2 {
+        if flag.starts_with("--") {
+            return crate::invocation::long_matches_abbrev(text, flag);
+        }
+        if flag.len() != 2 {
             return text == flag
                 || text
                     .strip_prefix(flag)
