@@ -222,32 +222,38 @@ pub fn glob_may_name_device(pattern: &str) -> bool {
 
 /// fnmatch for one path component: `*`, `?`, `[…]` (with `!`/`^` and ranges).
 pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    if pattern.is_ascii() && name.is_ascii() {
+        // Bytes are characters: no copy.
+        return matches_from(pattern.as_bytes(), name.as_bytes());
+    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     matches_from(&p, &n)
 }
 
-fn matches_from(p: &[char], n: &[char]) -> bool {
+fn matches_from<C: Copy + PartialEq + PartialOrd + From<u8>>(p: &[C], n: &[C]) -> bool {
+    let [star, question, open, close, bang, caret, dash, backslash] =
+        [b'*', b'?', b'[', b']', b'!', b'^', b'-', b'\\'].map(C::from);
     match p.first() {
         None => n.is_empty(),
-        Some('*') => (0..=n.len()).any(|i| matches_from(&p[1..], &n[i..])),
-        Some('?') => !n.is_empty() && matches_from(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(close) = p.iter().skip(2).position(|&c| c == ']').map(|i| i + 2) else {
-                return n.first() == Some(&'[') && matches_from(&p[1..], &n[1..]);
+        Some(&c) if c == star => (0..=n.len()).any(|i| matches_from(&p[1..], &n[i..])),
+        Some(&c) if c == question => !n.is_empty() && matches_from(&p[1..], &n[1..]),
+        Some(&c) if c == open => {
+            let Some(close) = p.iter().skip(2).position(|&c| c == close).map(|i| i + 2) else {
+                return n.first() == Some(&open) && matches_from(&p[1..], &n[1..]);
             };
             let Some(&c) = n.first() else {
                 return false;
             };
             let class = &p[1..close];
             let (negated, class) = match class.first() {
-                Some('!' | '^') => (true, &class[1..]),
+                Some(&first) if first == bang || first == caret => (true, &class[1..]),
                 _ => (false, class),
             };
             let mut hit = false;
             let mut i = 0;
             while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
+                if i + 2 < class.len() && class[i + 1] == dash {
                     hit |= class[i] <= c && c <= class[i + 2];
                     i += 3;
                 } else {
@@ -257,7 +263,9 @@ fn matches_from(p: &[char], n: &[char]) -> bool {
             }
             hit != negated && matches_from(&p[close + 1..], &n[1..])
         }
-        Some('\\') if p.len() > 1 => n.first() == Some(&p[1]) && matches_from(&p[2..], &n[1..]),
+        Some(&c) if c == backslash && p.len() > 1 => {
+            n.first() == Some(&p[1]) && matches_from(&p[2..], &n[1..])
+        }
         Some(&c) => n.first() == Some(&c) && matches_from(&p[1..], &n[1..]),
     }
 }

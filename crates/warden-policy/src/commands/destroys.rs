@@ -333,9 +333,24 @@ fn is_mass(args: &[crate::invocation::Arg<'_>]) -> bool {
     operands > MASS_OPERANDS
 }
 
+/// Every program [`TABLE`] names, sorted.
+static PROGRAMS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let mut programs: Vec<&'static str> = TABLE
+        .iter()
+        .flat_map(|(programs, _, _)| programs.iter().copied())
+        .collect();
+    programs.sort_unstable();
+    programs.dedup();
+    programs
+});
+
 /// What `program args…` destroys, when it is one of the high-risk writes.
 /// Only asked about commands that already write.
 pub(crate) fn destroys(program: &str, args: &[crate::invocation::Arg<'_>]) -> Option<&'static str> {
+    // Most writes are by programs the table does not name.
+    if PROGRAMS.binary_search(&program).is_err() {
+        return None;
+    }
     TABLE.iter().find_map(|(programs, form, reason)| {
         if !programs.contains(&program) {
             return None;

@@ -8,13 +8,12 @@
 //! listed `--configreport` is LVM's own `--config`), and it is longer
 //! than one letter.
 
-use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use super::LongKind;
 
-/// The words of long option names (see `words.txt`).
-static WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+/// The words of long option names (see `words.txt`), sorted.
+static WORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     include_str!("words.txt")
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -24,7 +23,10 @@ static WORDS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 /// Could `word` (the last, maybe partial, word of an abbreviation) be a
 /// whole word of an option name?
 fn is_option_word(word: &str) -> bool {
-    word.len() >= 2 && WORDS.contains(word.to_ascii_lowercase().as_str())
+    word.len() >= 2
+        && WORDS
+            .binary_search(&word.to_ascii_lowercase().as_str())
+            .is_ok()
 }
 
 /// The one listed option that `head` (`--…`, without a value) safely

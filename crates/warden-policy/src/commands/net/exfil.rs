@@ -129,8 +129,16 @@ fn sends_arguments(program: &str, args: &[Arg<'_>]) -> bool {
     if program == "git" {
         return args.iter().any(|a| GIT_REMOTES.contains(&a.as_str()));
     }
-    SENDS_ARGUMENTS.contains(&program)
+    SENDS_ARGUMENTS_SORTED.binary_search(&program).is_ok()
 }
+
+/// [`SENDS_ARGUMENTS`], sorted for lookups.
+static SENDS_ARGUMENTS_SORTED: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| {
+        let mut programs = SENDS_ARGUMENTS.to_vec();
+        programs.sort_unstable();
+        programs
+    });
 
 /// Why running `program args…` with this input could carry local data
 /// away, if it could: an argument that is not literal, or data on standard

@@ -376,7 +376,8 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut end = start;
         let mut assignments = Vec::new();
-        let mut words = Vec::new();
+        // One allocation for most commands, none regrown.
+        let mut words = Vec::with_capacity(8);
         let mut redirects = Vec::new();
         loop {
             self.skip_blanks();
