@@ -333,28 +333,25 @@ fn is_mass(args: &[crate::invocation::Arg<'_>]) -> bool {
     operands > MASS_OPERANDS
 }
 
-/// Every program [`TABLE`] names, sorted.
-static PROGRAMS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut programs: Vec<&'static str> = TABLE
-        .iter()
-        .flat_map(|(programs, _, _)| programs.iter().copied())
-        .collect();
-    programs.sort_unstable();
-    programs.dedup();
-    programs
-});
+/// The rows of [`TABLE`] that name each program, in order.
+static ROWS: std::sync::LazyLock<crate::commands::FastMap<Vec<usize>>> =
+    std::sync::LazyLock::new(|| {
+        let mut rows: crate::commands::FastMap<Vec<usize>> = Default::default();
+        for (index, (programs, _, _)) in TABLE.iter().enumerate() {
+            for program in *programs {
+                rows.entry(program).or_default().push(index);
+            }
+        }
+        rows
+    });
 
 /// What `program args…` destroys, when it is one of the high-risk writes.
 /// Only asked about commands that already write.
 pub(crate) fn destroys(program: &str, args: &[crate::invocation::Arg<'_>]) -> Option<&'static str> {
     // Most writes are by programs the table does not name.
-    if PROGRAMS.binary_search(&program).is_err() {
-        return None;
-    }
-    TABLE.iter().find_map(|(programs, form, reason)| {
-        if !programs.contains(&program) {
-            return None;
-        }
+    let rows = ROWS.get(program)?;
+    rows.iter().find_map(|&index| {
+        let (_, form, reason) = TABLE.get(index)?;
         let hit = match form {
             Any => true,
             Words(sequences) => sequences.iter().any(|s| has_words(args, s)),

@@ -129,16 +129,12 @@ fn sends_arguments(program: &str, args: &[Arg<'_>]) -> bool {
     if program == "git" {
         return args.iter().any(|a| GIT_REMOTES.contains(&a.as_str()));
     }
-    SENDS_ARGUMENTS_SORTED.binary_search(&program).is_ok()
+    SENDS_ARGUMENTS_SET.contains_key(program)
 }
 
-/// [`SENDS_ARGUMENTS`], sorted for lookups.
-static SENDS_ARGUMENTS_SORTED: std::sync::LazyLock<Vec<&'static str>> =
-    std::sync::LazyLock::new(|| {
-        let mut programs = SENDS_ARGUMENTS.to_vec();
-        programs.sort_unstable();
-        programs
-    });
+/// [`SENDS_ARGUMENTS`] as a set.
+static SENDS_ARGUMENTS_SET: std::sync::LazyLock<crate::commands::FastMap<()>> =
+    std::sync::LazyLock::new(|| SENDS_ARGUMENTS.iter().map(|p| (*p, ())).collect());
 
 /// Why running `program args…` with this input could carry local data
 /// away, if it could: an argument that is not literal, or data on standard

@@ -394,9 +394,10 @@ impl<'a> Parser<'a> {
                 Some(b) if is_delimiter(b) => break,
                 Some(_) => {
                     let word = self.word()?;
-                    match split_assignment(&word) {
-                        Some(assignment) if words.is_empty() => assignments.push(assignment),
-                        _ => words.push(word),
+                    // Only words before the command name assign.
+                    match words.is_empty().then(|| split_assignment(&word)).flatten() {
+                        Some(assignment) => assignments.push(assignment),
+                        None => words.push(word),
                     }
                 }
             }
