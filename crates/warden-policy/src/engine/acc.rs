@@ -48,7 +48,7 @@ impl Acc {
             return;
         }
         if self.read_reason.is_empty() {
-            self.read_reason.reserve(READ_PREFIX.len() + 4 * 8);
+            self.read_reason.reserve(64);
             self.read_reason.push_str(READ_PREFIX);
         } else if listed(&self.read_reason[READ_PREFIX.len()..], name) {
             return;
