@@ -115,10 +115,14 @@ pub fn device_write(inv: &Invocation<'_, '_>, verdict: &Verdict, known: bool) ->
     let mut operands = inv.args.iter().filter(|a| !a.text.starts_with('-'));
     let targets: &[Arg<'_>] = match inv.name {
         "dd" => &[],
-        "cp" | "mv" | "install" | "rsync" | "scp" | "qemu-img" | "ln" => {
-            operands.last().map(std::slice::from_ref).unwrap_or_default()
-        }
-        "ddrescue" | "dd_rescue" => operands.nth(1).map(std::slice::from_ref).unwrap_or_default(),
+        "cp" | "mv" | "install" | "rsync" | "scp" | "qemu-img" | "ln" => operands
+            .next_back()
+            .map(std::slice::from_ref)
+            .unwrap_or_default(),
+        "ddrescue" | "dd_rescue" => operands
+            .nth(1)
+            .map(std::slice::from_ref)
+            .unwrap_or_default(),
         _ => inv.args,
     };
     let (path, _) = targets

@@ -226,9 +226,7 @@ fn is_deletion_root(arg: &Arg<'_>) -> bool {
         return false;
     }
     let normalized = normalize(&arg.text);
-    normalized.len() > 1
-        && !normalized[1..].contains('/')
-        && !SCRATCH_TOP.contains(&&*normalized)
+    normalized.len() > 1 && !normalized[1..].contains('/') && !SCRATCH_TOP.contains(&&*normalized)
 }
 
 /// find tests that narrow a walk to files named on the command line; a
