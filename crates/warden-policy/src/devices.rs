@@ -222,32 +222,38 @@ pub fn glob_may_name_device(pattern: &str) -> bool {
 
 /// fnmatch for one path component: `*`, `?`, `[…]` (with `!`/`^` and ranges).
 pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    if pattern.is_ascii() && name.is_ascii() {
+        // Bytes are characters: no copy.
+        return matches_from(pattern.as_bytes(), name.as_bytes());
+    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     matches_from(&p, &n)
 }
 
-fn matches_from(p: &[char], n: &[char]) -> bool {
+fn matches_from<C: Copy + PartialEq + PartialOrd + From<u8>>(p: &[C], n: &[C]) -> bool {
+    let [star, question, open, close, bang, caret, dash, backslash] =
+        [b'*', b'?', b'[', b']', b'!', b'^', b'-', b'\\'].map(C::from);
     match p.first() {
         None => n.is_empty(),
-        Some('*') => (0..=n.len()).any(|i| matches_from(&p[1..], &n[i..])),
-        Some('?') => !n.is_empty() && matches_from(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(close) = p.iter().skip(2).position(|&c| c == ']').map(|i| i + 2) else {
-                return n.first() == Some(&'[') && matches_from(&p[1..], &n[1..]);
+        Some(&c) if c == star => (0..=n.len()).any(|i| matches_from(&p[1..], &n[i..])),
+        Some(&c) if c == question => !n.is_empty() && matches_from(&p[1..], &n[1..]),
+        Some(&c) if c == open => {
+            let Some(close) = p.iter().skip(2).position(|&c| c == close).map(|i| i + 2) else {
+                return n.first() == Some(&open) && matches_from(&p[1..], &n[1..]);
             };
             let Some(&c) = n.first() else {
                 return false;
             };
             let class = &p[1..close];
             let (negated, class) = match class.first() {
-                Some('!' | '^') => (true, &class[1..]),
+                Some(&first) if first == bang || first == caret => (true, &class[1..]),
                 _ => (false, class),
             };
             let mut hit = false;
             let mut i = 0;
             while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
+                if i + 2 < class.len() && class[i + 1] == dash {
                     hit |= class[i] <= c && c <= class[i + 2];
                     i += 3;
                 } else {
@@ -257,7 +263,9 @@ fn matches_from(p: &[char], n: &[char]) -> bool {
             }
             hit != negated && matches_from(&p[close + 1..], &n[1..])
         }
-        Some('\\') if p.len() > 1 => n.first() == Some(&p[1]) && matches_from(&p[2..], &n[1..]),
+        Some(&c) if c == backslash && p.len() > 1 => {
+            n.first() == Some(&p[1]) && matches_from(&p[2..], &n[1..])
+        }
         Some(&c) => n.first() == Some(&c) && matches_from(&p[1..], &n[1..]),
     }
 }
@@ -297,10 +305,69 @@ pub fn refusal(program: &str, args: &[Arg<'_>], verdict: &Verdict) -> Option<Str
         (_, DeviceKind::Harmless) => None,
         _ if NAMES_ONLY.contains(&program) => None,
         (_, DeviceKind::Disk) if DISK_READERS.contains(&program) => None,
+        (path, DeviceKind::Disk) if program == "dd" && dd_reads_blocks(args, arg, path) => None,
         (path, _) => Some(format!(
             "`{path}` is a device file: opening it can act on hardware or never end"
         )),
     })
+}
+
+/// `dd if=DISK bs=512 count=1`: the first blocks of a block device (its
+/// partition table, boot sector or superblock), at most [`DD_DISK_BYTES`]
+/// from its start. Further in lie files' contents, which a read of the raw
+/// device would take past every protection of the file system; SCSI
+/// generic devices (`/dev/sg0`, `/dev/bsg/…`) answer commands rather than
+/// hold blocks.
+fn dd_reads_blocks(args: &[Arg<'_>], arg: &Arg<'_>, path: &str) -> bool {
+    let generic = path
+        .rsplit('/')
+        .next()
+        .is_some_and(|name| name.starts_with("sg"))
+        || path.contains("/bsg/");
+    if generic || !arg.is_literal() || !arg.as_str().starts_with("if=") {
+        return false;
+    }
+    let mut block: u64 = 512;
+    let mut count: Option<u64> = None;
+    for a in args {
+        let Some((key, value)) = a.as_str().split_once('=') else {
+            return false;
+        };
+        match key {
+            "bs" | "ibs" => match dd_size(value) {
+                // Either may decide the input block: count the larger.
+                Some(size) => block = block.max(size),
+                None => return false,
+            },
+            "count" => count = dd_size(value),
+            "skip" | "iseek" if dd_size(value) != Some(0) => return false,
+            _ => {}
+        }
+    }
+    count
+        .and_then(|c| c.checked_mul(block))
+        .is_some_and(|bytes| bytes <= DD_DISK_BYTES)
+}
+
+/// How much of a disk `dd` may read: its first mebibyte.
+const DD_DISK_BYTES: u64 = 1 << 20;
+
+/// A dd size: digits with an optional multiplier (`512`, `4K`, `1M`,
+/// `2b`, `1kB`).
+fn dd_size(text: &str) -> Option<u64> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = text.get(..digits)?.parse().ok()?;
+    let unit: u64 = match text.get(digits..)? {
+        "" | "c" => 1,
+        "w" => 2,
+        "b" => 512,
+        "kB" => 1000,
+        "K" | "KiB" => 1 << 10,
+        "MB" => 1_000_000,
+        "M" | "MiB" => 1 << 20,
+        _ => return None,
+    };
+    number.checked_mul(unit)
 }
 
 /// Does the argument name a device that never reaches its end

@@ -553,10 +553,14 @@ fn failure(kind: ToolKind, code: ErrorCode, message: String) -> Outcome {
     }
 }
 
-/// The same call with the suggested bounded command.
+/// The same call with the suggested bounded command, for reads only:
+/// Warden never runs a write nobody proposed.
 fn rewritten_call(call: &ProposedCall, outcome: &Outcome) -> Option<ProposedCall> {
     let error = outcome.response.error.as_ref()?;
     let rewrite = error.details.extra.get("rewrite")?.as_str()?;
+    if !warden_policy::classify(rewrite).intent.is_read_only() {
+        return None;
+    }
     let mut arguments = call.arguments.clone();
     arguments.get_mut("command")?;
     arguments["command"] = json!(rewrite);

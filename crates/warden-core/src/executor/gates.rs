@@ -252,11 +252,23 @@ fn check_bounded(command: &str, verdict: &warden_policy::Classification) -> Resu
         ),
     )
     .with_detail("category", json!(interactive.category.as_str()));
-    if let Some(rewrite) = &interactive.rewrite {
-        error = error
-            .with_hint(format!("run `{rewrite}` instead"))
-            .with_detail("rewrite", json!(rewrite))
-            .auto_recoverable();
+    match &interactive.rewrite {
+        // Rewrites are for reads: the loop runs a read's bounded form on
+        // its own. A write runs exactly as proposed or not at all, so its
+        // bounded form is only a hint for a new proposal.
+        Some(rewrite) if verdict.intent.is_read_only() => {
+            error = error
+                .with_hint(format!("run `{rewrite}` instead"))
+                .with_detail("rewrite", json!(rewrite))
+                .auto_recoverable();
+        }
+        Some(rewrite) => {
+            error = error.with_hint(format!(
+                "it contains a write, which is never rewritten; propose a bounded command \
+                 yourself, e.g. `{rewrite}`"
+            ));
+        }
+        None => {}
     }
     Err(error)
 }

@@ -3,6 +3,7 @@
 //! without destroying what is on them (mounting, checking, resizing).
 
 use crate::devices::{DeviceKind, arg_device, literal_kind};
+use crate::invocation::ArgShape;
 use crate::invocation::{Arg, Invocation};
 use crate::verdict::{Intent, Reason, Verdict};
 
@@ -68,6 +69,12 @@ const KEEPS_DATA: &[&str] = &[
     "file",
 ];
 
+/// Could `arg` name a device ([`arg_device`] finds none otherwise)?
+fn may_name_device(arg: &Arg<'_>) -> bool {
+    crate::devices::may_name_device(&arg.text)
+        || (arg.shape == ArgShape::Glob && arg.text.contains(['*', '?', '[']))
+}
+
 /// Is `path` a disk or partition (literally)?
 pub(super) fn is_disk(path: &str) -> bool {
     literal_kind(path) == Some(DeviceKind::Disk)
@@ -85,14 +92,15 @@ pub fn device_write(inv: &Invocation<'_, '_>, verdict: &Verdict, known: bool) ->
         Verdict::Interactive(iv) => iv.intent == Intent::WriteOrUnknown,
         Verdict::Write(..) | Verdict::Unknown(_) => true,
     };
-    if !writes || KEEPS_DATA.contains(&inv.name) {
+    // Only an argument that may name a device can be a disk (or the
+    // sysrq trigger): most name none.
+    if !writes || !inv.args.iter().any(may_name_device) || KEEPS_DATA.contains(&inv.name) {
         return None;
     }
-    if let Some(arg) = inv
-        .args
-        .iter()
-        .find(|a| a.text.contains("sysrq") && super::normalize(&a.text) == "/proc/sysrq-trigger")
-    {
+    if let Some(arg) = inv.args.iter().find(|a| {
+        a.text.as_bytes().windows(5).any(|w| w == b"sysrq")
+            && super::normalize(&a.text) == "/proc/sysrq-trigger"
+    }) {
         return Some(
             format!(
                 "`{}` writes to `{}`, which can crash the machine",
@@ -104,21 +112,21 @@ pub fn device_write(inv: &Invocation<'_, '_>, verdict: &Verdict, known: bool) ->
     // Where the program writes: for copiers the last operand (`cp /dev/sda
     // img` reads the disk), for ddrescue the second, for dd only `of=`
     // (checked in `check`); for anything else every argument.
-    let operands: Vec<&Arg<'_>> = inv
-        .args
-        .iter()
-        .filter(|a| !a.text.starts_with('-'))
-        .collect();
-    let targets: Vec<&Arg<'_>> = match inv.name {
-        "dd" => Vec::new(),
-        "cp" | "mv" | "install" | "rsync" | "scp" | "qemu-img" | "ln" => {
-            operands.last().copied().into_iter().collect()
-        }
-        "ddrescue" | "dd_rescue" => operands.get(1).copied().into_iter().collect(),
-        _ => inv.args.iter().collect(),
+    let mut operands = inv.args.iter().filter(|a| !a.text.starts_with('-'));
+    let targets: &[Arg<'_>] = match inv.name {
+        "dd" => &[],
+        "cp" | "mv" | "install" | "rsync" | "scp" | "qemu-img" | "ln" => operands
+            .next_back()
+            .map(std::slice::from_ref)
+            .unwrap_or_default(),
+        "ddrescue" | "dd_rescue" => operands
+            .nth(1)
+            .map(std::slice::from_ref)
+            .unwrap_or_default(),
+        _ => inv.args,
     };
     let (path, _) = targets
-        .into_iter()
+        .iter()
         .filter_map(arg_device)
         .find(|(path, kind)| *kind == DeviceKind::Disk || is_disk(path))?;
     let who = if known {

@@ -14,6 +14,8 @@ mod scan;
 pub use disks::device_write;
 pub use scan::{fork_bomb, scan_unparsed};
 
+use std::borrow::Cow;
+
 use crate::devices::glob_matches;
 use crate::invocation::{Arg, ArgShape, Invocation};
 use crate::verdict::Reason;
@@ -51,9 +53,21 @@ const SYSTEM_DIRS: &[&str] = &[
 
 /// `path` with `//`, `.` and `..` resolved, `/*` and trailing `/` removed:
 /// the directory whose contents it names.
-fn normalize(path: &str) -> String {
+fn normalize(path: &str) -> Cow<'_, str> {
+    let path = path.trim();
+    // Most paths are already normal: `/` and names that are none of the
+    // components removed below.
+    let normal = path == "/"
+        || (path.len() > 1
+            && path.starts_with('/')
+            && path[1..]
+                .split('/')
+                .all(|c| !matches!(c, "" | "." | ".." | "*" | ".*")));
+    if normal {
+        return Cow::Borrowed(path);
+    }
     let mut comps: Vec<&str> = Vec::new();
-    for comp in path.trim().split('/') {
+    for comp in path.split('/') {
         match comp {
             "" | "." | "*" | ".*" => {}
             ".." => {
@@ -62,7 +76,7 @@ fn normalize(path: &str) -> String {
             _ => comps.push(comp),
         }
     }
-    format!("/{}", comps.join("/"))
+    Cow::Owned(format!("/{}", comps.join("/")))
 }
 
 /// Is `arg` the root, a system directory, or everything in one (`/etc/*`)?
@@ -86,7 +100,7 @@ fn is_system_path(arg: &Arg<'_>) -> bool {
     if arg.shape == ArgShape::Glob {
         return SYSTEM_DIRS.iter().any(|dir| glob_names(&normalized, dir));
     }
-    SYSTEM_DIRS.contains(&normalized.as_str())
+    SYSTEM_DIRS.contains(&&*normalized)
 }
 
 /// Could the normalized glob `pattern` name `dir` (component by component)?
@@ -198,7 +212,7 @@ fn is_system_or_guests(arg: &Arg<'_>) -> bool {
     if arg.shape == ArgShape::Glob {
         return GUEST_ROOTS.iter().any(|dir| glob_names(&normalized, dir));
     }
-    GUEST_ROOTS.contains(&normalized.as_str())
+    GUEST_ROOTS.contains(&&*normalized)
 }
 
 /// Is `arg` a tree whose removal as a whole is catastrophic: the system,
@@ -212,9 +226,7 @@ fn is_deletion_root(arg: &Arg<'_>) -> bool {
         return false;
     }
     let normalized = normalize(&arg.text);
-    normalized.len() > 1
-        && !normalized[1..].contains('/')
-        && !SCRATCH_TOP.contains(&normalized.as_str())
+    normalized.len() > 1 && !normalized[1..].contains('/') && !SCRATCH_TOP.contains(&&*normalized)
 }
 
 /// find tests that narrow a walk to files named on the command line; a

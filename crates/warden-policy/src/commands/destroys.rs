@@ -279,12 +279,15 @@ const TABLE: &[(&[&str], Form, &str)] = &[
     ),
 ];
 
-/// Is option `flag` given in `args` (a long option spelled out, or a short
-/// one in any cluster)?
+/// Is option `flag` given in `args` (a long option spelled out or
+/// abbreviated, as getopt_long takes it, or a short one in any cluster)?
 fn has_flag(args: &[crate::invocation::Arg<'_>], flag: &str) -> bool {
     args.iter().any(|a| {
         let text = a.as_str();
-        if flag.starts_with("--") || flag.len() != 2 {
+        if flag.starts_with("--") {
+            return crate::invocation::long_matches_abbrev(text, flag);
+        }
+        if flag.len() != 2 {
             return text == flag
                 || text
                     .strip_prefix(flag)
@@ -330,13 +333,25 @@ fn is_mass(args: &[crate::invocation::Arg<'_>]) -> bool {
     operands > MASS_OPERANDS
 }
 
+/// The rows of [`TABLE`] that name each program, in order.
+static ROWS: std::sync::LazyLock<crate::commands::FastMap<Vec<usize>>> =
+    std::sync::LazyLock::new(|| {
+        let mut rows: crate::commands::FastMap<Vec<usize>> = Default::default();
+        for (index, (programs, _, _)) in TABLE.iter().enumerate() {
+            for program in *programs {
+                rows.entry(program).or_default().push(index);
+            }
+        }
+        rows
+    });
+
 /// What `program args…` destroys, when it is one of the high-risk writes.
 /// Only asked about commands that already write.
 pub(crate) fn destroys(program: &str, args: &[crate::invocation::Arg<'_>]) -> Option<&'static str> {
-    TABLE.iter().find_map(|(programs, form, reason)| {
-        if !programs.contains(&program) {
-            return None;
-        }
+    // Most writes are by programs the table does not name.
+    let rows = ROWS.get(program)?;
+    rows.iter().find_map(|&index| {
+        let (_, form, reason) = TABLE.get(index)?;
         let hit = match form {
             Any => true,
             Words(sequences) => sequences.iter().any(|s| has_words(args, s)),

@@ -118,8 +118,9 @@ mod tests {
             Some("-qn 5 x")
         );
         assert_eq!(rewrite(&["--follow=name", "x"], &[]).as_deref(), Some("x"));
-        // An abbreviation is not read as `--follow` (nor as anything else).
-        assert_eq!(rewrite(&["--foll", "x"], &[]), None);
+        // An abbreviation is `--follow`, taken out whole.
+        assert_eq!(rewrite(&["--foll", "x"], &[]).as_deref(), Some("x"));
+        assert_eq!(rewrite(&["--fo=name", "x"], &[]).as_deref(), Some("x"));
         // `-n -f`: the `-f` is the value of `-n`, not a follow.
         assert_eq!(rewrite(&["-n", "-f", "x"], &[]).as_deref(), Some("-n -f x"));
         assert_eq!(rewrite(&["--bogus", "-f", "x"], &[]), None);

@@ -78,7 +78,7 @@ const FAMILIES: &[(&str, &[(&str, Rule)])] = &[
 /// FNV-1a: command names are short and not chosen to collide with each
 /// other in a table built once; SipHash's setup costs more than the lookup.
 #[derive(Default)]
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -99,7 +99,10 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-type Registry = HashMap<&'static str, (Rule, &'static str), BuildHasherDefault<Fnv>>;
+/// A map keyed by short strings built once (program names, options).
+pub(crate) type FastMap<V> = HashMap<&'static str, V, BuildHasherDefault<Fnv>>;
+
+type Registry = FastMap<(Rule, &'static str)>;
 
 static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     let mut map = Registry::with_capacity_and_hasher(1024, BuildHasherDefault::default());

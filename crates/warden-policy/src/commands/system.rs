@@ -7,6 +7,7 @@
 mod clock;
 mod gpu;
 mod kernel;
+mod maintenance;
 mod monitors;
 mod otherpkgs;
 mod packages;
@@ -296,7 +297,8 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("updatedb", rpmpkgs::index_update),
     ("update-pciids", rpmpkgs::index_update),
     ("mandb", rpmpkgs::index_update),
-    ("ldconfig", rpmpkgs::index_update),
+    ("ldconfig", maintenance::ldconfig),
+    ("logrotate", maintenance::logrotate),
     ("apk", otherpkgs::apk),
     ("snap", otherpkgs::snap),
     ("pip", otherpkgs::pip),

@@ -48,12 +48,9 @@ impl Acc {
             return;
         }
         if self.read_reason.is_empty() {
-            self.read_reason.reserve(READ_PREFIX.len() + 4 * 8);
+            self.read_reason.reserve(64);
             self.read_reason.push_str(READ_PREFIX);
-        } else if self.read_reason[READ_PREFIX.len()..]
-            .split(", ")
-            .any(|n| n == name)
-        {
+        } else if listed(&self.read_reason[READ_PREFIX.len()..], name) {
             return;
         } else {
             self.read_reason.push_str(", ");
@@ -119,5 +116,38 @@ impl Acc {
             understood: !self.unknown,
             reason,
         }
+    }
+}
+
+/// Is `name` one of the names of `list` (`a, b, c`)?
+fn listed(list: &str, name: &str) -> bool {
+    let bytes = list.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b',' && bytes[i + 1] == b' ' {
+            if list.get(start..i) == Some(name) {
+                return true;
+            }
+            i += 2;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    list.get(start..) == Some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn listed_names() {
+        assert!(super::listed("cat", "cat"));
+        assert!(super::listed("cat, grep, wc", "grep"));
+        assert!(super::listed("cat, grep, wc", "wc"));
+        assert!(!super::listed("cat, grep, wc", "gre"));
+        assert!(!super::listed("cat, grep", "cat, grep"));
+        assert!(!super::listed("", "cat"));
+        assert!(super::listed("", ""));
     }
 }

@@ -70,6 +70,8 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
     let mut acc = walker.into_acc();
     if sh_may_differ(command) {
         match parse_as(command, Dialect::Posix) {
+            // The same tree walks the same way: only a different one adds.
+            Ok(posix) if posix == bash => {}
             Ok(posix) => {
                 let mut walker = Walker::new(command, acc);
                 walker.line(&posix);

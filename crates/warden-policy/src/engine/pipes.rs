@@ -34,7 +34,30 @@ pub(super) fn stdin_from(redirects: &[Redirect<'_>]) -> Option<Stdin> {
 pub(super) fn output_of(command: &Command<'_>) -> Stdin {
     match command {
         Command::Simple(simple) if prints_file_names(simple) => Stdin::Paths,
+        Command::Simple(simple) if prints_nothing(simple) => Stdin::Null,
         _ => Stdin::Data,
+    }
+}
+
+/// `echo`, `echo -n`, `printf ''`, `true`: at most an empty line, then the
+/// end of input (`echo | openssl s_client …` sends the server nothing).
+fn prints_nothing(simple: &SimpleCommand<'_>) -> bool {
+    let Some((name, args)) = simple.words.split_first() else {
+        return false;
+    };
+    if name.shape != ArgShape::Literal || !simple.redirects.is_empty() {
+        return false;
+    }
+    let literal = |w: &Word<'_>| w.shape == ArgShape::Literal && !w.braces;
+    match program_name(&name.text) {
+        Some("echo") => args
+            .iter()
+            .all(|w| literal(w) && matches!(&*w.text, "" | "-n")),
+        Some("printf") => {
+            matches!(args, [format] if literal(format) && matches!(&*format.text, "" | "\\n"))
+        }
+        Some("true" | ":") => args.is_empty(),
+        _ => false,
     }
 }
 

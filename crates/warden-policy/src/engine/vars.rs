@@ -111,8 +111,12 @@ impl Vars {
     fn word(&mut self, word: &Word<'_>) {
         let raw = word.raw;
         let mut rest = raw;
-        while let Some(at) = rest.find("${") {
-            let after = &rest[at + 2..];
+        // Each `${` in turn (a `$` then a `{`: no substring searcher).
+        while let Some(at) = rest.find('$') {
+            let Some(after) = rest[at + 1..].strip_prefix('{') else {
+                rest = &rest[at + 1..];
+                continue;
+            };
             let name_len = after
                 .bytes()
                 .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')

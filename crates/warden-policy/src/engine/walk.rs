@@ -213,6 +213,7 @@ impl<'s> Walker<'s> {
                 self.script(&parsed.script, inner);
                 if super::sh_may_differ(text)
                     && let Ok(posix) = crate::shell::parse_as(text, Dialect::Posix)
+                    && posix != parsed
                 {
                     let inner = Scope {
                         heredocs: &posix.heredocs,

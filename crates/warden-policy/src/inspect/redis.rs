@@ -55,7 +55,6 @@ const READ_COMMANDS: &[&str] = &[
     "SINTERCARD",
     "ZCARD",
     "ZCOUNT",
-    "ZRANGE",
     "ZRANGEBYSCORE",
     "ZRANGEBYLEX",
     "ZREVRANGE",
@@ -93,6 +92,11 @@ const READ_COMMANDS: &[&str] = &[
     "LOLWUT",
     "READONLY",
 ];
+
+/// Commands that read unless told to store the result (`SORT … STORE dst`,
+/// `GEORADIUS … STORE key`); any word that is or could be `STORE` or
+/// `STOREDIST` makes them writes.
+const READ_UNLESS_STORED: &[&str] = &["SORT", "GEORADIUS", "GEORADIUSBYMEMBER", "ZRANGE"];
 
 /// Commands whose first argument decides (`CONFIG GET` reads, `CONFIG SET` writes).
 const READ_SUBCOMMANDS: &[(&str, &[&str])] = &[
@@ -240,15 +244,27 @@ impl ContentInspector for RedisInspector {
             );
         }
         if READ_COMMANDS.contains(&upper.as_str()) {
-            if upper == "ZRANGE"
-                && inv
-                    .args
-                    .iter()
-                    .any(|a| a.as_str().eq_ignore_ascii_case("STORE"))
-            {
-                return Verdict::write(Risk::MediumWrite, "`ZRANGE … STORE` writes a key");
-            }
             return Verdict::conditional(format!("Redis `{upper}` only reads"));
+        }
+        if READ_UNLESS_STORED.contains(&upper.as_str()) {
+            let stores = inv
+                .args
+                .get(index + 1..)
+                .unwrap_or_default()
+                .iter()
+                .any(|a| {
+                    let word = a.as_str();
+                    a.is_variable()
+                        || word.eq_ignore_ascii_case("STORE")
+                        || word.eq_ignore_ascii_case("STOREDIST")
+                });
+            if stores {
+                return Verdict::write(
+                    Risk::MediumWrite,
+                    format!("`{upper} … STORE` writes a key"),
+                );
+            }
+            return Verdict::conditional(format!("Redis `{upper}` without `STORE` only reads"));
         }
         if let Some((_, subs)) = READ_SUBCOMMANDS.iter().find(|(c, _)| *c == upper) {
             let sub = positionals

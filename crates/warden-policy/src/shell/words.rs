@@ -63,7 +63,10 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     /// Replace `src[from..to]` by `with` in the word's text.
     fn replace(&mut self, from: usize, to: usize, with: &str) {
         let src = self.p.src;
-        let owned = self.owned.get_or_insert_with(String::new);
+        // Room for most words at once: no regrowing as the text is built.
+        let owned = self
+            .owned
+            .get_or_insert_with(|| String::with_capacity((src.len() - self.start).min(64)));
         owned.push_str(&src[self.flushed..from]);
         owned.push_str(with);
         self.flushed = to;

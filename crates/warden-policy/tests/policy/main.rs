@@ -4,6 +4,7 @@
 
 mod support;
 
+mod abbreviations;
 mod dev_corpus;
 mod engine;
 mod nl2bash;

@@ -27,6 +27,10 @@ const FOLLOWERS: &[Follower] = &[
             "--follow",
             "--follow=name",
             "--follow=descriptor",
+            // getopt_long abbreviations
+            "--fo",
+            "--foll",
+            "--follo=name",
         ],
         others: &["-q", "-v", "--retry", "-s 2", "-n 5", "-c 100"],
         operand: "/var/log/syslog",
@@ -34,7 +38,7 @@ const FOLLOWERS: &[Follower] = &[
     },
     Follower {
         command: "journalctl",
-        follow: &["-f", "--follow"],
+        follow: &["-f", "--follow", "--foll", "--follo"],
         others: &[
             "-u nginx",
             "--no-pager",

@@ -11,6 +11,7 @@ mod exfiltration;
 mod expansion;
 mod flags;
 mod interactive;
+mod operator_reads;
 mod recall;
 mod recall_platforms;
 mod recall_runbooks;

@@ -209,6 +209,52 @@ fn read_tool_refuses_writes_and_unbounded_commands() {
     assert!(world.hosts.received().is_empty());
 }
 
+/// Rewrites are for reads: a write that follows a log is refused at every
+/// level without a rewrite to apply (Warden never runs a write nobody
+/// proposed), whichever tool carries it; its hint names the bounded form.
+#[test]
+fn a_write_is_never_rewritten() {
+    let world = World::new();
+    for level in [ControlLevel::Autonomous, ControlLevel::Controlled] {
+        let executor = world.executor(level);
+        let mut session = Session::new("s");
+        // Discovery first: the FSM lets writes through only after it.
+        let get = executor.execute_now(
+            &mut session,
+            &call("query", json!({"action": "get", "target": "web1"})),
+            at(0),
+        );
+        assert!(get.response.ok);
+        for (tool, arguments) in [
+            (
+                "control",
+                json!({"action": "command", "target": "web1",
+                       "command": "systemctl restart nginx && journalctl -fu nginx"}),
+            ),
+            (
+                "read",
+                json!({"action": "exec", "target": "web1",
+                       "command": "touch /tmp/x; tail -f /var/log/syslog"}),
+            ),
+        ] {
+            let outcome = executor.execute_now(&mut session, &call(tool, arguments), at(1));
+            assert_eq!(code(&outcome), Some(ErrorCode::NonInteractive));
+            let error = outcome.response.error.unwrap();
+            assert!(error.details.extra.get("rewrite").is_none(), "{error:?}");
+            assert!(!error.details.auto_recoverable, "{error:?}");
+            assert!(
+                error
+                    .details
+                    .recovery_hint
+                    .as_deref()
+                    .is_some_and(|h| h.contains("never rewritten")),
+                "{error:?}"
+            );
+        }
+    }
+    assert!(world.hosts.received().is_empty());
+}
+
 /// Regression: a stderr redirect to /dev/null is not a write.
 #[test]
 fn stderr_redirect_is_not_blocked() {

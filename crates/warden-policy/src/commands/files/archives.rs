@@ -172,6 +172,8 @@ enum TarMode {
     None,
     Lists,
     Extracts,
+    /// `-c`: creates an archive (of files it only reads).
+    Creates,
     Writes,
 }
 
@@ -183,6 +185,8 @@ pub(super) fn tar(inv: &Invocation<'_, '_>) -> Verdict {
     let mut to_stdout = false;
     let mut force_local = false;
     let mut remote = false;
+    // `-f -` for every archive named: a created archive goes to stdout.
+    let mut files_to_stdout = None;
     let verdict = walk_checked(&inv, &[&TAR], Globs::Refused, |tok| {
         let (short, long) = match *tok {
             Tok::Short { flag, .. } => (Some(flag), ""),
@@ -198,10 +202,11 @@ pub(super) fn tar(inv: &Invocation<'_, '_>) -> Verdict {
                 mode = mode.max_with(TarMode::Lists);
             }
             (Some('x'), _) | (_, "--extract" | "--get") => mode = mode.max_with(TarMode::Extracts),
-            (Some('c' | 'r' | 'u' | 'A'), _)
+            (Some('c'), _) | (_, "--create") => mode = mode.max_with(TarMode::Creates),
+            (Some('r' | 'u' | 'A'), _)
             | (
                 _,
-                "--create" | "--append" | "--update" | "--catenate" | "--concatenate" | "--delete"
+                "--append" | "--update" | "--catenate" | "--concatenate" | "--delete"
                 | "--test-label",
             ) => {
                 mode = TarMode::Writes;
@@ -211,6 +216,8 @@ pub(super) fn tar(inv: &Invocation<'_, '_>) -> Verdict {
             (Some('f'), _) | (_, "--file") => {
                 remote |=
                     value.is_some_and(|v| v.split('/').next().is_some_and(|h| h.contains(':')));
+                let stdout = value.is_some_and(|v| matches!(v, "-" | "/dev/stdout" | "/dev/fd/1"));
+                files_to_stdout = Some(files_to_stdout.unwrap_or(true) && stdout);
             }
             (Some('I' | 'F' | 'M' | 'g' | 'w'), _)
             | (
@@ -251,11 +258,13 @@ pub(super) fn tar(inv: &Invocation<'_, '_>) -> Verdict {
     match mode {
         TarMode::Lists => Verdict::Read,
         TarMode::Extracts if to_stdout => Verdict::Read,
+        // The archive of what it reads, written to standard output.
+        TarMode::Creates if files_to_stdout == Some(true) => Verdict::Read,
         TarMode::None if inv.has_word(&["--help", "--version", "--usage", "--show-defaults"]) => {
             Verdict::Read
         }
         TarMode::Extracts => Verdict::write(Risk::MediumWrite, "extracts files"),
-        TarMode::Writes | TarMode::None => {
+        TarMode::Creates | TarMode::Writes | TarMode::None => {
             Verdict::write(Risk::MediumWrite, "creates or changes an archive")
         }
     }
@@ -267,7 +276,8 @@ impl TarMode {
             TarMode::None => 0,
             TarMode::Lists => 1,
             TarMode::Extracts => 2,
-            TarMode::Writes => 3,
+            TarMode::Creates => 3,
+            TarMode::Writes => 4,
         };
         if rank(other) > rank(self) {
             other

@@ -31,6 +31,39 @@ pub(super) fn delete(inv: &Invocation<'_, '_>) -> Verdict {
     Verdict::write(Risk::MediumWrite, "deletes files")
 }
 
+const MKTEMP: Options = Options {
+    short_flags: "duqt",
+    short_values: "p",
+    long_flags: &["--directory", "--dry-run", "--quiet", "--help", "--version"],
+    long_values: &["--suffix"],
+    long_optional: &["--tmpdir"],
+    ..Options::GNU
+};
+
+/// `mktemp -u` (`--dry-run`) only prints a name; otherwise it creates the
+/// file or directory.
+pub(super) fn mktemp(inv: &Invocation<'_, '_>) -> Verdict {
+    let mut dry_run = false;
+    let verdict = walk_checked(inv, &[&MKTEMP], Globs::Refused, |tok| {
+        if matches!(
+            tok,
+            Tok::Short { flag: 'u', .. }
+                | Tok::Long {
+                    name: "--dry-run",
+                    ..
+                }
+        ) {
+            dry_run = true;
+        }
+        None
+    });
+    match verdict {
+        Verdict::Read if dry_run || help_only(inv) => Verdict::Read,
+        Verdict::Read => Verdict::write(Risk::LowWrite, "creates a file or directory"),
+        other => other,
+    }
+}
+
 fn help_only(inv: &Invocation<'_, '_>) -> bool {
     inv.args.len() == 1
         && inv

@@ -124,8 +124,12 @@ fn primary(word: &str) -> Option<Primary> {
     if newer_xy(word) {
         return Some(Primary::Reads(1));
     }
-    PRIMARIES.iter().find(|(n, _)| *n == word).map(|&(_, p)| p)
+    PRIMARY_MAP.get(word).copied()
 }
+
+/// [`PRIMARIES`] by name.
+static PRIMARY_MAP: std::sync::LazyLock<crate::commands::FastMap<Primary>> =
+    std::sync::LazyLock::new(|| PRIMARIES.iter().copied().collect());
 
 /// Could this word, once expanded, be a primary that writes or runs?
 fn may_become_dangerous(arg: &Arg<'_>) -> bool {

@@ -115,7 +115,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     // writes
     ("touch", change::touch),
     ("mkdir", change::touch),
-    ("mktemp", change::touch),
+    ("mktemp", change::mktemp),
     ("mkfifo", change::touch),
     ("mknod", change::medium),
     ("cp", change::medium),

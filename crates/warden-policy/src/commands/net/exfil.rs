@@ -129,8 +129,12 @@ fn sends_arguments(program: &str, args: &[Arg<'_>]) -> bool {
     if program == "git" {
         return args.iter().any(|a| GIT_REMOTES.contains(&a.as_str()));
     }
-    SENDS_ARGUMENTS.contains(&program)
+    SENDS_ARGUMENTS_SET.contains_key(program)
 }
+
+/// [`SENDS_ARGUMENTS`] as a set.
+static SENDS_ARGUMENTS_SET: std::sync::LazyLock<crate::commands::FastMap<()>> =
+    std::sync::LazyLock::new(|| SENDS_ARGUMENTS.iter().map(|p| (*p, ())).collect());
 
 /// Why running `program args…` with this input could carry local data
 /// away, if it could: an argument that is not literal, or data on standard

@@ -462,7 +462,7 @@ mod tests {
             (smartctl, "--smart=off /dev/sda", false),
             (smartctl, "--set=standby,now /dev/sda", false),
             (smartctl, "-X /dev/sda", false),
-            (smartctl, "--al /dev/sda", false),
+            (smartctl, "--al /dev/sda", true),
             (nvme, "smart-log /dev/nvme0", true),
             (nvme, "list -o json", true),
             (nvme, "format /dev/nvme0n1", false),

@@ -376,7 +376,8 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut end = start;
         let mut assignments = Vec::new();
-        let mut words = Vec::new();
+        // One allocation for most commands, none regrown.
+        let mut words = Vec::with_capacity(8);
         let mut redirects = Vec::new();
         loop {
             self.skip_blanks();
@@ -393,9 +394,10 @@ impl<'a> Parser<'a> {
                 Some(b) if is_delimiter(b) => break,
                 Some(_) => {
                     let word = self.word()?;
-                    match split_assignment(&word) {
-                        Some(assignment) if words.is_empty() => assignments.push(assignment),
-                        _ => words.push(word),
+                    // Only words before the command name assign.
+                    match words.is_empty().then(|| split_assignment(&word)).flatten() {
+                        Some(assignment) => assignments.push(assignment),
+                        None => words.push(word),
                     }
                 }
             }

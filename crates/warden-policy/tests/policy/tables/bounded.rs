@@ -101,6 +101,12 @@ fn follow_and_watch_flags_in_any_spelling() {
         "journalctl -fu nginx",
         "journalctl -u nginx -f",
         "journalctl --follow",
+        // Unambiguous abbreviations, as getopt_long reads them.
+        "journalctl --foll",
+        "journalctl --follo -u nginx",
+        "tail --fo f",
+        "tail --foll=name f",
+        "tail -n 5 --follo f",
         "journalctl -xef",
         "journalctl -f | grep x",
         "docker logs -f c",

@@ -5,8 +5,14 @@
 
 use super::{accepted, refused};
 
+/// getopt_long takes any unambiguous prefix of a long option (`--foll` for
+/// `--follow`), and so do the tables, for programs that parse options so.
+/// An ambiguous prefix, one that may be an option the table does not list
+/// (it ends where a word ends: `--in` of `--in-place`, `--config` of LVM's
+/// `--configreport`), and any abbreviation to a pflag (Go) program are
+/// unknown.
 #[test]
-fn long_option_abbreviations_are_not_guessed() {
+fn long_option_abbreviations_are_read_as_getopt_long_reads_them() {
     refused(&[
         "find . --del",
         "sed --in-pl s/a/b/ f",
@@ -14,19 +20,44 @@ fn long_option_abbreviations_are_not_guessed() {
         "sort --out=/tmp/x f",
         "sort --outp /tmp/x f",
         "tee --app /tmp/x",
-        "smartctl --al /dev/sda",
         "uniq --repe f /tmp/out",
         "docker logs --fol c",
         "journalctl --fol",
         "kubectl logs --foll pod",
         "tail --foll f",
         "git clean --dry",
+        "lvs --config global{x}",
+        "curl --trace /tmp/t https://x",
+        "curl --trace-a /tmp/t https://x",
+        "ls --al",
+        "cat --numb f",
+        "dmesg --foll",
+        "journalctl --vac=1d",
+        "journalctl --rot",
+        "systemctl --no status",
+        "tail --line=5 f",
+        "wget --outp=/tmp/x https://x",
+        "sort --rev f",
     ]);
     accepted(&[
         "sort --reverse f",
         "sed --quiet -n 1p f",
         "smartctl --all /dev/sda",
         "tail --lines=5 f",
+        "smartctl --al /dev/sda",
+        "sort --reve f",
+        "tail --lin=5 f",
+        "journalctl --no-pag -u nginx",
+        "journalctl -u nginx --sin \"1 hour ago\"",
+        "systemctl status --no-pag nginx",
+        "du --max-d=1 /var",
+        "df --hum",
+        "free --hum",
+        "wc --li f",
+        "grep --ignore-c x f",
+        "ldconfig --print-cach",
+        "mktemp --dry-r",
+        "git clean --dry-r",
     ]);
 }
 

@@ -11,18 +11,22 @@
 
 use crate::invocation::Arg;
 
+mod abbrev;
+
 /// How a program's option parser reads its command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
-    /// GNU `getopt_long`: options and operands may interleave. getopt also
-    /// takes any unambiguous prefix of a long option (`--del` for
-    /// `--delete`), but among all the program's options, which an allowlist
-    /// does not list: `--pre` may be a real option that a listed `--pretty`
-    /// would seem to abbreviate. So an abbreviation is [`Tok::Unknown`]:
-    /// refused, never guessed.
+    /// GNU `getopt_long`: options and operands may interleave, and a long
+    /// option may be abbreviated to any unambiguous prefix (`--foll` for
+    /// `--follow`). The program may have options the allowlist does not
+    /// list, and an exact name wins over an abbreviation: a prefix that may
+    /// be such an option is [`Tok::Unknown`], and so is an ambiguous one
+    /// (see `abbrev`). Where the program would refuse an abbreviation, it
+    /// exits with an error, which changes nothing.
     Gnu,
-    /// Like [`Style::Gnu`], but options end at the first operand (POSIX
-    /// `getopt`, `+` optstrings, programs whose operands are a command).
+    /// Like [`Style::Gnu`] (abbreviations included), but options end at
+    /// the first operand (POSIX `getopt`, `+` optstrings, programs whose
+    /// operands are a command).
     GnuStopAtOperand,
     /// Go's pflag (cobra programs): no abbreviations; a short option's value
     /// may follow `=` (`-n=5`), and a boolean takes `=false`.
@@ -141,7 +145,7 @@ impl Tok<'_> {
 }
 
 #[derive(Clone, Copy)]
-enum LongKind {
+pub(crate) enum LongKind {
     Flag,
     Value,
     Optional,
@@ -193,8 +197,8 @@ impl<'i, 'a, 's> Walk<'i, 'a, 's> {
         None
     }
 
-    /// The known long option `head` names exactly (see [`Style::Gnu`] on
-    /// abbreviations).
+    /// The known long option `head` names: exactly, or for GNU-style
+    /// parsers as its only safe abbreviation (see [`Style::Gnu`]).
     fn resolve(&self, head: &str) -> Option<(&'static str, LongKind)> {
         let all = || {
             self.sets().flat_map(|s| {
@@ -205,7 +209,13 @@ impl<'i, 'a, 's> Walk<'i, 'a, 's> {
                     .chain(s.long_optional.iter().map(|n| (*n, LongKind::Optional)))
             })
         };
-        all().find(|(n, _)| *n == head)
+        if let Some(exact) = all().find(|(n, _)| *n == head) {
+            return Some(exact);
+        }
+        if self.style.is_go() {
+            return None;
+        }
+        abbrev::expand(head, all())
     }
 
     /// Take the next word as an option's value. A value that could be
@@ -373,225 +383,4 @@ fn option_part_is_literal(arg: &Arg<'_>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::invocation::ArgShape;
-
-    const SPEC: Options = Options {
-        short_flags: "abr1",
-        short_values: "no",
-        short_optional: "i",
-        long_flags: &["--all", "--after", "--reverse"],
-        long_values: &["--lines", "--unit", "--output"],
-        long_optional: &["--in-place", "--color"],
-        style: Style::Gnu,
-    };
-
-    fn args(words: &[&'static str]) -> Vec<Arg<'static>> {
-        words.iter().map(|w| Arg::literal(w)).collect()
-    }
-
-    fn toks(spec: &Options, words: &[&'static str]) -> Vec<String> {
-        let a = args(words);
-        spec.walk(&a).map(|t| format!("{t:?}")).collect()
-    }
-
-    #[test]
-    fn walks_like_getopt_long() {
-        let a = args(&[
-            "-abn5",
-            "x",
-            "--lines",
-            "3",
-            "--all",
-            "-ibak",
-            "--in-place=y",
-            "-1",
-            "--",
-            "-q",
-        ]);
-        let got: Vec<Tok<'_>> = SPEC.walk(&a).collect();
-        assert_eq!(
-            got,
-            vec![
-                Tok::Short {
-                    index: 0,
-                    flag: 'a',
-                    value: None
-                },
-                Tok::Short {
-                    index: 0,
-                    flag: 'b',
-                    value: None
-                },
-                Tok::Short {
-                    index: 0,
-                    flag: 'n',
-                    value: Some("5")
-                },
-                Tok::Operand {
-                    index: 1,
-                    text: "x"
-                },
-                Tok::Long {
-                    index: 2,
-                    name: "--lines",
-                    value: Some("3")
-                },
-                Tok::Long {
-                    index: 4,
-                    name: "--all",
-                    value: None
-                },
-                Tok::Short {
-                    index: 5,
-                    flag: 'i',
-                    value: Some("bak")
-                },
-                Tok::Long {
-                    index: 6,
-                    name: "--in-place",
-                    value: Some("y")
-                },
-                Tok::Short {
-                    index: 7,
-                    flag: '1',
-                    value: None
-                },
-                Tok::Operand {
-                    index: 9,
-                    text: "-q"
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn abbreviations_are_unknown() {
-        for words in [&["--lin", "3"][..], &["--al"], &["--in-p=y"], &["--rev"]] {
-            assert!(toks(&SPEC, words)[0].starts_with("Unknown"), "{words:?}");
-        }
-    }
-
-    #[test]
-    fn unknown_ambiguous_and_misused_options() {
-        // `--a` is ambiguous (--all, --after); `-z` is unknown; `--all=1`
-        // gives a value to a flag; `--frob` is unknown.
-        for words in [
-            &["--a"][..],
-            &["-az"],
-            &["--all=1"],
-            &["--frob"],
-            &["--re=x"],
-        ] {
-            assert!(
-                toks(&SPEC, words).iter().any(|t| t.starts_with("Unknown")),
-                "{words:?}"
-            );
-        }
-        // A negative number is an operand.
-        assert_eq!(
-            toks(&SPEC, &["-5"]),
-            vec!["Operand { index: 0, text: \"-5\" }"]
-        );
-    }
-
-    #[test]
-    fn value_swallows_the_next_word() {
-        // `-o --dry-run`: the dry-run flag is the value of `-o`.
-        let got = toks(&SPEC, &["-o", "--dry-run", "x"]);
-        assert_eq!(
-            got[0],
-            "Short { index: 0, flag: 'o', value: Some(\"--dry-run\") }"
-        );
-        assert_eq!(got[1], "Operand { index: 2, text: \"x\" }");
-    }
-
-    #[test]
-    fn go_style() {
-        let spec = Options {
-            style: Style::Go,
-            ..SPEC
-        };
-        let a = args(&["-n=5", "-a=false", "--all=true", "--al"]);
-        let got: Vec<Tok<'_>> = spec.walk(&a).collect();
-        assert_eq!(
-            got[0],
-            Tok::Short {
-                index: 0,
-                flag: 'n',
-                value: Some("5")
-            }
-        );
-        assert_eq!(
-            got[1],
-            Tok::Short {
-                index: 1,
-                flag: 'a',
-                value: Some("false")
-            }
-        );
-        assert_eq!(
-            got[2],
-            Tok::Long {
-                index: 2,
-                name: "--all",
-                value: Some("true")
-            }
-        );
-        assert!(matches!(got[3], Tok::Unknown { .. }));
-    }
-
-    #[test]
-    fn stop_at_operand() {
-        let spec = Options {
-            style: Style::GnuStopAtOperand,
-            ..SPEC
-        };
-        let got = toks(&spec, &["-a", "cmd", "-b"]);
-        assert_eq!(got[2], "Operand { index: 2, text: \"-b\" }");
-    }
-
-    #[test]
-    fn dynamic_words() {
-        let bare = Arg {
-            text: "$F".into(),
-            raw: "$F",
-            shape: ArgShape::Dynamic,
-        };
-        let quoted_path = Arg {
-            text: "/var/$F".into(),
-            raw: "\"/var/$F\"",
-            shape: ArgShape::Dynamic,
-        };
-        let quoted_option = Arg {
-            text: "--lines=$N".into(),
-            raw: "\"--lines=$N\"",
-            shape: ArgShape::Dynamic,
-        };
-        let glob = Arg {
-            text: "*.log".into(),
-            raw: "*.log",
-            shape: ArgShape::Glob,
-        };
-        let path_glob = Arg {
-            text: "/var/log/*.log".into(),
-            raw: "/var/log/*.log",
-            shape: ArgShape::Glob,
-        };
-        let a = vec![bare, quoted_path, quoted_option, glob, path_glob];
-        let got: Vec<Tok<'_>> = SPEC.walk(&a).collect();
-        assert_eq!(got[0], Tok::Dynamic { index: 0 });
-        assert!(matches!(got[1], Tok::Operand { index: 1, .. }));
-        assert_eq!(
-            got[2],
-            Tok::Long {
-                index: 2,
-                name: "--lines",
-                value: Some("$N")
-            }
-        );
-        assert_eq!(got[3], Tok::Dynamic { index: 3 });
-        assert!(matches!(got[4], Tok::Operand { index: 4, .. }));
-    }
-}
+mod tests;
