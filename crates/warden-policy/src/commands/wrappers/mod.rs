@@ -10,7 +10,7 @@ mod remote;
 mod runners;
 
 use super::Rule;
-use crate::commands::common::bad;
+use crate::commands::common;
 use crate::env_vars;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
@@ -54,6 +54,20 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("cgexec", runners::switch_user),
     ("script", runners::script),
 ];
+
+/// A wrapper's own argument it cannot read (an unknown option, one that
+/// may expand into an option) hides the command it runs: not a write
+/// Warden can name, so it is judged as the worst it could run, a
+/// high-risk write a human approves at every level.
+pub(super) fn bad(word: &str) -> Verdict {
+    match common::bad(word) {
+        Verdict::Unknown(reason) => Verdict::write(
+            Risk::HighWrite,
+            format!("{reason}, so the command it runs cannot be found"),
+        ),
+        other => other,
+    }
+}
 
 /// Look through to the first operand (the command) after the wrapper's own
 /// options, which end there; unknown options are refused.

@@ -5,7 +5,7 @@
 //! log to a file (`-E`), write known_hosts (`StrictHostKeyChecking=no`,
 //! `UserKnownHostsFile=FILE`) or read a config file (`-F`) are refused.
 
-use crate::commands::common::bad;
+use super::bad;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;

@@ -5,7 +5,7 @@
 //! it); the runners that change something themselves are guarded writes.
 
 use super::through;
-use crate::commands::common::bad;
+use super::bad;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;

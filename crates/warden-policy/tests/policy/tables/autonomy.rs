@@ -94,6 +94,17 @@ fn destructive_writes_are_high_risk() {
             "virsh vol-delete disk.qcow2 --pool default",
             "sudo userdel bob",
             "timeout 60 apt-get -y remove nginx",
+            // a wrapper whose own options cannot be read hides what it runs
+            "xargs --frob rm -rf /srv/data",
+            "xargs -Q rm -rf /srv/data",
+            "env --frob rm -rf /srv/data",
+            "timeout --frob 5 rm -rf /srv/data",
+            "nice --frob rm -rf /srv/data",
+            "stdbuf --frob rm -rf /srv/data",
+            "ionice --frob rm -rf /srv/data",
+            "flock --frob /tmp/l rm -rf /srv/data",
+            "ssh --frob host rm -rf /srv/data",
+            "xargs $OPTS rm -rf /srv/data",
         ],
         "high_write, needing a human at autonomous (or refused: catastrophic)",
         |c| {
