@@ -155,8 +155,8 @@ pub(super) fn check_understood(plan: &Plan) -> Result<(), ToolError> {
 }
 
 /// A note in the user's own words (`remember …` typed this turn) is
-/// theirs to keep: stored and audited without an approval at any level,
-/// since it changes no machine. Most of the message must be the note, so
+/// theirs to keep: stored and audited without an approval (the read_only
+/// level still refuses it, as every write), since it changes no machine. Most of the message must be the note, so
 /// a model cannot pass off a fragment of it as what the user asked for.
 pub(super) fn users_own_note(call: &ToolCall, user_words: &str) -> bool {
     let ToolCall::Knowledge(crate::tools::args::KnowledgeArgs::Remember { note, .. }) = call else {

@@ -535,9 +535,8 @@ impl<'a> Executor<'a> {
         let plan = commands::plan_with(&call, target.as_ref(), self.guest_api);
         api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
-        // 8. Control level / approval (a note in the user's own words
-        // needs neither: it is what they asked for, and changes no machine).
-        if kind == ToolKind::Write && !gates::users_own_note(&call, &session.user_words) {
+        // 8. Control level / approval.
+        if kind == ToolKind::Write {
             match (self.settings.control_level, auth) {
                 (ControlLevel::ReadOnly, _) => {
                     return Err(ToolError::new(
@@ -548,6 +547,10 @@ impl<'a> Executor<'a> {
                         "ask the operator to raise the control level, or answer from reads",
                     ));
                 }
+                // A note in the user's own words needs no approval: it is
+                // what they asked for, and it changes no machine.
+                (ControlLevel::Controlled | ControlLevel::Autonomous, Authorization::None)
+                    if gates::users_own_note(&call, &session.user_words) => {}
                 (ControlLevel::Controlled, Authorization::None) => {
                     let approval = self.request_approval(
                         session,

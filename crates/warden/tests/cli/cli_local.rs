@@ -115,20 +115,21 @@ fn ask_json_prints_stream_events() {
 }
 
 #[test]
-fn writes_wait_for_approval_when_nobody_can_answer() {
+fn a_note_is_the_users_own_and_kept_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");
-    // A note is a write on every machine (a service restart is checked
-    // first and refused where the service does not exist: cli_router.rs).
+    // Nobody can answer an approval here: the note needs none.
     let (out, err, code) = warden(&db, &["ask", "remember the backup runs at 02:00"]);
-    assert_eq!(code, 5, "an approval is still pending: {err}");
-    assert!(out.starts_with("Not done yet"), "{out}\n{err}");
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.starts_with("Noted"), "{out}\n{err}");
     let (pending, _, _) = warden(&db, &["approvals", "list"]);
-    assert!(
-        pending.contains(r#""note":"the backup runs at 02:00""#),
-        "{pending}"
-    );
-    // The read_only level refuses it outright, and nothing is left pending.
+    assert!(!pending.contains("the backup runs at 02:00"), "{pending}");
+    let (recalled, err, code) = warden(&db, &["ask", "recall backup"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(recalled.contains("the backup runs at 02:00"), "{recalled}");
+    let (audit, _, _) = warden(&db, &["audit", "tail", "-n", "20"]);
+    assert!(audit.contains("knowledge"), "{audit}");
+    // The read_only level refuses it outright, as every write.
     let (out, _, code) = warden(
         &db,
         &["ask", "--level", "read_only", "remember something else"],

@@ -80,7 +80,7 @@ fn explain_json_is_one_object_with_the_reason_and_each_decision() {
         v["answer"].as_str().unwrap().contains("I don't understand"),
         "{v}"
     );
-    // A write: the decision says it needs approval at the default level.
+    // A note in the user's own words: allowed without an approval.
     let (out, _) = warden(
         home.path(),
         &["explain", "--json", "remember the backup runs at 02:00"],
@@ -92,7 +92,7 @@ fn explain_json_is_one_object_with_the_reason_and_each_decision() {
         .iter()
         .map(|c| c["decision"].as_str().unwrap())
         .collect();
-    assert!(decisions.contains(&"needs_approval"), "{v}");
+    assert_eq!(decisions, ["allowed", "allowed", "allowed"], "{v}");
     // Human output says why.
     let (out, _) = warden(home.path(), &["explain", "restart nginx"]);
     assert!(out.contains("why:     the `control` pattern"), "{out}");

@@ -4,8 +4,8 @@
 //! The inner command is always classified (so the catastrophic check sees
 //! it); the runners that change something themselves are guarded writes.
 
-use super::through;
 use super::bad;
+use super::through;
 use crate::invocation::Invocation;
 use crate::options::{Options, Tok};
 use crate::verdict::*;
