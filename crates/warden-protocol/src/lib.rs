@@ -30,6 +30,7 @@ pub mod canonical;
 pub mod codes;
 pub mod envelope;
 pub mod events;
+pub mod metrics;
 pub mod resource;
 pub mod routing;
 pub mod session;

@@ -103,10 +103,16 @@ pub struct MetricsReport {
     pub samples: Vec<MetricSample>,
 }
 
+/// One sample of a `metrics` frame: the metric's name as a string (a name
+/// this version does not know is skipped by the server, not an error, so
+/// a newer agent may send more).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricSample {
     pub resource: String,
     pub metric: String,
+    /// A mount point, device or interface; absent for metrics without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     pub value: f64,
 }
 

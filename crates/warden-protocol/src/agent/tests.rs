@@ -149,14 +149,24 @@ fn inventory_resources_are_written_as_the_api_shows_them() {
     round_trip(
         AgentFrame::Metrics(MetricsReport {
             at: 1,
-            samples: vec![MetricSample {
-                resource: "host:pve1".into(),
-                metric: "cpu".into(),
-                value: 0.5,
-            }],
+            samples: vec![
+                MetricSample {
+                    resource: "host:pve1".into(),
+                    metric: "cpu_percent".into(),
+                    instance: None,
+                    value: 0.5,
+                },
+                MetricSample {
+                    resource: "host:pve1".into(),
+                    metric: "disk_used_percent".into(),
+                    instance: Some("/".into()),
+                    value: 41.0,
+                },
+            ],
         }),
         json!({"type": "metrics", "at": 1,
-               "samples": [{"resource": "host:pve1", "metric": "cpu", "value": 0.5}]}),
+               "samples": [{"resource": "host:pve1", "metric": "cpu_percent", "value": 0.5},
+                           {"resource": "host:pve1", "metric": "disk_used_percent", "instance": "/", "value": 41.0}]}),
     );
 }
 
