@@ -26,6 +26,7 @@ mod canary;
 pub mod commands;
 mod dispatch;
 mod gates;
+mod guest_state;
 pub mod host_metrics;
 mod internal;
 mod resolution;
@@ -535,6 +536,13 @@ impl<'a> Executor<'a> {
         let plan = commands::plan_with(&call, target.as_ref(), self.guest_api);
         api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
+        // A locked guest or a template refuses the change: no approval asked.
+        // The live copy: the session's may predate the lock.
+        if let (Plan::Api(api_call), Some(target)) = (&plan, target.as_ref()) {
+            let inventory = self.ports.inventory.snapshot();
+            let current = inventory.get(&target.id).unwrap_or(target);
+            guest_state::refuse_by_guest_state(api_call, current)?;
+        }
         // 8. Control level / approval.
         if kind == ToolKind::Write {
             match (self.settings.control_level, auth) {

@@ -73,16 +73,26 @@ impl SimulatedGuestApi<'_> {
         let task =
             json!({"exit_status": "OK", "log_tail": output.stdout.lines().collect::<Vec<_>>()});
         Ok(match request.call {
-            ApiCall::Power { operation, .. } => json!({
-                "target": id,
-                "operation": operation_name(*operation),
-                "task": task,
-                "status_after": match operation {
-                    GuestOperation::Start | GuestOperation::Reboot => "running",
-                    GuestOperation::Stop | GuestOperation::Shutdown => "stopped",
-                },
-                "simulated": true,
-            }),
+            ApiCall::Power { operation, .. } => {
+                let mut value = json!({
+                    "target": id,
+                    "operation": operation_name(*operation),
+                    "task": task,
+                    "status_after": match operation {
+                        GuestOperation::Start | GuestOperation::Reboot => "running",
+                        GuestOperation::Stop | GuestOperation::Shutdown => "stopped",
+                    },
+                    "simulated": true,
+                });
+                // A JSON answer adds what the connector reports beyond the
+                // task (`forced`, `forced_evidence`, `summary`).
+                if let (Some(object), Some(Value::Object(more))) =
+                    (value.as_object_mut(), parsed.as_ref())
+                {
+                    object.extend(more.clone());
+                }
+                value
+            }
             ApiCall::ListSnapshots => json!({
                 "target": id,
                 "snapshots": parsed.unwrap_or_else(|| json!(

@@ -22,8 +22,8 @@ use super::inventory::{GuestInfo, parse_cluster_resources};
 use super::rrd::{Metric, MetricHistory, Timeframe};
 use super::snapshot::{GuestMove, InventorySnapshot, detect_moves};
 use super::snapshots::{
-    SnapshotInfo, create_snapshot, delete_snapshot, list_snapshots, pre_change_snapshot_name,
-    rollback_snapshot,
+    RollbackOutcome, SnapshotInfo, create_snapshot, delete_snapshot, list_snapshots,
+    pre_change_snapshot_name, rollback_snapshot,
 };
 use super::storage::{
     BackupJob, LastBackup, StoragePool, backup_archives, backup_jobs, last_backups, storage_pools,
@@ -285,7 +285,7 @@ impl ProxmoxCluster {
         Ok(same_guest.cloned())
     }
 
-    fn refuse_offline_node(&self, guest: &GuestInfo) -> Result<(), ProxmoxError> {
+    pub(super) fn refuse_offline_node(&self, guest: &GuestInfo) -> Result<(), ProxmoxError> {
         match self.inventory().node(&guest.node) {
             Some(node) if !node.is_online() => Err(ProxmoxError::NodeOffline {
                 cluster: self.settings.cluster.clone(),
@@ -323,9 +323,12 @@ impl ProxmoxCluster {
         operation: PowerOperation,
         deadline: Duration,
     ) -> Result<PowerOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result = power(&self.client, &guest, operation, TaskWait::up_to(deadline)).await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                power(client, &guest, operation, TaskWait::up_to(deadline)).await
+            })
+            .await;
         // Refresh whenever a request may have reached PVE.
         if result
             .as_ref()
@@ -340,8 +343,11 @@ impl ProxmoxCluster {
         &self,
         target: &ResourceId,
     ) -> Result<Vec<SnapshotInfo>, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        list_snapshots(&self.client, &guest).await
+        let client = &self.client;
+        self.on_guest(target, |guest| async move {
+            list_snapshots(client, &guest).await
+        })
+        .await
     }
 
     /// Takes a snapshot and waits for it (the `snapshot` tool's `create`).
@@ -351,16 +357,19 @@ impl ProxmoxCluster {
         name: &str,
         description: &str,
     ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result = create_snapshot(
-            &self.client,
-            &guest,
-            name,
-            description,
-            TaskWait::up_to(SNAPSHOT_WAIT),
-        )
-        .await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                create_snapshot(
+                    client,
+                    &guest,
+                    name,
+                    description,
+                    TaskWait::up_to(SNAPSHOT_WAIT),
+                )
+                .await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -382,16 +391,19 @@ impl ProxmoxCluster {
         })
     }
 
-    /// Rolls back to a snapshot and waits for it (the `snapshot` tool's `rollback`).
+    /// Rolls back to a snapshot and waits for it (the `snapshot` tool's
+    /// `rollback`), with the guest's state after it.
     pub async fn rollback(
         &self,
         target: &ResourceId,
         name: &str,
-    ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result =
-            rollback_snapshot(&self.client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await;
+    ) -> Result<RollbackOutcome, ProxmoxError> {
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                rollback_snapshot(client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -401,10 +413,12 @@ impl ProxmoxCluster {
         target: &ResourceId,
         name: &str,
     ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result =
-            delete_snapshot(&self.client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                delete_snapshot(client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -417,9 +431,11 @@ impl ProxmoxCluster {
         argv: &[String],
         deadline: Duration,
     ) -> Result<GuestCommandOutput, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        exec_in_vm(&self.client, &guest, argv, deadline).await
+        let client = &self.client;
+        self.on_guest(target, |guest| async move {
+            exec_in_vm(client, &guest, argv, deadline).await
+        })
+        .await
     }
 
     /// A shell command line in a VM: `/bin/sh -c COMMAND`.
@@ -453,14 +469,17 @@ impl ProxmoxCluster {
                 .await
             }
             ResourceKind::Vm | ResourceKind::Lxc => {
-                let guest = self.resolve_guest(target).await?;
-                fetch_history(
-                    &self.client,
-                    HistoryTarget::Guest(&guest),
-                    metrics,
-                    timeframe,
-                    max_points,
-                )
+                let client = &self.client;
+                self.on_guest(target, |guest| async move {
+                    fetch_history(
+                        client,
+                        HistoryTarget::Guest(&guest),
+                        metrics,
+                        timeframe,
+                        max_points,
+                    )
+                    .await
+                })
                 .await
             }
             _ => Err(ProxmoxError::Unsupported {

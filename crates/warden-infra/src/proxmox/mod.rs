@@ -13,11 +13,13 @@ pub mod config;
 pub mod control;
 pub mod error;
 pub mod failures;
+pub mod follow;
 pub mod guest_agent;
 pub mod history;
 pub mod inventory;
 pub mod rrd;
 pub mod series;
+pub mod shutdown;
 pub mod snapshot;
 pub mod snapshots;
 pub mod storage;
@@ -44,6 +46,6 @@ pub use rrd::{
     DEFAULT_MAX_POINTS, Metric, MetricHistory, Point, Summary, Timeframe, sparkline, sparkline_of,
 };
 pub use snapshot::{GuestMove, InventorySnapshot, detect_moves};
-pub use snapshots::{SnapshotInfo, pre_change_snapshot_name};
+pub use snapshots::{RollbackOutcome, SnapshotInfo, pre_change_snapshot_name};
 pub use storage::{BackupArchive, BackupJob, BackupSelection, LastBackup, StoragePool};
 pub use tasks::{TaskExit, TaskOutcome, TaskWait, Upid};

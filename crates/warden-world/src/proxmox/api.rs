@@ -123,9 +123,34 @@ impl ProxmoxApi {
                 format!("{} belongs to no connected Proxmox cluster", target.id),
             )
         })?;
+        let mut answer = self.on_target(&cluster, target, request.call).await;
+        // A guest that migrated within the refresh window was followed to
+        // its node: the session is told its new id.
+        let now = cluster.current_id(&target.id);
+        if now != target.id {
+            let note = moved_note(&target.id, &now);
+            match &mut answer {
+                Ok(Value::Object(object)) => {
+                    object.insert("moved".into(), note);
+                }
+                Ok(other) => *other = json!({"result": other.take(), "moved": note}),
+                Err(error) => {
+                    error.details.extra.insert("moved".into(), note);
+                }
+            }
+        }
+        answer
+    }
+
+    async fn on_target(
+        &self,
+        cluster: &ProxmoxCluster,
+        target: &Resource,
+        call: &ApiCall,
+    ) -> ApiResult {
         let fail = |e: ProxmoxError| tool_error(&e);
         let id = &target.id;
-        match request.call {
+        match call {
             ApiCall::Power {
                 operation,
                 shutdown,
@@ -169,10 +194,10 @@ impl ProxmoxApi {
                 )
             }
             ApiCall::Rollback { name } => {
-                let task = cluster.rollback(id, name).await.map_err(fail)?;
-                Ok(
-                    json!({"target": cluster.current_id(id).to_string(), "rolled_back_to": name, "task": task}),
-                )
+                let outcome = cluster.rollback(id, name).await.map_err(fail)?;
+                let mut value = json!(outcome);
+                value["rolled_back_to"] = json!(name);
+                Ok(value)
             }
             ApiCall::SnapshotBeforeChange { approval_id } => {
                 let taken = cluster
@@ -278,6 +303,18 @@ impl ProxmoxApi {
         }
         Ok(json!({"clusters": clusters}))
     }
+}
+
+/// `moved: {from, to, note}`, as the executor tells a session of a move.
+fn moved_note(from: &warden_protocol::ResourceId, to: &warden_protocol::ResourceId) -> Value {
+    json!({
+        "from": from.to_string(),
+        "to": to.to_string(),
+        "note": format!(
+            "{from} moved (migrated to {}); it is now {to}: it was followed there, use the new id",
+            to.host().unwrap_or("another node")
+        ),
+    })
 }
 
 fn timeframe(range: HistoryRange) -> Timeframe {

@@ -103,6 +103,27 @@ fn done_only_when_proxmox_reports_the_new_status() {
 }
 
 #[test]
+fn a_shutdown_proxmox_forced_is_never_called_clean() {
+    let out = approved(
+        "stop web",
+        vec![task(
+            "qm shutdown 101 --timeout 180 --forceStop 1",
+            r#"{"forced": true, "forced_evidence": "task log: \"VM still running - terminating now with SIGTERM\""}"#,
+            "",
+            0,
+        )],
+    );
+    assert!(!out.text.contains("cleanly ("), "{}", out.text);
+    assert!(
+        out.text.starts_with(
+            "Done: web (vm:pve1:101) was forced off, not shut down cleanly: it had not shut down after 180 s, so Proxmox stopped it hard (task log: \"VM still running - terminating now with SIGTERM\"); Proxmox reports it stopped."
+        ),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
 fn a_failed_task_is_verified_and_reported_with_its_exit_status_and_log() {
     let out = approved(
         "start db",
