@@ -95,6 +95,8 @@ pub struct ProxmoxCluster {
     moved: RwLock<HashMap<ResourceId, ResourceId>>,
     moves: broadcast::Sender<GuestMove>,
     refreshing: tokio::sync::Mutex<()>,
+    /// Why the last refresh failed (cleared by the next that succeeds).
+    unreadable: RwLock<Option<String>>,
 }
 
 impl std::fmt::Debug for ProxmoxCluster {
@@ -122,6 +124,7 @@ impl ProxmoxCluster {
             moved: RwLock::new(HashMap::new()),
             moves,
             refreshing: tokio::sync::Mutex::new(()),
+            unreadable: RwLock::new(None),
         })
     }
 
@@ -186,8 +189,31 @@ impl ProxmoxCluster {
         self.moves.subscribe()
     }
 
-    /// Reads `/cluster/resources` and swaps in a new snapshot.
+    /// Why the cluster cannot be read now (its last refresh failed, or
+    /// none answered yet in time), `None` while it can.
+    pub fn unreadable(&self) -> Option<String> {
+        self.unreadable
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Records that the cluster could not be read (a first inventory that
+    /// did not come in time); the next successful refresh clears it.
+    pub fn mark_unreadable(&self, reason: impl Into<String>) {
+        *self.unreadable.write().unwrap_or_else(|p| p.into_inner()) = Some(reason.into());
+    }
+
+    /// Reads `/cluster/resources` and swaps in a new snapshot. A failure is
+    /// kept as the cluster's error state ([`Self::unreadable`]).
     pub async fn refresh(&self) -> Result<RefreshReport, ProxmoxError> {
+        let result = self.refresh_once().await;
+        *self.unreadable.write().unwrap_or_else(|p| p.into_inner()) =
+            result.as_ref().err().map(ToString::to_string);
+        result
+    }
+
+    async fn refresh_once(&self) -> Result<RefreshReport, ProxmoxError> {
         let _one_at_a_time = self.refreshing.lock().await;
         let started = std::time::Instant::now();
         let path = ApiPath::new(["cluster", "resources"]);
