@@ -25,8 +25,10 @@ pub use backends::{
 };
 
 pub use composite::{CompositeInventory, merge_snapshots};
+pub use guest_api::{
+    ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout, SnapshotSupport,
+};
 pub use unreadable::Unreadable;
-pub use guest_api::{ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout};
 
 /// What Warden knows exists (as connectors report it). Connectors publish
 /// immutable, indexed snapshots; a tool call takes one (an `Arc` clone) and

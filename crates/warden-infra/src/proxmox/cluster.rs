@@ -21,6 +21,7 @@ use super::history::{HistoryTarget, fetch_history};
 use super::inventory::{GuestInfo, parse_cluster_resources};
 use super::rrd::{Metric, MetricHistory, Timeframe};
 use super::snapshot::{GuestMove, InventorySnapshot, detect_moves};
+use super::snapshot_support::SupportCache;
 use super::snapshots::{
     RollbackOutcome, SnapshotInfo, create_snapshot, delete_snapshot, list_snapshots,
     pre_change_snapshot_name, rollback_snapshot,
@@ -97,6 +98,8 @@ pub struct ProxmoxCluster {
     refreshing: tokio::sync::Mutex<()>,
     /// Why the last refresh failed (cleared by the next that succeeds).
     unreadable: RwLock<Option<String>>,
+    /// Which guests PVE can snapshot, as far as asked.
+    pub(super) snapshot_support: SupportCache,
 }
 
 impl std::fmt::Debug for ProxmoxCluster {
@@ -125,6 +128,7 @@ impl ProxmoxCluster {
             moves,
             refreshing: tokio::sync::Mutex::new(()),
             unreadable: RwLock::new(None),
+            snapshot_support: SupportCache::default(),
         })
     }
 
@@ -580,8 +584,11 @@ impl ProxmoxCluster {
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticker.tick().await;
-                if let Err(err) = cluster.refresh().await {
-                    tracing::warn!(cluster = %cluster.name(), %err, "Proxmox inventory refresh failed");
+                match cluster.refresh().await {
+                    Ok(_) => cluster.check_snapshot_support().await,
+                    Err(err) => {
+                        tracing::warn!(cluster = %cluster.name(), %err, "Proxmox inventory refresh failed");
+                    }
                 }
             }
         });

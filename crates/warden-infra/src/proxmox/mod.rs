@@ -21,6 +21,7 @@ pub mod rrd;
 pub mod series;
 pub mod shutdown;
 pub mod snapshot;
+pub mod snapshot_support;
 pub mod snapshots;
 pub mod storage;
 pub mod tasks;

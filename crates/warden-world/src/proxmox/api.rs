@@ -7,11 +7,11 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::{Value, json};
-use warden_core::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi};
+use warden_core::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi, SnapshotSupport};
 use warden_core::tools::args::{GuestOperation, HistoryRange, ShutdownFallback};
 use warden_infra::proxmox::{
     DEFAULT_MAX_POINTS, Metric, PowerOperation, ProxmoxCluster, ProxmoxError, Timeframe,
-    sparkline_of,
+    snapshot_support::UNSUPPORTED_REASON, sparkline_of,
 };
 use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
@@ -69,6 +69,19 @@ impl ProxmoxApi {
 }
 
 impl GuestApi for ProxmoxApi {
+    fn snapshot_support(&self, guest: &Resource) -> SnapshotSupport {
+        let known = self
+            .cluster_of(guest)
+            .and_then(|c| c.known_snapshot_support(&guest.id));
+        match known {
+            Some(true) => SnapshotSupport::Supported,
+            Some(false) => SnapshotSupport::Unsupported {
+                reason: UNSUPPORTED_REASON.to_string(),
+            },
+            None => SnapshotSupport::Unknown,
+        }
+    }
+
     fn serves(&self, resource: Option<&Resource>) -> bool {
         match resource {
             None => !self
@@ -200,6 +213,18 @@ impl ProxmoxApi {
                 Ok(value)
             }
             ApiCall::SnapshotBeforeChange { approval_id } => {
+                // Asked live: a card may have been written before it was known.
+                if !cluster.can_snapshot(id).await.map_err(fail)? {
+                    return Err(ToolError::blocked(
+                        ErrorCode::PolicyBlocked,
+                        format!(
+                            "{} ({}) cannot be snapshotted: {UNSUPPORTED_REASON}",
+                            target.name,
+                            cluster.current_id(id)
+                        ),
+                    )
+                    .with_detail("snapshot_unsupported", json!(UNSUPPORTED_REASON)));
+                }
                 let taken = cluster
                     .snapshot_before_change(id, approval_id)
                     .await

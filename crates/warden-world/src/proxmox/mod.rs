@@ -181,6 +181,8 @@ impl ProxmoxWorld {
             .await
             .map_err(|_| JoinError::Timeout(config.name.clone()))??;
         let task = cluster.spawn_later_refresh_task(cluster.settings().refresh_interval);
+        let checking = Arc::clone(&cluster);
+        tokio::spawn(async move { checking.check_snapshot_support().await });
         let mut refresh = self.refresh.lock().unwrap_or_else(PoisonError::into_inner);
         // Checked again under the lock: two admins adding the same name.
         if self.clusters().iter().any(|c| c.name() == config.name) {
@@ -255,6 +257,11 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
         }
     });
     connected.extend(futures_util::future::join_all(first).await);
+    // Which guests can be snapshotted, learnt in the background.
+    for cluster in &clusters {
+        let cluster = Arc::clone(cluster);
+        tokio::spawn(async move { cluster.check_snapshot_support().await });
+    }
     let refresh = clusters
         .iter()
         .map(|c| {
