@@ -153,7 +153,7 @@ fn complete_or_failed(
         ),
     )
     .with_hint(
-        "tell the user which cluster cannot be read and why; the operator must fix its [[proxmox]]          settings (token secret, fingerprint, URL) or its network; `warden config show` checks them",
+        "tell the user which cluster cannot be read and why; the operator must fix its [[proxmox]] settings (token secret, fingerprint, URL) or its network; `warden config show` checks them",
     )
     .with_detail("unreadable", json!(missing))
     .with_detail("partial", listed))

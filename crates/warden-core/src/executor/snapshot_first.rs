@@ -394,6 +394,65 @@ mod tests {
     }
 
     #[test]
+    fn storage_without_snapshots_is_promised_no_undo_and_refused_under_always() {
+        let guest = resource("vm:pve1:100", Some("node:pve1"), &[]);
+        let stop = call(
+            "control",
+            json!({"action": "guest", "target": "x", "operation": "stop"}),
+        );
+        let edit = call(
+            "file_edit",
+            json!({"action": "write", "target": "x", "path": "/etc/x", "content": "y"}),
+        );
+        let cannot = |_: &Resource| {
+            Some(SnapshotSupport::Unsupported {
+                reason: "raw disks on a directory".into(),
+            })
+        };
+        let unknown = |_: &Resource| Some(SnapshotSupport::Unknown);
+        let always = SnapshotPolicy {
+            default: SnapshotMode::Always,
+            per_tag: BTreeMap::new(),
+        };
+        for policy in [&always, &SnapshotPolicy::default()] {
+            let offer = snapshot_offer(policy, &edit, &[&guest], &cannot).unwrap();
+            assert!(!offer.take, "{policy:?}");
+            assert!(
+                offer.undoable.starts_with("not undoable")
+                    && offer.undoable.contains("raw disks on a directory"),
+                "{}",
+                offer.undoable
+            );
+            let offer = snapshot_offer(policy, &edit, &[&guest], &unknown).unwrap();
+            assert!(
+                offer.take && offer.undoable.starts_with("undoable if"),
+                "{}",
+                offer.undoable
+            );
+        }
+        let refused = refuse_unsnapshottable(&always, &stop, &[&guest], &cannot).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::PolicyBlocked);
+        assert!(
+            refused.message.contains("cannot be snapshotted"),
+            "{}",
+            refused.message
+        );
+        assert!(
+            refused
+                .details
+                .recovery_hint
+                .unwrap_or_default()
+                .contains("move its disks"),
+        );
+        // Not under the default (a power change wants no snapshot there),
+        // nor when PVE can, nor when not known yet.
+        assert!(
+            refuse_unsnapshottable(&SnapshotPolicy::default(), &edit, &[&guest], &cannot).is_ok()
+        );
+        assert!(refuse_unsnapshottable(&always, &stop, &[&guest], &unknown).is_ok());
+    }
+
+    #[test]
     fn the_strongest_tag_wins_and_unknown_tags_keep_the_default() {
         let policy = SnapshotPolicy {
             default: SnapshotMode::Never,

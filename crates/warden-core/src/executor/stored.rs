@@ -176,7 +176,7 @@ fn refuse_another_guest(
     Err(ToolError::new(
         ErrorCode::NotFound,
         format!(
-            "{} is no longer in the inventory, and {} now holds its id on another node: it is not the guest              this approval was granted for ({}), so the approved call was not run",
+            "{} is no longer in the inventory, and {} now holds its id on another node: it is not the guest this approval was granted for ({}), so the approved call was not run",
             approval.target,
             now.id,
             granted_for(approval).unwrap_or_else(|| "unnamed".into())

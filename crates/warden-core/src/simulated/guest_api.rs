@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
 use super::SimulatedHosts;
-use crate::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi};
+use crate::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi, SnapshotSupport};
 use crate::tools::args::GuestOperation;
 
 /// Serves every node, VM, LXC and storage of the inventory it is asked about.
@@ -36,6 +36,17 @@ impl GuestApi for SimulatedGuestApi<'_> {
 
     fn call<'a>(&'a self, request: ApiRequest<'a>) -> BoxFuture<'a, ApiResult> {
         Box::pin(std::future::ready(self.answer(request)))
+    }
+
+    /// Every simulated guest can be snapshotted, unless its inventory entry
+    /// says `"snapshots": false`.
+    fn snapshot_support(&self, guest: &Resource) -> SnapshotSupport {
+        match guest.attributes.get("snapshots") {
+            Some(Value::Bool(false)) => SnapshotSupport::Unsupported {
+                reason: "its storage takes no snapshots".into(),
+            },
+            _ => SnapshotSupport::Supported,
+        }
     }
 }
 

@@ -188,7 +188,7 @@ pub fn rollback_summary(
     let was_running = status_before == "running";
     match (status_after, with_ram) {
         ("stopped", false) => text.push_str(&format!(
-            " The snapshot holds disk and configuration but no RAM state, so PVE leaves the guest              stopped{}: start it when you want it back.",
+            " The snapshot holds disk and configuration but no RAM state, so PVE leaves the guest stopped{}: start it when you want it back.",
             if was_running {
                 " although it was running before"
             } else {

@@ -18,6 +18,7 @@ use warden_protocol::{Resource, ResourceId, ResourceKind};
 
 pub mod admin;
 mod api;
+pub mod check;
 pub mod clusters;
 mod errors;
 mod members;
