@@ -7,8 +7,26 @@
 use serde_json::{Value, json};
 use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
+use super::Executor;
+use super::commands::Plan;
 use crate::ports::ApiCall;
 use crate::tools::args::GuestOperation;
+
+impl Executor<'_> {
+    /// [`refuse_by_guest_state`] for an API plan, on the inventory's live
+    /// copy of the target (the session's may predate the lock).
+    pub(super) fn refuse_by_guest_state(
+        &self,
+        plan: &Plan,
+        target: Option<&Resource>,
+    ) -> Result<(), ToolError> {
+        let (Plan::Api(call), Some(target)) = (plan, target) else {
+            return Ok(());
+        };
+        let inventory = self.ports.inventory.snapshot();
+        refuse_by_guest_state(call, inventory.get(&target.id).unwrap_or(target))
+    }
+}
 
 /// `Err` when `call` cannot work on `target` as the inventory shows it.
 pub fn refuse_by_guest_state(call: &ApiCall, target: &Resource) -> Result<(), ToolError> {

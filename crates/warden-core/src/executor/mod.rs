@@ -537,12 +537,7 @@ impl<'a> Executor<'a> {
         api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
         // A locked guest or a template refuses the change: no approval asked.
-        // The live copy: the session's may predate the lock.
-        if let (Plan::Api(api_call), Some(target)) = (&plan, target.as_ref()) {
-            let inventory = self.ports.inventory.snapshot();
-            let current = inventory.get(&target.id).unwrap_or(target);
-            guest_state::refuse_by_guest_state(api_call, current)?;
-        }
+        self.refuse_by_guest_state(&plan, target.as_ref())?;
         // 8. Control level / approval.
         if kind == ToolKind::Write {
             match (self.settings.control_level, auth) {

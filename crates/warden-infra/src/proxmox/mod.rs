@@ -17,6 +17,7 @@ pub mod follow;
 pub mod guest_agent;
 pub mod history;
 pub mod inventory;
+pub mod refresh_task;
 pub mod rrd;
 pub mod series;
 pub mod shutdown;
@@ -31,7 +32,7 @@ mod values;
 pub use client::{ApiPath, PveClient};
 pub use cluster::{
     BackupReport, ClusterStatus, GuestBackup, NodeState, PreChangeSnapshot, ProxmoxCluster,
-    RefreshReport, RefreshTask,
+    RefreshReport,
 };
 pub use config::{
     ApiToken, CertFingerprint, ConfigError, ConnectionSettings, DEFAULT_REFRESH_INTERVAL,
@@ -43,6 +44,7 @@ pub use control::{
 pub use error::{PermissionDenied, ProxmoxError};
 pub use guest_agent::{Confinement, GuestCommandOutput};
 pub use inventory::{GuestInfo, GuestKind, NodeInfo, StorageInfo};
+pub use refresh_task::RefreshTask;
 pub use rrd::{
     DEFAULT_MAX_POINTS, Metric, MetricHistory, Point, Summary, Timeframe, sparkline, sparkline_of,
 };
