@@ -443,6 +443,9 @@ mod tests {
         assert!(ct.is_called("homepage"));
         assert_eq!(ct.attributes["lock"], "backup");
         assert_eq!(get("vm:pve2:9000").attributes["template"], true);
+        // A guest on an offline node says so; one on an online node does not.
+        assert_eq!(get("vm:pve2:9000").attributes["node_status"], "offline");
+        assert!(!vm.attributes.contains_key("node_status"));
         let storage = get("storage:pve1:local-zfs");
         assert_eq!(storage.parent.as_ref().unwrap().to_string(), "node:pve1");
         for r in &resources {
