@@ -136,6 +136,7 @@ impl ProxmoxApi {
                 format!("{} belongs to no connected Proxmox cluster", target.id),
             )
         })?;
+        refuse_reused_vmid(&cluster, target)?;
         let mut answer = self.on_target(&cluster, target, request.call).await;
         // A guest that migrated within the refresh window was followed to
         // its node: the session is told its new id.
@@ -327,6 +328,41 @@ impl ProxmoxApi {
             });
         }
         Ok(json!({"clusters": clusters}))
+    }
+}
+
+/// A guest id the inventory no longer has, whose vmid another guest (by
+/// name) holds now: refused, never carried out on that other guest.
+fn refuse_reused_vmid(cluster: &ProxmoxCluster, target: &Resource) -> Result<(), ToolError> {
+    if !matches!(target.id.kind, ResourceKind::Vm | ResourceKind::Lxc) {
+        return Ok(());
+    }
+    let inventory = cluster.inventory();
+    if inventory.guest(&cluster.current_id(&target.id)).is_some() {
+        return Ok(());
+    }
+    let holder = target
+        .id
+        .uid
+        .parse::<u32>()
+        .ok()
+        .and_then(|vmid| inventory.guest_by_vmid(vmid));
+    match holder {
+        Some(now) if !now.name.eq_ignore_ascii_case(&target.name) => Err(ToolError::blocked(
+            ErrorCode::NotFound,
+            format!(
+                "{} ({}) is no longer in Proxmox cluster `{}`: vmid {} is now {} `{}`, another guest, \
+                 so nothing was done to it",
+                target.name,
+                target.id,
+                cluster.name(),
+                now.vmid,
+                now.resource_id(),
+                now.name
+            ),
+        )
+        .with_hint("ask again naming the guest you mean")),
+        Some(_) | None => Ok(()),
     }
 }
 

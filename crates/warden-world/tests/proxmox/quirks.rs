@@ -154,6 +154,30 @@ async fn a_vmid_reused_by_another_guest_is_refused() {
     assert_eq!(error.code, ErrorCode::NotFound, "{error:?}");
     assert!(error.message.contains("another guest"), "{}", error.message);
     assert_eq!(rig.sent("POST", "/status/reboot").await, 0);
+    // Asked again after the refresh shows `db` at vmid 100: still refused,
+    // and `db` is never touched.
+    rig.proxmox.clusters()[0].cluster().refresh().await.unwrap();
+    let again = run(
+        &executor,
+        &mut session,
+        "control",
+        json!({"action": "guest", "target": "web", "operation": "reboot"}),
+    )
+    .await;
+    if let Some(approval) = again.approval {
+        executor
+            .approvals()
+            .decide(&approval.id, ApprovalState::Approved, None, at(3).wall_ms)
+            .unwrap();
+        let ran = executor
+            .execute_approved(&mut session, &approval.id, at(3))
+            .await;
+        let error = ran.response.error.clone().expect("refused");
+        assert!(error.message.contains("another guest"), "{}", error.message);
+    } else {
+        assert!(!again.response.ok, "{:?}", again.response);
+    }
+    assert_eq!(rig.sent("POST", "/status/reboot").await, 0);
     // The same from a new process (the inventory already shows `db`).
     let id = {
         let fresh_session = &mut Session::new("t");
