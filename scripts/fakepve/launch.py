@@ -164,6 +164,45 @@ def install_canned_rrd(pve):
     pve.synthesise = with_canned_rrd
 
 
+def op_remove(pve, body):
+    """The guest is gone (deleted), so its vmid may be given to another guest."""
+    target = guest(pve, body)
+    if target in pve.vms:
+        pve.vms.remove(target)
+    else:
+        pve.cts.remove(target)
+    return None
+
+
+def can_snapshot(pve, kind, node, vmid):
+    """PVE's has_feature('snapshot') for a guest: every volume on storage that snapshots."""
+    if kind == 'qemu':
+        return pve._qm_can_snapshot(pve.find(node, vmid).config)
+    from fakepve.lxc import SNAPSHOT_STORAGE
+    ct = pve.ct(int(vmid))
+    if ct is None or ct.node != node:
+        from fakepve.errors import PveError
+        raise PveError(500, "Configuration file 'nodes/{0}/lxc/{1}.conf' does not exist".format(node, vmid))
+    return not any(pve.storages.get(m['volume'].split(':')[0], {}).get('type') not in SNAPSHOT_STORAGE
+                   and m['volume'].split(':')[0] in pve.storages for _, m in ct.volumes())
+
+
+def install_feature(pve):
+    """GET /nodes/{node}/{qemu|lxc}/{vmid}/feature?feature=snapshot has no hand-written route in
+    fakepve: answer it from the guest's volumes as PVE's has_feature does."""
+    synthesise = pve.synthesise
+
+    async def with_feature(match, method, info, user, values):
+        if method == 'GET' and match.template.endswith('/feature'):
+            params = match.params
+            kind = 'lxc' if '/lxc/' in match.template else 'qemu'
+            node = params.get('node')
+            has = values.get('feature', 'snapshot') != 'snapshot' or can_snapshot(pve, kind, node, params.get('vmid'))
+            return {'hasFeature': 1 if has else 0, 'nodes': [node] if has else []}
+        return await synthesise(match, method, info, user, values)
+    pve.synthesise = with_feature
+
+
 def op_requests(pve, body):
     """The requests seen so far, as [method, path] pairs (bodies left out)."""
     return [[method, path] for method, path, _ in pve.requests]
@@ -173,7 +212,7 @@ OPS = {
     'add_vm': op_add_vm, 'add_ct': op_add_ct, 'set': op_set, 'lock': op_lock, 'unlock': op_unlock,
     'move': op_move, 'quorum': op_quorum, 'node_online': op_node_online, 'fail': op_fail,
     'clear_failures': op_clear_failures, 'store_backup': op_store_backup, 'grant': op_grant,
-    'time_scale': op_time_scale, 'requests': op_requests, 'rrd': op_rrd,
+    'time_scale': op_time_scale, 'requests': op_requests, 'rrd': op_rrd, 'remove': op_remove,
 }
 
 
@@ -194,6 +233,7 @@ async def serve(args):
     pve = FakePve(host=args.host, port=args.port)
     pve.time_scale = args.time_scale
     install_canned_rrd(pve)
+    install_feature(pve)
     for token in args.token:
         token_id, _, secret = token.partition('=')
         pve.apitokens[token_id] = secret

@@ -17,6 +17,7 @@ use warden_protocol::{CancelFlag, ErrorCode, FileBefore, Resource, ResourceId};
 mod backends;
 mod composite;
 mod guest_api;
+mod unreadable;
 
 pub use backends::{
     Backends, ConversationStore, ConversationStoreError, MemoryConversations, TurnRecord,
@@ -24,7 +25,10 @@ pub use backends::{
 };
 
 pub use composite::{CompositeInventory, merge_snapshots};
-pub use guest_api::{ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout};
+pub use guest_api::{
+    ApiCall, ApiRequest, ApiResult, GuestApi, NoGuestApi, ShutdownTimeout, SnapshotSupport,
+};
+pub use unreadable::Unreadable;
 
 /// What Warden knows exists (as connectors report it). Connectors publish
 /// immutable, indexed snapshots; a tool call takes one (an `Arc` clone) and
@@ -46,6 +50,8 @@ pub struct InventorySnapshot {
     by_id: HashMap<ResourceId, usize>,
     /// Lower-cased names and aliases → positions, in inventory order.
     by_name: HashMap<String, Vec<usize>>,
+    /// Sources that could not be read: their resources are missing.
+    unreadable: Vec<Unreadable>,
 }
 
 impl InventorySnapshot {
@@ -70,7 +76,19 @@ impl InventorySnapshot {
             resources,
             by_id,
             by_name,
+            unreadable: Vec::new(),
         }
+    }
+
+    /// This snapshot, saying which sources could not be read.
+    pub fn with_unreadable(mut self, unreadable: Vec<Unreadable>) -> Self {
+        self.unreadable = unreadable;
+        self
+    }
+
+    /// The sources that could not be read (their resources are missing).
+    pub fn unreadable(&self) -> &[Unreadable] {
+        &self.unreadable
     }
 
     pub fn all(&self) -> &[Resource] {

@@ -150,7 +150,21 @@ pub fn config(args: &ConfigArgs) -> Result<ExitCode> {
             for entry in confinement.protected() {
                 println!("  protected: {} ({})", entry.path, entry.label);
             }
-            Ok(ExitCode::SUCCESS)
+            // Each cluster connected for real: OK, or why it cannot be read.
+            if config.proxmox.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let checks = crate::common::runtime()?.block_on(
+                warden_world::proxmox::check::check_clusters(&config.proxmox),
+            );
+            for check in &checks {
+                println!("{}", check.line());
+            }
+            Ok(if checks.iter().all(|c| c.ok()) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(4)
+            })
         }
     }
 }

@@ -13,7 +13,9 @@ use warden_protocol::{ErrorCode, Resource, ResourceId, ResourceKind, ToolError, 
 
 use super::commands::{Plan, write_file_command};
 use super::dispatch::Dispatch;
-use super::snapshot_first::snapshot_offer;
+use super::snapshot_first::{
+    SnapshotMode, refuse_unsnapshottable, snapshot_offer, tags_of, unsnapshottable,
+};
 use super::{Admitted, ExecRecord, Executor};
 use crate::ports::{ApiCall, ApiRequest, Approval, ExecClass, ExecOutput};
 use crate::tools::ToolCall;
@@ -118,14 +120,16 @@ impl Executor<'_> {
         if chain.is_empty() {
             chain.push(target);
         }
-        let snapshottable = |r: &Resource| self.guest_api.serves(Some(r));
-        let Some(offer) = snapshot_offer(
-            &self.settings.snapshots,
-            &admitted.call,
-            &chain,
-            &snapshottable,
-        )
-        .filter(|o| o.take) else {
+        let support = |r: &Resource| {
+            self.guest_api
+                .serves(Some(r))
+                .then(|| self.guest_api.snapshot_support(r))
+        };
+        refuse_unsnapshottable(&self.settings.snapshots, &admitted.call, &chain, &support)?;
+        let Some(offer) =
+            snapshot_offer(&self.settings.snapshots, &admitted.call, &chain, &support)
+                .filter(|o| o.take)
+        else {
             return Ok(None);
         };
         let Some(guest) = chain.iter().find(|r| r.id.to_string() == offer.guest) else {
@@ -149,22 +153,40 @@ impl Executor<'_> {
         };
         let taken = self
             .run_api(Some(guest), &call, snapshot_dispatch, execs)
-            .await
-            .map_err(|error| {
-                ToolError::new(
-                    ErrorCode::ExecutionFailed,
-                    format!(
-                        "the snapshot of {} before the change failed, so the change was not made: {}",
-                        guest.id, error.message
-                    ),
-                )
-                .with_hint(
-                    "fix the cause (storage without snapshot support, a lock), or set \
+            .await;
+        // PVE cannot snapshot this guest (found out only now): under
+        // `always` the change is refused; otherwise it runs, told so.
+        if let Err(error) = &taken {
+            if let Some(reason) = error.details.extra.get("snapshot_unsupported") {
+                let reason = reason.as_str().unwrap_or("its storage takes no snapshots");
+                let mode = self.settings.snapshots.mode_for(&tags_of(guest));
+                if mode == SnapshotMode::Always {
+                    return Err(
+                        unsnapshottable(guest, reason).with_detail("change_made", json!(false))
+                    );
+                }
+                return Ok(Some(json!({
+                    "guest": guest.id.to_string(),
+                    "name": null,
+                    "skipped": format!("no snapshot was taken first: {} cannot be snapshotted ({reason})", guest.id),
+                })));
+            }
+        }
+        let taken = taken.map_err(|error| {
+            ToolError::new(
+                ErrorCode::ExecutionFailed,
+                format!(
+                    "the snapshot of {} before the change failed, so the change was not made: {}",
+                    guest.id, error.message
+                ),
+            )
+            .with_hint(
+                "fix the cause (storage without snapshot support, a lock), or set \
                      [proxmox_snapshots] to `never` for this guest's tag, then ask again",
-                )
-                .with_detail("change_made", json!(false))
-                .with_detail("snapshot_error", json!(error))
-            })?;
+            )
+            .with_detail("change_made", json!(false))
+            .with_detail("snapshot_error", json!(error))
+        })?;
         let name = taken["name"].as_str().unwrap_or_default().to_string();
         Ok(Some(json!({
             "guest": guest.id.to_string(),
@@ -207,12 +229,14 @@ pub(super) fn with_snapshot(
             }
             Ok(data)
         }
-        Err(error) => Err(error
-            .with_detail("snapshot_before_change", snapshot.clone())
-            .with_hint(format!(
-                "the guest may be half-changed; a snapshot was taken before: roll back with snapshot rollback name {}",
-                snapshot["name"].as_str().unwrap_or_default()
-            ))),
+        Err(error) => match snapshot["name"].as_str() {
+            Some(name) => Err(error
+                .with_detail("snapshot_before_change", snapshot.clone())
+                .with_hint(format!(
+                    "the guest may be half-changed; a snapshot was taken before: roll back with snapshot rollback name {name}"
+                ))),
+            None => Err(error.with_detail("snapshot_before_change", snapshot)),
+        },
     }
 }
 

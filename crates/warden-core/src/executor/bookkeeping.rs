@@ -40,19 +40,32 @@ impl Executor<'_> {
         let command = plan_command(plan, proposed, target);
         let risk = warden_policy::classify(&command).risk;
         // What the approver is told about undoing it (Proxmox guests).
-        let snapshot = target.and_then(|t| {
-            let inventory = self.ports.inventory.snapshot();
+        let support = |r: &Resource| {
+            self.guest_api
+                .serves(Some(r))
+                .then(|| self.guest_api.snapshot_support(r))
+        };
+        let inventory = self.ports.inventory.snapshot();
+        let chain = target.map(|t| {
             let mut chain = inventory.chain(&t.id);
             if chain.is_empty() {
                 chain.push(t);
             }
-            snapshot_first::snapshot_offer(
-                &self.settings.snapshots,
-                call,
-                &chain,
-                &|r: &Resource| self.guest_api.serves(Some(r)),
-            )
+            chain
         });
+        let snapshot = match &chain {
+            Some(chain) => {
+                // `always` on a guest PVE cannot snapshot: no approval.
+                snapshot_first::refuse_unsnapshottable(
+                    &self.settings.snapshots,
+                    call,
+                    chain,
+                    &support,
+                )?;
+                snapshot_first::snapshot_offer(&self.settings.snapshots, call, chain, &support)
+            }
+            None => None,
+        };
         let undoable = snapshot
             .as_ref()
             .map(|s| format!(" — {}", s.undoable))

@@ -2,11 +2,11 @@
 //! alerts. Resolve calls register what they find in the ResolvedContext.
 
 use serde_json::{Value, json};
-use warden_protocol::{ErrorCode, Resource, ToolError};
+use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
 use super::{Executor, Moment, Session};
 use crate::context::Registration;
-use crate::ports::{Note, notes_matching};
+use crate::ports::{Note, Unreadable, notes_matching};
 use crate::tools::ToolCall;
 use crate::tools::args::{DiscoveryArgs, KnowledgeArgs, QueryArgs};
 
@@ -56,7 +56,8 @@ impl Executor<'_> {
                     })
                     .cloned()
                     .collect();
-                Ok(self.register_bulk(session, found, at))
+                let listed = self.register_bulk(session, found, at);
+                complete_or_failed(listed, inventory.unreadable(), *kind)
             }
             ToolCall::Query(QueryArgs::List { kind }) => {
                 let found: Vec<Resource> = inventory
@@ -65,11 +66,13 @@ impl Executor<'_> {
                     .filter(|r| kind.is_none_or(|k| r.id.kind == k))
                     .cloned()
                     .collect();
-                Ok(self.register_bulk(session, found, at))
+                let listed = self.register_bulk(session, found, at);
+                complete_or_failed(listed, inventory.unreadable(), *kind)
             }
             ToolCall::Query(QueryArgs::Topology {})
             | ToolCall::Query(QueryArgs::Health { target: None }) => {
-                Ok(self.register_bulk(session, inventory.all().to_vec(), at))
+                let listed = self.register_bulk(session, inventory.all().to_vec(), at);
+                complete_or_failed(listed, inventory.unreadable(), None)
             }
             ToolCall::Query(QueryArgs::Health { target: Some(_) }) => {
                 let resource =
@@ -127,4 +130,31 @@ impl Executor<'_> {
         }
         json!({"count": found.len(), "resources": found})
     }
+}
+
+/// A listing that misses the resources of a source that cannot be read is
+/// a failed call naming it ("Proxmox cluster `lab` cannot be read: …"),
+/// not a short or empty list; what could be read goes with the error.
+fn complete_or_failed(
+    listed: Value,
+    unreadable: &[Unreadable],
+    kind: Option<ResourceKind>,
+) -> Result<Value, ToolError> {
+    let missing: Vec<&Unreadable> = unreadable.iter().filter(|u| u.concerns(kind)).collect();
+    if missing.is_empty() {
+        return Ok(listed);
+    }
+    let sentences: Vec<String> = missing.iter().map(|u| u.sentence()).collect();
+    Err(ToolError::failed(
+        ErrorCode::Unavailable,
+        format!(
+            "{}; the inventory lacks its resources, so this list is incomplete",
+            sentences.join("; ")
+        ),
+    )
+    .with_hint(
+        "tell the user which cluster cannot be read and why; the operator must fix its [[proxmox]] settings (token secret, fingerprint, URL) or its network; `warden config show` checks them",
+    )
+    .with_detail("unreadable", json!(missing))
+    .with_detail("partial", listed))
 }

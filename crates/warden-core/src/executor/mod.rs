@@ -26,6 +26,7 @@ mod canary;
 pub mod commands;
 mod dispatch;
 mod gates;
+mod guest_state;
 pub mod host_metrics;
 mod internal;
 mod resolution;
@@ -535,6 +536,8 @@ impl<'a> Executor<'a> {
         let plan = commands::plan_with(&call, target.as_ref(), self.guest_api);
         api_dispatch::check_guest_arguments(&call, target.as_ref())?;
         check_command_policy(&call, kind, &plan)?;
+        // A locked guest or a template refuses the change: no approval asked.
+        self.refuse_by_guest_state(&plan, target.as_ref())?;
         // 8. Control level / approval.
         if kind == ToolKind::Write {
             match (self.settings.control_level, auth) {

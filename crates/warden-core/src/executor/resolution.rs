@@ -86,11 +86,14 @@ impl Executor<'_> {
         if inventory.get(&found.id).is_some() {
             return found;
         }
+        // Only to the same guest: a vmid reused by another is not it (the
+        // call then fails on the old id, saying so).
         let Some(moved) = self
             .ports
             .inventory
             .moved_to(&found.id)
             .and_then(|id| inventory.get(&id).cloned())
+            .filter(|moved| moved.name.eq_ignore_ascii_case(&found.name))
         else {
             return found;
         };

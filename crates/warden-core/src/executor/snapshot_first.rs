@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use warden_protocol::{Resource, ResourceKind, SnapshotOffer};
+use serde_json::json;
+use warden_protocol::{ErrorCode, Resource, ResourceKind, SnapshotOffer, ToolError};
+
+use crate::ports::SnapshotSupport;
 
 use crate::tools::ToolCall;
 use crate::tools::args::{ControlArgs, DockerArgs, FileEditArgs, SnapshotArgs};
@@ -115,16 +118,17 @@ pub fn change_kind(call: &ToolCall) -> Option<ChangeKind> {
     }
 }
 
+/// What the guest API knows of a resource's snapshots: `None` when no API
+/// serves it (nothing is offered then).
+pub type SupportOf<'s> = &'s dyn Fn(&Resource) -> Option<SnapshotSupport>;
+
 /// The guest a change lands in: the first VM or LXC on the target's
-/// routing chain (target first) that `snapshottable` accepts.
-pub fn guest_of<'r>(
-    chain: &[&'r Resource],
-    snapshottable: &dyn Fn(&Resource) -> bool,
-) -> Option<&'r Resource> {
+/// routing chain (target first) that a guest API serves.
+pub fn guest_of<'r>(chain: &[&'r Resource], support: SupportOf<'_>) -> Option<&'r Resource> {
     chain
         .iter()
         .copied()
-        .find(|r| matches!(r.id.kind, ResourceKind::Vm | ResourceKind::Lxc) && snapshottable(r))
+        .find(|r| matches!(r.id.kind, ResourceKind::Vm | ResourceKind::Lxc) && support(r).is_some())
 }
 
 /// A guest's tags, from its inventory attributes.
@@ -137,41 +141,53 @@ pub fn tags_of(guest: &Resource) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// What the approval offers for `call`, whose target's routing chain is
-/// `chain`: `None` when the call changes no snapshottable guest. Pure.
-pub fn snapshot_offer(
-    policy: &SnapshotPolicy,
-    call: &ToolCall,
-    chain: &[&Resource],
-    snapshottable: &dyn Fn(&Resource) -> bool,
-) -> Option<SnapshotOffer> {
-    let change = change_kind(call)?;
-    let guest = guest_of(chain, snapshottable)?;
-    let mode = policy.mode_for(&tags_of(guest));
-    let take = match (mode, change) {
+/// Whether the policy wants a snapshot before this kind of change.
+fn wanted(mode: SnapshotMode, change: ChangeKind) -> bool {
+    match (mode, change) {
         (SnapshotMode::Never, _) => false,
         (SnapshotMode::ConfigChanges, ChangeKind::Config) => true,
         (SnapshotMode::ConfigChanges, ChangeKind::State | ChangeKind::Rollback) => false,
         (SnapshotMode::Always, _) => true,
-    };
+    }
+}
+
+/// What the approval offers for `call`, whose target's routing chain is
+/// `chain`: `None` when the call changes no snapshottable guest. A guest
+/// whose storage cannot take snapshots is promised no undo. Pure.
+pub fn snapshot_offer(
+    policy: &SnapshotPolicy,
+    call: &ToolCall,
+    chain: &[&Resource],
+    support: SupportOf<'_>,
+) -> Option<SnapshotOffer> {
+    let change = change_kind(call)?;
+    let guest = guest_of(chain, support)?;
+    let mode = policy.mode_for(&tags_of(guest));
     let named = format!("{} ({})", guest.name, guest.id);
-    let undoable = if take {
-        format!(
-            "undoable: a snapshot of {named} named warden-<time>-<approval> is taken first and waited for \
-             (disk and configuration, not memory); the change does not run if it fails; undo with \
-             `snapshot rollback` to that name"
-        )
-    } else {
-        format!(
-            "not undoable by Warden: no snapshot of {named} is taken first \
-             ([proxmox_snapshots] {} for {})",
-            mode.as_str(),
-            match change {
-                ChangeKind::Config => "configuration changes",
-                ChangeKind::State => "power and service changes",
-                ChangeKind::Rollback => "rollbacks",
-            }
-        )
+    let (take, undoable) = match (wanted(mode, change), support(guest)) {
+        (true, Some(SnapshotSupport::Unsupported { reason })) => (
+            false,
+            format!(
+                "not undoable by Warden: {named} cannot be snapshotted ({reason}), so no snapshot is taken first"
+            ),
+        ),
+        (true, Some(SnapshotSupport::Supported)) => (
+            true,
+            format!(
+                "undoable: a snapshot of {named} named warden-<time>-<approval> is taken first and waited for \
+                 (disk and configuration, not memory); the change does not run if it fails; undo with \
+                 `snapshot rollback` to that name"
+            ),
+        ),
+        (true, Some(SnapshotSupport::Unknown) | None) => (
+            true,
+            format!(
+                "undoable if {named} can be snapshotted (checked before the change runs): a snapshot named \
+                 warden-<time>-<approval> is then taken first and waited for (disk and configuration, not \
+                 memory); undo with `snapshot rollback` to that name"
+            ),
+        ),
+        (false, _) => (false, not_taken(&named, mode, change)),
     };
     Some(SnapshotOffer {
         guest: guest.id.to_string(),
@@ -180,10 +196,64 @@ pub fn snapshot_offer(
     })
 }
 
+fn not_taken(named: &str, mode: SnapshotMode, change: ChangeKind) -> String {
+    format!(
+        "not undoable by Warden: no snapshot of {named} is taken first \
+         ([proxmox_snapshots] {} for {})",
+        mode.as_str(),
+        match change {
+            ChangeKind::Config => "configuration changes",
+            ChangeKind::State => "power and service changes",
+            ChangeKind::Rollback => "rollbacks",
+        }
+    )
+}
+
+/// A change the policy wants snapshotted first under `always`, on a guest
+/// PVE cannot snapshot: refused before anyone approves it, saying how to
+/// proceed. Pure.
+pub fn refuse_unsnapshottable(
+    policy: &SnapshotPolicy,
+    call: &ToolCall,
+    chain: &[&Resource],
+    support: SupportOf<'_>,
+) -> Result<(), ToolError> {
+    let (Some(change), Some(guest)) = (change_kind(call), guest_of(chain, support)) else {
+        return Ok(());
+    };
+    let mode = policy.mode_for(&tags_of(guest));
+    match (mode, support(guest)) {
+        (SnapshotMode::Always, Some(SnapshotSupport::Unsupported { reason }))
+            if wanted(mode, change) =>
+        {
+            Err(unsnapshottable(guest, &reason))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The refusal of a change to a guest that must be snapshotted first and
+/// cannot be.
+pub fn unsnapshottable(guest: &Resource, reason: &str) -> ToolError {
+    ToolError::blocked(
+        ErrorCode::PolicyBlocked,
+        format!(
+            "{} ({}) cannot be snapshotted ({reason}), and [proxmox_snapshots] says `always` for it: \
+             a change to it must be undoable, so nothing was asked or done",
+            guest.name, guest.id
+        ),
+    )
+    .with_hint(
+        "to proceed, move its disks to storage that takes snapshots (ZFS, LVM-thin, Ceph RBD, Btrfs, or \
+         qcow2 on a directory), or give it a tag whose [proxmox_snapshots] per_tag mode is \
+         `config_changes` or `never`, then ask again",
+    )
+    .with_detail("snapshot_unsupported", json!(reason))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn resource(id: &str, parent: Option<&str>, tags: &[&str]) -> Resource {
         let mut r = Resource::new(id.parse().unwrap(), id.rsplit(':').next().unwrap());
@@ -225,7 +295,7 @@ mod tests {
                 json!({"action": "guest", "target": t, "operation": "stop"}),
             )
         };
-        let all = |_: &Resource| true;
+        let all = |_: &Resource| Some(SnapshotSupport::Supported);
         /// The call, the target's routing chain, the offered guest and whether it is taken.
         type Case<'r> = (ToolCall, Vec<&'r Resource>, Option<(&'r str, bool)>);
         let cases: Vec<Case> = vec![
@@ -280,7 +350,7 @@ mod tests {
             assert_eq!(got, want, "{call:?} on {}", chain[0].id);
         }
         // An API that does not serve the guest: nothing offered.
-        let none = |_: &Resource| false;
+        let none = |_: &Resource| None;
         assert!(snapshot_offer(&policy, &edit("x"), &[&plain, &node], &none).is_none());
         // Never means never.
         assert!(
@@ -297,8 +367,10 @@ mod tests {
             "file_edit",
             json!({"action": "write", "target": "x", "path": "/etc/x", "content": "y"}),
         );
-        let offer =
-            snapshot_offer(&SnapshotPolicy::default(), &edit, &[&guest], &|_| true).unwrap();
+        let offer = snapshot_offer(&SnapshotPolicy::default(), &edit, &[&guest], &|_| {
+            Some(SnapshotSupport::Supported)
+        })
+        .unwrap();
         assert!(
             offer.undoable.starts_with("undoable:"),
             "{}",
@@ -309,14 +381,75 @@ mod tests {
             "control",
             json!({"action": "guest", "target": "x", "operation": "stop"}),
         );
-        let offer =
-            snapshot_offer(&SnapshotPolicy::default(), &stop, &[&guest], &|_| true).unwrap();
+        let offer = snapshot_offer(&SnapshotPolicy::default(), &stop, &[&guest], &|_| {
+            Some(SnapshotSupport::Supported)
+        })
+        .unwrap();
         assert!(
             offer.undoable.starts_with("not undoable"),
             "{}",
             offer.undoable
         );
         assert!(offer.undoable.contains("config_changes"));
+    }
+
+    #[test]
+    fn storage_without_snapshots_is_promised_no_undo_and_refused_under_always() {
+        let guest = resource("vm:pve1:100", Some("node:pve1"), &[]);
+        let stop = call(
+            "control",
+            json!({"action": "guest", "target": "x", "operation": "stop"}),
+        );
+        let edit = call(
+            "file_edit",
+            json!({"action": "write", "target": "x", "path": "/etc/x", "content": "y"}),
+        );
+        let cannot = |_: &Resource| {
+            Some(SnapshotSupport::Unsupported {
+                reason: "raw disks on a directory".into(),
+            })
+        };
+        let unknown = |_: &Resource| Some(SnapshotSupport::Unknown);
+        let always = SnapshotPolicy {
+            default: SnapshotMode::Always,
+            per_tag: BTreeMap::new(),
+        };
+        for policy in [&always, &SnapshotPolicy::default()] {
+            let offer = snapshot_offer(policy, &edit, &[&guest], &cannot).unwrap();
+            assert!(!offer.take, "{policy:?}");
+            assert!(
+                offer.undoable.starts_with("not undoable")
+                    && offer.undoable.contains("raw disks on a directory"),
+                "{}",
+                offer.undoable
+            );
+            let offer = snapshot_offer(policy, &edit, &[&guest], &unknown).unwrap();
+            assert!(
+                offer.take && offer.undoable.starts_with("undoable if"),
+                "{}",
+                offer.undoable
+            );
+        }
+        let refused = refuse_unsnapshottable(&always, &stop, &[&guest], &cannot).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::PolicyBlocked);
+        assert!(
+            refused.message.contains("cannot be snapshotted"),
+            "{}",
+            refused.message
+        );
+        assert!(
+            refused
+                .details
+                .recovery_hint
+                .unwrap_or_default()
+                .contains("move its disks"),
+        );
+        // Not under the default (a power change wants no snapshot there),
+        // nor when PVE can, nor when not known yet.
+        assert!(
+            refuse_unsnapshottable(&SnapshotPolicy::default(), &edit, &[&guest], &cannot).is_ok()
+        );
+        assert!(refuse_unsnapshottable(&always, &stop, &[&guest], &unknown).is_ok());
     }
 
     #[test]

@@ -95,7 +95,19 @@ impl Executor<'_> {
             )
         })?;
         let inventory = self.ports.inventory.snapshot();
-        let chain = inventory.chain(&id);
+        let mut chain = inventory.chain(&id);
+        // A guest that migrated since the approval was asked for: followed
+        // to its new id, if it is still the guest the approval names.
+        let mut moved = None;
+        if chain.is_empty() {
+            if let Some(now) = self.ports.inventory.moved_to(&id) {
+                if let Some(resource) = inventory.get(&now) {
+                    refuse_another_guest(approval, resource)?;
+                    chain = inventory.chain(&now);
+                    moved = Some(now);
+                }
+            }
+        }
         let Some((target, parents)) = chain.split_first() else {
             return Err(ToolError::new(
                 ErrorCode::NotFound,
@@ -124,9 +136,53 @@ impl Executor<'_> {
         session
             .context
             .register(target, Registration::Explicit, at.session);
+        if let Some(now) = moved {
+            session.note_move(id, now);
+        }
         session.fsm.on_discovery();
         Ok(())
     }
+}
+
+/// The name of the guest an approval was granted for: the stored call's
+/// target when it names one, else the name its description was written
+/// with (`control on web: …`).
+fn granted_for(approval: &Approval) -> Option<String> {
+    let named = approval.arguments.get("target").and_then(|t| t.as_str());
+    if let Some(named) = named.filter(|n| n.parse::<ResourceId>().is_err()) {
+        return Some(named.to_string());
+    }
+    let rest = approval
+        .description
+        .strip_prefix(&format!("{} on ", approval.tool))?;
+    let (name, _) = rest.split_once(": ")?;
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// A vmid now held by another guest (another name) is not the guest the
+/// approval was granted for: refused.
+fn refuse_another_guest(
+    approval: &Approval,
+    now: &warden_protocol::Resource,
+) -> Result<(), ToolError> {
+    let same = granted_for(approval).is_some_and(|name| {
+        now.name.eq_ignore_ascii_case(&name)
+            || now.aliases.iter().any(|a| a.eq_ignore_ascii_case(&name))
+            || now.id.to_string() == name
+    });
+    if same {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorCode::NotFound,
+        format!(
+            "{} is no longer in the inventory, and {} now holds its id on another node: it is not the guest this approval was granted for ({}), so the approved call was not run",
+            approval.target,
+            now.id,
+            granted_for(approval).unwrap_or_else(|| "unnamed".into())
+        ),
+    )
+    .with_hint("ask again naming the guest you mean"))
 }
 
 /// The read that shows whether a write did what it meant to (after a stored

@@ -19,6 +19,10 @@ pub fn merge_snapshots(parts: &[Arc<InventorySnapshot>]) -> (InventorySnapshot, 
     let mut seen: HashSet<&ResourceId> = HashSet::with_capacity(total);
     let mut resources: Vec<Resource> = Vec::with_capacity(total);
     let mut duplicates = Vec::new();
+    let unreadable = parts
+        .iter()
+        .flat_map(|p| p.unreadable().iter().cloned())
+        .collect();
     for part in parts {
         for resource in part.all() {
             if seen.insert(&resource.id) {
@@ -28,7 +32,10 @@ pub fn merge_snapshots(parts: &[Arc<InventorySnapshot>]) -> (InventorySnapshot, 
             }
         }
     }
-    (InventorySnapshot::new(resources), duplicates)
+    (
+        InventorySnapshot::new(resources).with_unreadable(unreadable),
+        duplicates,
+    )
 }
 
 struct Merged {

@@ -197,6 +197,25 @@ pub trait GuestApi: Send + Sync {
     }
 
     fn call<'a>(&'a self, request: ApiRequest<'a>) -> BoxFuture<'a, ApiResult>;
+
+    /// What is known of whether the guest's storage can take a snapshot
+    /// (PVE's `feature?feature=snapshot`), without waiting: approval cards
+    /// promise no undo PVE would refuse.
+    fn snapshot_support(&self, _guest: &Resource) -> SnapshotSupport {
+        SnapshotSupport::Unknown
+    }
+}
+
+/// Whether a guest's disks can be snapshotted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotSupport {
+    Supported,
+    /// PVE says no (a disk on storage without snapshots, raw on a directory).
+    Unsupported {
+        reason: String,
+    },
+    /// Not checked yet: it is, before the change runs.
+    Unknown,
 }
 
 /// No API connected: everything goes through commands on hosts.

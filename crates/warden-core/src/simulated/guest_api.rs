@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
 use super::SimulatedHosts;
-use crate::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi};
+use crate::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi, SnapshotSupport};
 use crate::tools::args::GuestOperation;
 
 /// Serves every node, VM, LXC and storage of the inventory it is asked about.
@@ -36,6 +36,17 @@ impl GuestApi for SimulatedGuestApi<'_> {
 
     fn call<'a>(&'a self, request: ApiRequest<'a>) -> BoxFuture<'a, ApiResult> {
         Box::pin(std::future::ready(self.answer(request)))
+    }
+
+    /// Every simulated guest can be snapshotted, unless its inventory entry
+    /// says `"snapshots": false`.
+    fn snapshot_support(&self, guest: &Resource) -> SnapshotSupport {
+        match guest.attributes.get("snapshots") {
+            Some(Value::Bool(false)) => SnapshotSupport::Unsupported {
+                reason: "its storage takes no snapshots".into(),
+            },
+            _ => SnapshotSupport::Supported,
+        }
     }
 }
 
@@ -73,16 +84,26 @@ impl SimulatedGuestApi<'_> {
         let task =
             json!({"exit_status": "OK", "log_tail": output.stdout.lines().collect::<Vec<_>>()});
         Ok(match request.call {
-            ApiCall::Power { operation, .. } => json!({
-                "target": id,
-                "operation": operation_name(*operation),
-                "task": task,
-                "status_after": match operation {
-                    GuestOperation::Start | GuestOperation::Reboot => "running",
-                    GuestOperation::Stop | GuestOperation::Shutdown => "stopped",
-                },
-                "simulated": true,
-            }),
+            ApiCall::Power { operation, .. } => {
+                let mut value = json!({
+                    "target": id,
+                    "operation": operation_name(*operation),
+                    "task": task,
+                    "status_after": match operation {
+                        GuestOperation::Start | GuestOperation::Reboot => "running",
+                        GuestOperation::Stop | GuestOperation::Shutdown => "stopped",
+                    },
+                    "simulated": true,
+                });
+                // A JSON answer adds what the connector reports beyond the
+                // task (`forced`, `forced_evidence`, `summary`).
+                if let (Some(object), Some(Value::Object(more))) =
+                    (value.as_object_mut(), parsed.as_ref())
+                {
+                    object.extend(more.clone());
+                }
+                value
+            }
             ApiCall::ListSnapshots => json!({
                 "target": id,
                 "snapshots": parsed.unwrap_or_else(|| json!(

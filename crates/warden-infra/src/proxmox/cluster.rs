@@ -21,9 +21,10 @@ use super::history::{HistoryTarget, fetch_history};
 use super::inventory::{GuestInfo, parse_cluster_resources};
 use super::rrd::{Metric, MetricHistory, Timeframe};
 use super::snapshot::{GuestMove, InventorySnapshot, detect_moves};
+use super::snapshot_support::SupportCache;
 use super::snapshots::{
-    SnapshotInfo, create_snapshot, delete_snapshot, list_snapshots, pre_change_snapshot_name,
-    rollback_snapshot,
+    RollbackOutcome, SnapshotInfo, create_snapshot, delete_snapshot, list_snapshots,
+    pre_change_snapshot_name, rollback_snapshot,
 };
 use super::storage::{
     BackupJob, LastBackup, StoragePool, backup_archives, backup_jobs, last_backups, storage_pools,
@@ -95,6 +96,10 @@ pub struct ProxmoxCluster {
     moved: RwLock<HashMap<ResourceId, ResourceId>>,
     moves: broadcast::Sender<GuestMove>,
     refreshing: tokio::sync::Mutex<()>,
+    /// Why the last refresh failed (cleared by the next that succeeds).
+    unreadable: RwLock<Option<String>>,
+    /// Which guests PVE can snapshot, as far as asked.
+    pub(super) snapshot_support: SupportCache,
 }
 
 impl std::fmt::Debug for ProxmoxCluster {
@@ -122,6 +127,8 @@ impl ProxmoxCluster {
             moved: RwLock::new(HashMap::new()),
             moves,
             refreshing: tokio::sync::Mutex::new(()),
+            unreadable: RwLock::new(None),
+            snapshot_support: SupportCache::default(),
         })
     }
 
@@ -186,8 +193,31 @@ impl ProxmoxCluster {
         self.moves.subscribe()
     }
 
-    /// Reads `/cluster/resources` and swaps in a new snapshot.
+    /// Why the cluster cannot be read now (its last refresh failed, or
+    /// none answered yet in time), `None` while it can.
+    pub fn unreadable(&self) -> Option<String> {
+        self.unreadable
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Records that the cluster could not be read (a first inventory that
+    /// did not come in time); the next successful refresh clears it.
+    pub fn mark_unreadable(&self, reason: impl Into<String>) {
+        *self.unreadable.write().unwrap_or_else(|p| p.into_inner()) = Some(reason.into());
+    }
+
+    /// Reads `/cluster/resources` and swaps in a new snapshot. A failure is
+    /// kept as the cluster's error state ([`Self::unreadable`]).
     pub async fn refresh(&self) -> Result<RefreshReport, ProxmoxError> {
+        let result = self.refresh_once().await;
+        *self.unreadable.write().unwrap_or_else(|p| p.into_inner()) =
+            result.as_ref().err().map(ToString::to_string);
+        result
+    }
+
+    async fn refresh_once(&self) -> Result<RefreshReport, ProxmoxError> {
         let _one_at_a_time = self.refreshing.lock().await;
         let started = std::time::Instant::now();
         let path = ApiPath::new(["cluster", "resources"]);
@@ -285,7 +315,7 @@ impl ProxmoxCluster {
         Ok(same_guest.cloned())
     }
 
-    fn refuse_offline_node(&self, guest: &GuestInfo) -> Result<(), ProxmoxError> {
+    pub(super) fn refuse_offline_node(&self, guest: &GuestInfo) -> Result<(), ProxmoxError> {
         match self.inventory().node(&guest.node) {
             Some(node) if !node.is_online() => Err(ProxmoxError::NodeOffline {
                 cluster: self.settings.cluster.clone(),
@@ -323,9 +353,12 @@ impl ProxmoxCluster {
         operation: PowerOperation,
         deadline: Duration,
     ) -> Result<PowerOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result = power(&self.client, &guest, operation, TaskWait::up_to(deadline)).await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                power(client, &guest, operation, TaskWait::up_to(deadline)).await
+            })
+            .await;
         // Refresh whenever a request may have reached PVE.
         if result
             .as_ref()
@@ -340,8 +373,11 @@ impl ProxmoxCluster {
         &self,
         target: &ResourceId,
     ) -> Result<Vec<SnapshotInfo>, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        list_snapshots(&self.client, &guest).await
+        let client = &self.client;
+        self.on_guest(target, |guest| async move {
+            list_snapshots(client, &guest).await
+        })
+        .await
     }
 
     /// Takes a snapshot and waits for it (the `snapshot` tool's `create`).
@@ -351,16 +387,19 @@ impl ProxmoxCluster {
         name: &str,
         description: &str,
     ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result = create_snapshot(
-            &self.client,
-            &guest,
-            name,
-            description,
-            TaskWait::up_to(SNAPSHOT_WAIT),
-        )
-        .await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                create_snapshot(
+                    client,
+                    &guest,
+                    name,
+                    description,
+                    TaskWait::up_to(SNAPSHOT_WAIT),
+                )
+                .await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -382,16 +421,19 @@ impl ProxmoxCluster {
         })
     }
 
-    /// Rolls back to a snapshot and waits for it (the `snapshot` tool's `rollback`).
+    /// Rolls back to a snapshot and waits for it (the `snapshot` tool's
+    /// `rollback`), with the guest's state after it.
     pub async fn rollback(
         &self,
         target: &ResourceId,
         name: &str,
-    ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result =
-            rollback_snapshot(&self.client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await;
+    ) -> Result<RollbackOutcome, ProxmoxError> {
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                rollback_snapshot(client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -401,10 +443,12 @@ impl ProxmoxCluster {
         target: &ResourceId,
         name: &str,
     ) -> Result<TaskOutcome, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        let result =
-            delete_snapshot(&self.client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await;
+        let client = &self.client;
+        let result = self
+            .on_guest(target, |guest| async move {
+                delete_snapshot(client, &guest, name, TaskWait::up_to(SNAPSHOT_WAIT)).await
+            })
+            .await;
         self.refresh_after_write().await;
         result
     }
@@ -417,9 +461,11 @@ impl ProxmoxCluster {
         argv: &[String],
         deadline: Duration,
     ) -> Result<GuestCommandOutput, ProxmoxError> {
-        let guest = self.resolve_guest(target).await?;
-        self.refuse_offline_node(&guest)?;
-        exec_in_vm(&self.client, &guest, argv, deadline).await
+        let client = &self.client;
+        self.on_guest(target, |guest| async move {
+            exec_in_vm(client, &guest, argv, deadline).await
+        })
+        .await
     }
 
     /// A shell command line in a VM: `/bin/sh -c COMMAND`.
@@ -453,14 +499,17 @@ impl ProxmoxCluster {
                 .await
             }
             ResourceKind::Vm | ResourceKind::Lxc => {
-                let guest = self.resolve_guest(target).await?;
-                fetch_history(
-                    &self.client,
-                    HistoryTarget::Guest(&guest),
-                    metrics,
-                    timeframe,
-                    max_points,
-                )
+                let client = &self.client;
+                self.on_guest(target, |guest| async move {
+                    fetch_history(
+                        client,
+                        HistoryTarget::Guest(&guest),
+                        metrics,
+                        timeframe,
+                        max_points,
+                    )
+                    .await
+                })
                 .await
             }
             _ => Err(ProxmoxError::Unsupported {
@@ -512,51 +561,5 @@ impl ProxmoxCluster {
             })
             .collect();
         Ok(BackupReport { guests, jobs })
-    }
-
-    /// Refreshes every `interval` (the first at once) until the returned
-    /// guard is dropped. Failures are logged and retried at the next tick.
-    pub fn spawn_refresh_task(self: &Arc<Self>, interval: Duration) -> RefreshTask {
-        self.spawn_refresh_ticks(interval, Duration::ZERO)
-    }
-
-    /// [`Self::spawn_refresh_task`] for a cluster just refreshed: the first
-    /// refresh comes one `interval` from now.
-    pub fn spawn_later_refresh_task(self: &Arc<Self>, interval: Duration) -> RefreshTask {
-        self.spawn_refresh_ticks(interval, interval)
-    }
-
-    fn spawn_refresh_ticks(self: &Arc<Self>, interval: Duration, first: Duration) -> RefreshTask {
-        let cluster = Arc::clone(self);
-        let interval = interval.max(Duration::from_millis(10));
-        let handle = tokio::spawn(async move {
-            let start = tokio::time::Instant::now() + first;
-            let mut ticker = tokio::time::interval_at(start, interval);
-            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticker.tick().await;
-                if let Err(err) = cluster.refresh().await {
-                    tracing::warn!(cluster = %cluster.name(), %err, "Proxmox inventory refresh failed");
-                }
-            }
-        });
-        RefreshTask { handle }
-    }
-
-    /// [`Self::spawn_refresh_task`] at the configured interval (default 30 s).
-    pub fn spawn_default_refresh_task(self: &Arc<Self>) -> RefreshTask {
-        self.spawn_refresh_task(self.settings.refresh_interval)
-    }
-}
-
-/// The background refresh; stops when dropped.
-#[derive(Debug)]
-pub struct RefreshTask {
-    handle: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for RefreshTask {
-    fn drop(&mut self) {
-        self.handle.abort();
     }
 }

@@ -16,6 +16,7 @@ use warden_protocol::ResourceId;
 use super::client::{ApiPath, PveClient};
 use super::error::ProxmoxError;
 use super::inventory::GuestInfo;
+use super::shutdown::{forced_by, power_summary};
 use super::tasks::{TaskOutcome, TaskWait, upid_from_answer, wait_for_task};
 use super::values::{bool_field, text_field};
 
@@ -232,6 +233,14 @@ pub struct PowerOutcome {
     pub status_before: String,
     /// From the verification read of `status/current`.
     pub status_after: String,
+    /// A shutdown that outlasted its timeout and was forced off (PVE counts
+    /// it a success): never reported as a clean shutdown.
+    pub forced: bool,
+    /// What shows it was forced: the task log's line, or its length.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forced_evidence: Option<String>,
+    /// One sentence for the operator: what was done, the state now.
+    pub summary: String,
 }
 
 /// Reads `status/current` of a guest.
@@ -266,8 +275,13 @@ pub async fn power(
         task: None,
         status_before: before.status.clone(),
         status_after: before.status.clone(),
+        forced: false,
+        forced_evidence: None,
+        summary: String::new(),
     };
+    let named = format!("{} ({target})", guest.name);
     if let PowerPlan::NothingToDo { .. } = plan {
+        outcome.summary = power_summary(&named, operation, &plan, None, &before.status);
         return Ok(outcome);
     }
     let path = guest.api_path().join(["status", operation.verb()]);
@@ -289,6 +303,8 @@ pub async fn power(
         .map_err(|e| e.needing_privilege("VM.PowerMgmt"))?;
     let upid = upid_from_answer(client, &path, &answer)?;
     let task = wait_for_task(client, &upid, wait).await?;
+    outcome.forced_evidence = forced_by(operation, Some(&task));
+    outcome.forced = outcome.forced_evidence.is_some();
     outcome.task = Some(task);
     let expected = operation.expected_status();
     let dispatched = format!("{} of {target}", operation.verb());
@@ -308,6 +324,13 @@ pub async fn power(
         }
     }
     outcome.status_after = after.status.clone();
+    outcome.summary = power_summary(
+        &named,
+        operation,
+        &plan,
+        outcome.forced_evidence.as_deref(),
+        &after.status,
+    );
     if after.status != expected {
         return Err(ProxmoxError::VerificationFailed {
             target: target.to_string(),

@@ -289,6 +289,12 @@ pub fn to_resources(cluster: &str, parsed: &ClusterResources) -> Vec<Resource> {
         );
         out.push(resource);
     }
+    let offline: HashMap<&str, &str> = parsed
+        .nodes
+        .iter()
+        .filter(|n| !n.is_online())
+        .map(|n| (n.name.as_str(), n.status.as_deref().unwrap_or("unknown")))
+        .collect();
     for guest in &parsed.guests {
         let mut resource = Resource::new(guest.resource_id(), &guest.name);
         let vmid = guest.vmid.to_string();
@@ -314,6 +320,11 @@ pub fn to_resources(cluster: &str, parsed: &ClusterResources) -> Vec<Resource> {
                 ("maxcpu", guest.maxcpu.map(|v| json!(v))),
                 ("maxmem", guest.maxmem.map(|v| json!(v))),
                 ("maxdisk", guest.maxdisk.map(|v| json!(v))),
+                // Its node does not answer: the status is not current.
+                (
+                    "node_status",
+                    offline.get(guest.node.as_str()).map(|s| json!(s)),
+                ),
             ],
         );
         out.push(resource);
@@ -432,6 +443,9 @@ mod tests {
         assert!(ct.is_called("homepage"));
         assert_eq!(ct.attributes["lock"], "backup");
         assert_eq!(get("vm:pve2:9000").attributes["template"], true);
+        // A guest on an offline node says so; one on an online node does not.
+        assert_eq!(get("vm:pve2:9000").attributes["node_status"], "offline");
+        assert!(!vm.attributes.contains_key("node_status"));
         let storage = get("storage:pve1:local-zfs");
         assert_eq!(storage.parent.as_ref().unwrap().to_string(), "node:pve1");
         for r in &resources {

@@ -13,12 +13,16 @@ pub mod config;
 pub mod control;
 pub mod error;
 pub mod failures;
+pub mod follow;
 pub mod guest_agent;
 pub mod history;
 pub mod inventory;
+pub mod refresh_task;
 pub mod rrd;
 pub mod series;
+pub mod shutdown;
 pub mod snapshot;
+pub mod snapshot_support;
 pub mod snapshots;
 pub mod storage;
 pub mod tasks;
@@ -28,7 +32,7 @@ mod values;
 pub use client::{ApiPath, PveClient};
 pub use cluster::{
     BackupReport, ClusterStatus, GuestBackup, NodeState, PreChangeSnapshot, ProxmoxCluster,
-    RefreshReport, RefreshTask,
+    RefreshReport,
 };
 pub use config::{
     ApiToken, CertFingerprint, ConfigError, ConnectionSettings, DEFAULT_REFRESH_INTERVAL,
@@ -40,10 +44,11 @@ pub use control::{
 pub use error::{PermissionDenied, ProxmoxError};
 pub use guest_agent::{Confinement, GuestCommandOutput};
 pub use inventory::{GuestInfo, GuestKind, NodeInfo, StorageInfo};
+pub use refresh_task::RefreshTask;
 pub use rrd::{
     DEFAULT_MAX_POINTS, Metric, MetricHistory, Point, Summary, Timeframe, sparkline, sparkline_of,
 };
 pub use snapshot::{GuestMove, InventorySnapshot, detect_moves};
-pub use snapshots::{SnapshotInfo, pre_change_snapshot_name};
+pub use snapshots::{RollbackOutcome, SnapshotInfo, pre_change_snapshot_name};
 pub use storage::{BackupArchive, BackupJob, BackupSelection, LastBackup, StoragePool};
 pub use tasks::{TaskExit, TaskOutcome, TaskWait, Upid};

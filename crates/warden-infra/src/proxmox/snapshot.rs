@@ -143,15 +143,22 @@ pub struct GuestMove {
     pub to: ResourceId,
 }
 
-/// Guests (same vmid, same kind) whose node differs between the snapshots.
-/// A vmid reused by the other kind is a new guest, not a move.
+/// Whether `now` is the guest `before` was (same vmid, kind and name),
+/// wherever it lives: a vmid reused by another guest is not it.
+pub fn same_guest(before: &GuestInfo, now: &GuestInfo) -> bool {
+    before.vmid == now.vmid && before.kind == now.kind && before.name == now.name
+}
+
+/// Guests (same vmid, kind and name) whose node differs between the
+/// snapshots. A vmid reused by another guest (the other kind, another name)
+/// is a new guest, not a move.
 pub fn detect_moves(before: &InventorySnapshot, after: &InventorySnapshot) -> Vec<GuestMove> {
     let mut moves = Vec::new();
     for guest in after.guests() {
         let Some(old) = before.guest_by_vmid(guest.vmid) else {
             continue;
         };
-        if old.kind == guest.kind && old.node != guest.node {
+        if same_guest(old, guest) && old.node != guest.node {
             moves.push(GuestMove {
                 cluster: after.cluster().to_string(),
                 vmid: guest.vmid,
@@ -206,11 +213,14 @@ mod tests {
             {"type": "qemu", "node": "pve1", "vmid": 101, "name": "web"},
             {"type": "qemu", "node": "pve1", "vmid": 102, "name": "db"},
             {"type": "lxc", "node": "pve1", "vmid": 103, "name": "dns"},
+            {"type": "qemu", "node": "pve1", "vmid": 104, "name": "old-app"},
         ]));
         let after = snapshot(json!([
             {"type": "qemu", "node": "pve2", "vmid": 101, "name": "web"},
             {"type": "qemu", "node": "pve1", "vmid": 102, "name": "db"},
             {"type": "qemu", "node": "pve2", "vmid": 103, "name": "new"},
+            // Deleted, and its vmid given to another VM on another node.
+            {"type": "qemu", "node": "pve2", "vmid": 104, "name": "new-app"},
         ]));
         let moves = detect_moves(&before, &after);
         assert_eq!(moves.len(), 1);

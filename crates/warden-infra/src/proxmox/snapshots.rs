@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use warden_protocol::ResourceId;
 
 use super::client::PveClient;
 use super::control::read_guest_state;
@@ -156,23 +157,89 @@ pub async fn create_snapshot(
     wait_for_task(client, &upid, wait).await
 }
 
-/// Rolls the guest back to a snapshot and waits for the task. The
-/// snapshot must exist (checked first, for a clear error).
+/// What a rollback did and left behind: the guest's state after it (a VM
+/// rolled back to a snapshot without RAM is stopped), in words too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RollbackOutcome {
+    pub target: ResourceId,
+    pub snapshot: String,
+    /// Whether the snapshot holds the RAM state (then the guest resumes
+    /// running from it).
+    pub with_ram: bool,
+    pub status_before: String,
+    /// From `status/current` read after the task.
+    pub status_after: String,
+    pub task: TaskOutcome,
+    /// One sentence for the operator: what was done, the state now.
+    pub summary: String,
+}
+
+/// The sentence for a rollback. Pure.
+pub fn rollback_summary(
+    guest: &str,
+    snapshot: &str,
+    with_ram: bool,
+    status_before: &str,
+    status_after: &str,
+) -> String {
+    let mut text = format!(
+        "{guest} was rolled back to snapshot `{snapshot}`; Proxmox reports it {status_after} now."
+    );
+    let was_running = status_before == "running";
+    match (status_after, with_ram) {
+        ("stopped", false) => text.push_str(&format!(
+            " The snapshot holds disk and configuration but no RAM state, so PVE leaves the guest stopped{}: start it when you want it back.",
+            if was_running {
+                " although it was running before"
+            } else {
+                ""
+            }
+        )),
+        ("running", true) => text.push_str(" It resumed from the RAM state saved in the snapshot."),
+        _ => {}
+    }
+    text
+}
+
+/// Rolls the guest back to a snapshot, waits for the task and reads the
+/// guest's state after it. The snapshot must exist (checked first, for a
+/// clear error).
 pub async fn rollback_snapshot(
     client: &PveClient,
     guest: &GuestInfo,
     name: &str,
     wait: TaskWait,
-) -> Result<TaskOutcome, ProxmoxError> {
+) -> Result<RollbackOutcome, ProxmoxError> {
     refuse_bad_name(guest, name)?;
-    require_snapshot(client, guest, name).await?;
+    let snapshot = require_snapshot(client, guest, name).await?;
+    let before = read_guest_state(client, guest).await?;
     let path = guest.api_path().join(["snapshot", name, "rollback"]);
     let answer = client
         .post(&path, &[])
         .await
         .map_err(|e| e.needing_privilege("VM.Snapshot.Rollback"))?;
     let upid = upid_from_answer(client, &path, &answer)?;
-    wait_for_task(client, &upid, wait).await
+    let task = wait_for_task(client, &upid, wait).await?;
+    let dispatched = format!("rollback of {} to {name}", guest.resource_id());
+    let after = read_guest_state(client, guest)
+        .await
+        .map_err(|e| e.after_dispatch(&dispatched))?;
+    let target = guest.resource_id();
+    Ok(RollbackOutcome {
+        summary: rollback_summary(
+            &format!("{} ({target})", guest.name),
+            name,
+            snapshot.with_ram,
+            &before.status,
+            &after.status,
+        ),
+        target,
+        snapshot: name.to_string(),
+        with_ram: snapshot.with_ram,
+        status_before: before.status,
+        status_after: after.status,
+        task,
+    })
 }
 
 /// Deletes a snapshot and waits for the task.
@@ -197,10 +264,10 @@ async fn require_snapshot(
     client: &PveClient,
     guest: &GuestInfo,
     name: &str,
-) -> Result<(), ProxmoxError> {
+) -> Result<SnapshotInfo, ProxmoxError> {
     let snapshots = list_snapshots(client, guest).await?;
-    if snapshots.iter().any(|s| s.name == name) {
-        return Ok(());
+    if let Some(found) = snapshots.iter().find(|s| s.name == name) {
+        return Ok(found.clone());
     }
     let known: Vec<&str> = snapshots.iter().map(|s| s.name.as_str()).collect();
     Err(ProxmoxError::NotFound {
@@ -249,6 +316,24 @@ mod tests {
             "warden-20261123130112-9f3a77c0e1d2b3a4f5"
         );
         assert_eq!(pre_change_snapshot_name(at, "--"), "warden-20261123130112");
+    }
+
+    #[test]
+    fn a_rollback_says_the_state_it_left() {
+        let stopped = rollback_summary("web (vm:pve1:100)", "before", false, "running", "stopped");
+        assert!(stopped.contains("reports it stopped now"), "{stopped}");
+        assert!(stopped.contains("no RAM state"), "{stopped}");
+        assert!(
+            stopped.contains("although it was running before"),
+            "{stopped}"
+        );
+        let resumed = rollback_summary("web (vm:pve1:100)", "live", true, "stopped", "running");
+        assert!(resumed.contains("resumed from the RAM state"), "{resumed}");
+        let ct = rollback_summary("dns (lxc:pve1:101)", "before", false, "stopped", "stopped");
+        assert!(
+            ct.contains("no RAM state") && !ct.contains("although"),
+            "{ct}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::client::{ApiPath, PveClient};
 use super::error::ProxmoxError;
-use super::values::text_field;
+use super::values::{text_field, uint_field};
 
 /// Lines of a task's log kept for the outcome.
 pub const LOG_TAIL_LINES: usize = 12;
@@ -176,6 +176,10 @@ pub struct TaskOutcome {
     pub log_tail: Vec<String>,
     /// How long Warden waited for it.
     pub waited_ms: u64,
+    /// How long PVE says it ran, in seconds (`endtime` of its status less
+    /// the start time in its UPID), when the status gave an end time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_secs: Option<i64>,
 }
 
 /// How a task is polled.
@@ -245,6 +249,10 @@ pub async fn wait_for_task(
         interval = (interval * 2).min(wait.max_interval);
     };
     let exit_status = text_field(&status, "exitstatus");
+    let ran_secs = uint_field(&status, "endtime")
+        .and_then(|end| i64::try_from(end).ok())
+        .map(|end| end.saturating_sub(upid.start_time))
+        .filter(|secs| *secs >= 0);
     let log_tail = read_log_tail(client, upid)
         .await
         .map_err(|e| e.after_dispatch(&dispatched))?;
@@ -264,6 +272,7 @@ pub async fn wait_for_task(
             exit_status,
             log_tail,
             waited_ms,
+            ran_secs,
         }),
     }
 }

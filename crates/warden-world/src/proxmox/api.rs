@@ -7,11 +7,11 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::{Value, json};
-use warden_core::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi};
+use warden_core::ports::{ApiCall, ApiRequest, ApiResult, BoxFuture, GuestApi, SnapshotSupport};
 use warden_core::tools::args::{GuestOperation, HistoryRange, ShutdownFallback};
 use warden_infra::proxmox::{
     DEFAULT_MAX_POINTS, Metric, PowerOperation, ProxmoxCluster, ProxmoxError, Timeframe,
-    sparkline_of,
+    snapshot_support::UNSUPPORTED_REASON, sparkline_of,
 };
 use warden_protocol::{ErrorCode, Resource, ResourceKind, ToolError};
 
@@ -69,6 +69,19 @@ impl ProxmoxApi {
 }
 
 impl GuestApi for ProxmoxApi {
+    fn snapshot_support(&self, guest: &Resource) -> SnapshotSupport {
+        let known = self
+            .cluster_of(guest)
+            .and_then(|c| c.known_snapshot_support(&guest.id));
+        match known {
+            Some(true) => SnapshotSupport::Supported,
+            Some(false) => SnapshotSupport::Unsupported {
+                reason: UNSUPPORTED_REASON.to_string(),
+            },
+            None => SnapshotSupport::Unknown,
+        }
+    }
+
     fn serves(&self, resource: Option<&Resource>) -> bool {
         match resource {
             None => !self
@@ -123,9 +136,35 @@ impl ProxmoxApi {
                 format!("{} belongs to no connected Proxmox cluster", target.id),
             )
         })?;
+        refuse_reused_vmid(&cluster, target)?;
+        let mut answer = self.on_target(&cluster, target, request.call).await;
+        // A guest that migrated within the refresh window was followed to
+        // its node: the session is told its new id.
+        let now = cluster.current_id(&target.id);
+        if now != target.id {
+            let note = moved_note(&target.id, &now);
+            match &mut answer {
+                Ok(Value::Object(object)) => {
+                    object.insert("moved".into(), note);
+                }
+                Ok(other) => *other = json!({"result": other.take(), "moved": note}),
+                Err(error) => {
+                    error.details.extra.insert("moved".into(), note);
+                }
+            }
+        }
+        answer
+    }
+
+    async fn on_target(
+        &self,
+        cluster: &ProxmoxCluster,
+        target: &Resource,
+        call: &ApiCall,
+    ) -> ApiResult {
         let fail = |e: ProxmoxError| tool_error(&e);
         let id = &target.id;
-        match request.call {
+        match call {
             ApiCall::Power {
                 operation,
                 shutdown,
@@ -169,12 +208,24 @@ impl ProxmoxApi {
                 )
             }
             ApiCall::Rollback { name } => {
-                let task = cluster.rollback(id, name).await.map_err(fail)?;
-                Ok(
-                    json!({"target": cluster.current_id(id).to_string(), "rolled_back_to": name, "task": task}),
-                )
+                let outcome = cluster.rollback(id, name).await.map_err(fail)?;
+                let mut value = json!(outcome);
+                value["rolled_back_to"] = json!(name);
+                Ok(value)
             }
             ApiCall::SnapshotBeforeChange { approval_id } => {
+                // Asked live: a card may have been written before it was known.
+                if !cluster.can_snapshot(id).await.map_err(fail)? {
+                    return Err(ToolError::blocked(
+                        ErrorCode::PolicyBlocked,
+                        format!(
+                            "{} ({}) cannot be snapshotted: {UNSUPPORTED_REASON}",
+                            target.name,
+                            cluster.current_id(id)
+                        ),
+                    )
+                    .with_detail("snapshot_unsupported", json!(UNSUPPORTED_REASON)));
+                }
                 let taken = cluster
                     .snapshot_before_change(id, approval_id)
                     .await
@@ -278,6 +329,53 @@ impl ProxmoxApi {
         }
         Ok(json!({"clusters": clusters}))
     }
+}
+
+/// A guest id the inventory no longer has, whose vmid another guest (by
+/// name) holds now: refused, never carried out on that other guest.
+fn refuse_reused_vmid(cluster: &ProxmoxCluster, target: &Resource) -> Result<(), ToolError> {
+    if !matches!(target.id.kind, ResourceKind::Vm | ResourceKind::Lxc) {
+        return Ok(());
+    }
+    let inventory = cluster.inventory();
+    if inventory.guest(&cluster.current_id(&target.id)).is_some() {
+        return Ok(());
+    }
+    let holder = target
+        .id
+        .uid
+        .parse::<u32>()
+        .ok()
+        .and_then(|vmid| inventory.guest_by_vmid(vmid));
+    match holder {
+        Some(now) if !now.name.eq_ignore_ascii_case(&target.name) => Err(ToolError::blocked(
+            ErrorCode::NotFound,
+            format!(
+                "{} ({}) is no longer in Proxmox cluster `{}`: vmid {} is now {} `{}`, another guest, \
+                 so nothing was done to it",
+                target.name,
+                target.id,
+                cluster.name(),
+                now.vmid,
+                now.resource_id(),
+                now.name
+            ),
+        )
+        .with_hint("ask again naming the guest you mean")),
+        Some(_) | None => Ok(()),
+    }
+}
+
+/// `moved: {from, to, note}`, as the executor tells a session of a move.
+fn moved_note(from: &warden_protocol::ResourceId, to: &warden_protocol::ResourceId) -> Value {
+    json!({
+        "from": from.to_string(),
+        "to": to.to_string(),
+        "note": format!(
+            "{from} moved (migrated to {}); it is now {to}: it was followed there, use the new id",
+            to.host().unwrap_or("another node")
+        ),
+    })
 }
 
 fn timeframe(range: HistoryRange) -> Timeframe {

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use warden_core::ports::{CompositeInventory, Inventory, InventorySnapshot};
+use warden_core::ports::{CompositeInventory, Inventory, InventorySnapshot, Unreadable};
 use warden_protocol::ResourceId;
 
 use super::ClusterInventory;
@@ -13,19 +13,51 @@ use super::ClusterInventory;
 struct Members {
     /// In the order they joined (configuration order first).
     clusters: Vec<Arc<ClusterInventory>>,
+    /// Configured clusters that could not be set up (their secret unset):
+    /// no resources, and the reason.
+    unusable: Arc<InventorySnapshot>,
     merged: Arc<CompositeInventory>,
 }
 
+/// The configured clusters that could not be set up, as a source.
+struct Unusable(Arc<InventorySnapshot>);
+
+impl Inventory for Unusable {
+    fn snapshot(&self) -> Arc<InventorySnapshot> {
+        Arc::clone(&self.0)
+    }
+}
+
 impl Members {
-    fn new(clusters: Vec<Arc<ClusterInventory>>) -> Self {
-        let sources = clusters
+    fn new(clusters: Vec<Arc<ClusterInventory>>, unusable: Arc<InventorySnapshot>) -> Self {
+        let mut sources: Vec<Arc<dyn Inventory>> = clusters
             .iter()
             .map(|c| Arc::clone(c) as Arc<dyn Inventory>)
             .collect();
+        if !unusable.unreadable().is_empty() {
+            sources.push(Arc::new(Unusable(Arc::clone(&unusable))));
+        }
         Members {
             clusters,
+            unusable,
             merged: Arc::new(CompositeInventory::new(sources)),
         }
+    }
+
+    /// The members with `clusters`, the unusable ones but `name` kept.
+    fn replaced(&self, clusters: Vec<Arc<ClusterInventory>>, name: Option<&str>) -> Self {
+        let source = name.map(|n| format!("Proxmox cluster `{n}`"));
+        let unusable = self
+            .unusable
+            .unreadable()
+            .iter()
+            .filter(|u| source.as_ref() != Some(&u.source))
+            .cloned()
+            .collect();
+        Members::new(
+            clusters,
+            Arc::new(InventorySnapshot::new(Vec::new()).with_unreadable(unusable)),
+        )
     }
 }
 
@@ -37,8 +69,17 @@ pub struct ClusterInventories {
 
 impl ClusterInventories {
     pub fn new(clusters: Vec<Arc<ClusterInventory>>) -> Self {
+        Self::with_unusable(clusters, Vec::new())
+    }
+
+    /// The clusters, and the configured ones that could not be set up
+    /// (their inventory says they cannot be read).
+    pub fn with_unusable(clusters: Vec<Arc<ClusterInventory>>, unusable: Vec<Unreadable>) -> Self {
         ClusterInventories {
-            members: RwLock::new(Members::new(clusters)),
+            members: RwLock::new(Members::new(
+                clusters,
+                Arc::new(InventorySnapshot::new(Vec::new()).with_unreadable(unusable)),
+            )),
         }
     }
 
@@ -53,8 +94,9 @@ impl ClusterInventories {
     pub(super) fn join(&self, cluster: Arc<ClusterInventory>) {
         let mut members = self.members.write().unwrap_or_else(PoisonError::into_inner);
         let mut clusters = members.clusters.clone();
+        let name = cluster.name().to_string();
         clusters.push(cluster);
-        *members = Members::new(clusters);
+        *members = members.replaced(clusters, Some(&name));
     }
 
     pub(super) fn leave(&self, name: &str) {
@@ -65,7 +107,7 @@ impl ClusterInventories {
             .filter(|c| c.name() != name)
             .cloned()
             .collect();
-        *members = Members::new(clusters);
+        *members = members.replaced(clusters, Some(name));
     }
 
     fn merged(&self) -> Arc<CompositeInventory> {

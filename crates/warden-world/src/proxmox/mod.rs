@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use warden_core::ports::{Inventory, InventorySnapshot};
+use warden_core::ports::{Inventory, InventorySnapshot, Unreadable};
 use warden_infra::proxmox::{
     BackupJob, BackupReport, GuestBackup, ProxmoxCluster, ProxmoxConfig, RefreshReport, RefreshTask,
 };
@@ -18,6 +18,7 @@ use warden_protocol::{Resource, ResourceId, ResourceKind};
 
 pub mod admin;
 mod api;
+pub mod check;
 pub mod clusters;
 mod errors;
 mod members;
@@ -42,6 +43,8 @@ pub struct ClusterInventory {
 
 struct Converted {
     from: Arc<warden_infra::proxmox::InventorySnapshot>,
+    /// The cluster's error state it was made with.
+    unreadable: Option<String>,
     to: Arc<InventorySnapshot>,
 }
 
@@ -65,19 +68,29 @@ impl ClusterInventory {
 impl Inventory for ClusterInventory {
     fn snapshot(&self) -> Arc<InventorySnapshot> {
         let current = self.cluster.inventory();
+        let unreadable = self.cluster.unreadable();
         let mut converted = self
             .converted
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         if let Some(last) = converted.as_ref() {
-            if Arc::ptr_eq(&last.from, &current) {
+            if Arc::ptr_eq(&last.from, &current) && last.unreadable == unreadable {
                 return Arc::clone(&last.to);
             }
         }
-        // Once per refresh, not per call.
-        let to = Arc::new(InventorySnapshot::new(current.resources().to_vec()));
+        // Once per refresh, not per call. A cluster that cannot be read
+        // says so: it is not an empty cluster.
+        let to = Arc::new(
+            InventorySnapshot::new(current.resources().to_vec()).with_unreadable(
+                unreadable
+                    .iter()
+                    .map(|reason| Unreadable::proxmox(self.name(), reason.clone()))
+                    .collect(),
+            ),
+        );
         *converted = Some(Converted {
             from: current,
+            unreadable,
             to: Arc::clone(&to),
         });
         to
@@ -85,7 +98,24 @@ impl Inventory for ClusterInventory {
 
     fn moved_to(&self, id: &ResourceId) -> Option<ResourceId> {
         let now = self.cluster.current_id(id);
-        (now != *id).then_some(now)
+        if now != *id {
+            return Some(now);
+        }
+        // Moved before this process saw it where it was (an approval
+        // decided from another process after a migration): the guest of
+        // the same vmid and kind; the caller checks it is the same guest.
+        if !matches!(id.kind, ResourceKind::Vm | ResourceKind::Lxc) {
+            return None;
+        }
+        let inventory = self.cluster.inventory();
+        if inventory.guest(id).is_some() {
+            return None;
+        }
+        let vmid: u32 = id.uid.parse().ok()?;
+        inventory
+            .guest_by_vmid(vmid)
+            .filter(|g| g.kind.resource_kind() == id.kind)
+            .map(|g| g.resource_id())
     }
 }
 
@@ -152,6 +182,8 @@ impl ProxmoxWorld {
             .await
             .map_err(|_| JoinError::Timeout(config.name.clone()))??;
         let task = cluster.spawn_later_refresh_task(cluster.settings().refresh_interval);
+        let checking = Arc::clone(&cluster);
+        tokio::spawn(async move { checking.check_snapshot_support().await });
         let mut refresh = self.refresh.lock().unwrap_or_else(PoisonError::into_inner);
         // Checked again under the lock: two admins adding the same name.
         if self.clusters().iter().any(|c| c.name() == config.name) {
@@ -210,10 +242,14 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
         let result = match tokio::time::timeout(CONNECT_TIMEOUT, cluster.refresh()).await {
             Ok(Ok(report)) => Ok(report),
             Ok(Err(error)) => Err(error.to_string()),
-            Err(_) => Err(format!(
-                "no inventory within {} s (it keeps trying in the background)",
-                CONNECT_TIMEOUT.as_secs()
-            )),
+            Err(_) => {
+                let reason = format!(
+                    "no inventory within {} s (it keeps trying in the background)",
+                    CONNECT_TIMEOUT.as_secs()
+                );
+                cluster.mark_unreadable(reason.clone());
+                Err(reason)
+            }
         };
         Connected {
             cluster: cluster.name().to_string(),
@@ -222,6 +258,11 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
         }
     });
     connected.extend(futures_util::future::join_all(first).await);
+    // Which guests can be snapshotted, learnt in the background.
+    for cluster in &clusters {
+        let cluster = Arc::clone(cluster);
+        tokio::spawn(async move { cluster.check_snapshot_support().await });
+    }
     let refresh = clusters
         .iter()
         .map(|c| {
@@ -229,12 +270,25 @@ pub async fn connect(configs: &[ProxmoxConfig]) -> ProxmoxWorld {
             (c.name().to_string(), task)
         })
         .collect();
+    // A cluster whose settings cannot even be used (its secret unset) is
+    // in the inventory as a source that cannot be read, not left out.
+    let unusable = connected
+        .iter()
+        .filter(|c| !clusters.iter().any(|m| m.name() == c.cluster))
+        .filter_map(|c| {
+            c.result
+                .as_ref()
+                .err()
+                .map(|reason| Unreadable::proxmox(&c.cluster, reason.clone()))
+        })
+        .collect();
     ProxmoxWorld {
-        inventories: Arc::new(ClusterInventories::new(
+        inventories: Arc::new(ClusterInventories::with_unusable(
             clusters
                 .iter()
                 .map(|c| Arc::new(ClusterInventory::new(Arc::clone(c))))
                 .collect(),
+            unusable,
         )),
         api: ProxmoxApi::new(clusters),
         connected,

@@ -18,7 +18,9 @@ use warden_testkit::fixtures::fakepve::{FakeOptions, FakePve};
 use warden_world::proxmox::{ProxmoxWorld, connect};
 
 mod admin;
+mod quirks;
 mod reads;
+mod unreadable;
 mod writes;
 
 /// No agents anywhere: every command is unreachable by a host backend.
@@ -49,9 +51,9 @@ pub(crate) struct Rig {
     pub(crate) fake: FakePve,
     pub(crate) proxmox: ProxmoxWorld,
     pub(crate) inventory: CompositeInventory,
-    approvals: MemoryApprovals,
-    audit: MemoryAudit,
-    notes: MemoryNotes,
+    pub(crate) approvals: MemoryApprovals,
+    pub(crate) audit: MemoryAudit,
+    pub(crate) notes: MemoryNotes,
 }
 
 impl Rig {
@@ -73,11 +75,15 @@ impl Rig {
     }
 
     pub(crate) fn executor(&self, level: ControlLevel) -> Executor<'_> {
+        self.executor_with(Settings {
+            control_level: level,
+            ..Settings::default()
+        })
+    }
+
+    pub(crate) fn executor_with(&self, settings: Settings) -> Executor<'_> {
         Executor::new(
-            Settings {
-                control_level: level,
-                ..Settings::default()
-            },
+            settings,
             Ports {
                 inventory: &self.inventory,
                 hosts: &NoAgents,

@@ -259,3 +259,40 @@ async fn an_unusable_cluster_is_reported_once_and_warden_goes_on() {
     assert!(err.contains(&format!("`{SECRET_VAR}`")), "{err}");
     assert!(stdout(&out).contains("NOT CONNECTED"), "{}", stdout(&out));
 }
+
+#[tokio::test]
+async fn config_show_connects_and_a_cluster_that_cannot_be_read_is_not_empty() {
+    let fake = FakePve::start(FakeOptions::default()).await;
+    fake.add_vm(101, "web", "running").await;
+    let home = Home::new(&fake, &fake.fingerprint);
+    let shown = home.warden(&["config", "show"]);
+    let text = stdout(&shown);
+    assert!(
+        text.contains("proxmox `lab`: OK, PVE") && text.contains("1 guest"),
+        "{text}"
+    );
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    for (secret, why) in [(Some("wrong-secret"), "401"), (None, SECRET_VAR)] {
+        let shown = home.warden_with(&["config", "show"], secret);
+        let text = stdout(&shown);
+        assert!(text.contains("proxmox `lab`: cannot be read: "), "{text}");
+        assert!(text.contains(why), "{why}: {text}");
+        assert_eq!(shown.status.code(), Some(4), "{why}");
+        // `list vms` is not "no VMs": the answer names the cluster.
+        let listed = home.warden_with(&["ask", "list vms"], secret);
+        let answer = format!("{}{}", stdout(&listed), stderr(&listed));
+        assert!(!answer.contains("has no VMs"), "{why}: {answer}");
+        assert!(
+            answer.contains("Proxmox cluster `lab` cannot be read"),
+            "{why}: {answer}"
+        );
+    }
+    // A pin that does not match the certificate.
+    let pinned_wrong = Home::new(&fake, &vec!["AB"; 32].join(":"));
+    let shown = pinned_wrong.warden(&["config", "show"]);
+    let text = stdout(&shown);
+    assert!(
+        text.contains("cannot be read") && text.contains("fingerprint"),
+        "{text}"
+    );
+}

@@ -35,6 +35,13 @@ pub fn describe_guest(guest: &Resource, resource: &Value) -> String {
         ),
     };
     let mut lines = vec![format!("{} is {status}: {what}.", named(guest))];
+    if let Some(node_status) = text_of("node_status") {
+        let node = text_of("node").unwrap_or_else(|| "its node".to_string());
+        lines.push(format!(
+            "  node {node} is {node_status}: Proxmox cannot reach it, so it cannot say how {} is now",
+            guest.name
+        ));
+    }
     if let Some(lock) = text_of("lock") {
         lines.push(format!(
             "  locked: {lock} (changes wait until that operation ends)"
@@ -191,4 +198,25 @@ pub fn snapshots_text(guest: &Resource, data: &Value) -> String {
         lines.push(line.trim_end().to_string());
     }
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guest_on_an_offline_node_says_so() {
+        let guest = Resource::new("vm:pve2:100".parse().unwrap(), "web");
+        let resource = json!({"status": "unknown", "attributes": {
+            "vmid": 100, "node": "pve2", "node_status": "offline"}});
+        let text = describe_guest(&guest, &resource);
+        assert!(
+            text.contains(
+                "node pve2 is offline: Proxmox cannot reach it, so it cannot say how web is now"
+            ),
+            "{text}"
+        );
+        let online = json!({"status": "running", "attributes": {"vmid": 100, "node": "pve2"}});
+        assert!(!describe_guest(&guest, &online).contains("offline"));
+    }
 }

@@ -101,6 +101,25 @@ fn task_notes(write: Res<'_>) -> Vec<String> {
     notes
 }
 
+/// A shutdown the guest outlasted, which Proxmox ended by force (its task
+/// still "succeeded"): never called clean.
+fn forced_how(write: Res<'_>) -> Option<String> {
+    let data = write.data();
+    if data["forced"] != json!(true) {
+        return None;
+    }
+    let timeout = data["operation"]["timeout"]["secs"]
+        .as_u64()
+        .unwrap_or(u64::from(DEFAULT_SHUTDOWN_TIMEOUT_SECS));
+    let evidence = data["forced_evidence"]
+        .as_str()
+        .map(|e| format!(" ({e})"))
+        .unwrap_or_default();
+    Some(format!(
+        "forced off, not shut down cleanly: it had not shut down after {timeout} s, so Proxmox stopped it hard{evidence}"
+    ))
+}
+
 /// The snapshot "snapshot first" took before the change, and how to undo.
 fn undo_note(write: Res<'_>) -> Option<String> {
     let taken = &write.data()["snapshot_before_change"];
@@ -121,17 +140,16 @@ pub fn guest_power(
     let power = Power::of(operation);
     let describe = |verified: Verified<'_>| {
         let status = status_of(verified.first());
+        let how = forced_how(verified.write).unwrap_or_else(|| power.how.clone());
         let mut lines = if status == power.expected {
             vec![format!(
-                "Done: {} was {}; Proxmox reports it {status}.",
+                "Done: {} was {how}; Proxmox reports it {status}.",
                 named(guest),
-                power.how
             )]
         } else {
             vec![format!(
-                "{} was {}, but Proxmox still reports it {status}, not {}. Ask for its status again in a moment.",
+                "{} was {how}, but Proxmox still reports it {status}, not {}. Ask for its status again in a moment.",
                 named(guest),
-                power.how,
                 power.expected
             )]
         };

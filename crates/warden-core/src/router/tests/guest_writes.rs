@@ -42,11 +42,11 @@ fn power_requests_become_guest_control_and_are_verified() {
             "Done: web (vm:pve1:101) was stopped at once",
         ),
         (
-            "shut down ct 141",
-            "lxc:pve1:141",
+            "shut down db",
+            "vm:pve1:102",
             json!({"operation": "shutdown", "timeout_secs": 180, "on_timeout": "leave_running"}),
-            "pct shutdown 141 --timeout 180",
-            "Done: homepage-docker (lxc:pve1:141) was shut down cleanly (it would have been left running",
+            "qm shutdown 102 --timeout 180",
+            "Done: db (vm:pve1:102) was shut down cleanly (it would have been left running",
         ),
         (
             "start db",
@@ -96,6 +96,46 @@ fn done_only_when_proxmox_reports_the_new_status() {
     assert!(
         out.text.starts_with(
             "web (vm:pve1:101) was shut down cleanly (a shutdown that stops it hard if it has not finished after 180 s), but Proxmox still reports it running, not stopped."
+        ),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn a_locked_guest_is_refused_before_any_approval() {
+    // homepage-docker (lxc:pve1:141) is locked by a backup.
+    for request in [
+        "shut down ct 141",
+        "snapshot ct 141",
+        "reboot homepage-docker",
+    ] {
+        let out = approved(request, vec![]);
+        assert!(!asked_for_approval(&out), "{request}");
+        assert!(out.commands.is_empty(), "{request}: {:?}", out.commands);
+        assert!(
+            out.text.contains("is locked (backup: a backup is running)"),
+            "{request}: {}",
+            out.text
+        );
+    }
+}
+
+#[test]
+fn a_shutdown_proxmox_forced_is_never_called_clean() {
+    let out = approved(
+        "stop web",
+        vec![task(
+            "qm shutdown 101 --timeout 180 --forceStop 1",
+            r#"{"forced": true, "forced_evidence": "task log: \"VM still running - terminating now with SIGTERM\""}"#,
+            "",
+            0,
+        )],
+    );
+    assert!(!out.text.contains("cleanly ("), "{}", out.text);
+    assert!(
+        out.text.starts_with(
+            "Done: web (vm:pve1:101) was forced off, not shut down cleanly: it had not shut down after 180 s, so Proxmox stopped it hard (task log: \"VM still running - terminating now with SIGTERM\"); Proxmox reports it stopped."
         ),
         "{}",
         out.text
@@ -250,7 +290,7 @@ fn a_snapshot_is_taken_with_approval_and_found_in_the_list() {
         "Done: snapshot `pre-upgrade` of web (vm:pve1:101) was taken (disk and configuration, not memory); it has 1 snapshot now. To undo later changes: \"roll back web to pre-upgrade\"."
     );
     // Named after the time when the request names none.
-    let unnamed = approved("snapshot ct 141", vec![]);
+    let unnamed = approved("snapshot vm 102", vec![]);
     let name = unnamed.calls()[1].1["name"].as_str().unwrap().to_string();
     assert!(name.starts_with("snap-") && name.len() == 18, "{name}");
     assert!(

@@ -65,6 +65,10 @@ impl GuestApi for RefreshingApi<'_> {
         self.api.serves(resource)
     }
 
+    fn snapshot_support(&self, guest: &Resource) -> crate::ports::SnapshotSupport {
+        self.api.snapshot_support(guest)
+    }
+
     fn call<'a>(&'a self, request: ApiRequest<'a>) -> BoxFuture<'a, ApiResult> {
         Box::pin(async move {
             let result = self.api.call(request).await;

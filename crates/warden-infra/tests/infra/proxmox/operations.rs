@@ -45,7 +45,7 @@ async fn snapshots_are_created_listed_rolled_back_and_deleted() {
         assert_eq!(manual.description.as_deref(), Some("manual"));
         assert!(manual.taken_at.is_some());
         let rolled = cluster.rollback(&target, "before-upgrade").await.unwrap();
-        assert_eq!(rolled.exit, TaskExit::Ok);
+        assert_eq!(rolled.task.exit, TaskExit::Ok);
         let err = cluster.rollback(&target, "no-such-snap").await.unwrap_err();
         assert!(
             matches!(&err, ProxmoxError::NotFound { hint: Some(h), .. } if h.contains("before-upgrade")),
