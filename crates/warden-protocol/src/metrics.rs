@@ -165,7 +165,10 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", metric.as_str()));
         }
         assert_eq!(MetricName::parse("cpu"), None);
-        assert_eq!(MetricName::DiskUsedPercent.instance(), Some(InstanceKind::MountPoint));
+        assert_eq!(
+            MetricName::DiskUsedPercent.instance(),
+            Some(InstanceKind::MountPoint)
+        );
         assert_eq!(MetricName::NetRxBytesPerS.unit().as_str(), "bytes/s");
         assert_eq!(MetricName::CpuPercent.instance(), None);
     }

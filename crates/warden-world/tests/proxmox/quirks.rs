@@ -211,6 +211,7 @@ async fn a_vmid_reused_by_another_guest_is_refused() {
             decided_by: None,
             decided_at_ms: None,
             snapshot: None,
+            file_before: None,
         };
         rig.approvals.create(approval.clone()).unwrap();
         approval.id
