@@ -65,6 +65,7 @@ cd "$data"
     --max-examples "$max_examples" \
     --request-timeout 10 \
     --exclude-path /api/sessions/{id}/events \
+    --exclude-path /api/events \
     || status=$?
 
 if [ "$status" -ne 0 ]; then

@@ -166,6 +166,7 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
         world,
         agents,
         sessions: Sessions::default(),
+        installation: Arc::default(),
         waiters: ApprovalWaiters::default(),
         limiter: LoginLimiter::default(),
         metrics,
@@ -186,6 +187,11 @@ pub async fn start(config: ServerConfig, world: Arc<World>) -> Result<Started, S
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let tls_fingerprint = tls.as_ref().map(|t| t.fingerprint.clone());
     spawn_eviction(Arc::clone(&app));
+    tokio::spawn(crate::live::installation::watch_inventory(
+        Arc::clone(&app.installation),
+        Arc::clone(&app.world.backends.inventory),
+        app.lifecycle.closing(),
+    ));
     let admin_store = Arc::clone(&app.store);
     let known_secrets = Arc::clone(&app.world.known_secrets);
     let data_dir = app.config.data_dir.clone();

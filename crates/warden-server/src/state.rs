@@ -25,6 +25,8 @@ pub struct AppState {
     /// Host agents: their connections, inventory and commands.
     pub agents: Arc<Agents>,
     pub sessions: Sessions,
+    /// The installation event stream (`GET /api/events`).
+    pub installation: Arc<crate::live::InstallationEvents>,
     pub waiters: ApprovalWaiters,
     pub limiter: LoginLimiter,
     pub metrics: Option<PrometheusHandle>,

@@ -20,6 +20,16 @@ struct Envelope<'a> {
     event: &'a StreamEvent,
 }
 
+/// An event log a stream can follow: a session's, or the installation's.
+pub trait Replay: Send + Sync {
+    /// Every event held with `seq > after`, in order.
+    fn replay_after(&self, after: u64) -> Vec<StoredEvent>;
+    /// Wakes when events are appended.
+    fn wake(&self) -> watch::Receiver<u64>;
+    /// The last seq handed out (0 before any event).
+    fn newest(&self) -> u64;
+}
+
 /// One stored event, ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEvent {
@@ -159,6 +169,20 @@ impl EventLog {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .bytes
+    }
+}
+
+impl Replay for EventLog {
+    fn replay_after(&self, after: u64) -> Vec<StoredEvent> {
+        self.after(after)
+    }
+
+    fn wake(&self) -> watch::Receiver<u64> {
+        self.subscribe()
+    }
+
+    fn newest(&self) -> u64 {
+        self.last_seq()
     }
 }
 

@@ -5,10 +5,12 @@
 
 mod approvals;
 pub mod events;
+pub mod installation;
 mod session;
 mod sink;
 mod turn;
 
 pub use approvals::ApprovalWaiters;
-pub use session::{LiveSession, Sessions};
+pub use installation::InstallationEvents;
+pub use session::Sessions;
 pub use turn::start_turn;

@@ -282,3 +282,19 @@ async fn build(
         last_active: Mutex::new(Instant::now()),
     })
 }
+
+/// A session's stream follows its log; holding the session keeps it
+/// loaded while a client follows it.
+impl super::events::Replay for LiveSession {
+    fn replay_after(&self, after: u64) -> Vec<super::events::StoredEvent> {
+        self.events.after(after)
+    }
+
+    fn wake(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.events.subscribe()
+    }
+
+    fn newest(&self) -> u64 {
+        self.events.last_seq()
+    }
+}

@@ -70,7 +70,7 @@ async fn run(app: Arc<AppState>, live: Arc<LiveSession>, text: String, by: Perso
         .await
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
     }
-    let mut sink = StreamSink::new(Arc::clone(&live));
+    let mut sink = StreamSink::new(Arc::clone(&live), Arc::clone(&app.installation));
     let mut approver = ServerApprover {
         app: Arc::clone(&app),
         live: Arc::clone(&live),

@@ -70,6 +70,7 @@ fn api() -> OpenApiRouter<Arc<AppState>> {
         .routes(routes!(sessions::cancel))
         .routes(routes!(sessions::reset))
         .routes(routes!(events::stream))
+        .routes(routes!(events::installation))
         .routes(routes!(approvals::list))
         .routes(routes!(approvals::get))
         .routes(routes!(approvals::approve))

@@ -9,3 +9,4 @@ mod agents_e2e;
 mod agents_exec;
 mod agents_protocol;
 mod agents_squat;
+mod installation_events;

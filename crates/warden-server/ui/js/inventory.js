@@ -231,10 +231,18 @@ export function inventoryPage(view, { ask }) {
     clear(tree).append(h('p', { class: 'error', role: 'alert' }, 'Cannot load the inventory: ' + error.message));
   }
   reload();
-  // The page is live: resources and agents are read again every 5 s
-  // (a background refresh keeps what is drawn when it fails, and says so
-  // only when the user asked with the button).
-  const timer = setInterval(() => Promise.all([loadInventory(true), loadAgents()])
-    .then(([, list]) => { setAgents(list); draw(); }, () => {}), LIVE_MS);
-  return () => clearInterval(timer);
+  // The page is live: the installation's event stream says when the
+  // inventory changed (read again at once), and resources and agents are
+  // read again every 5 s anyway (a background refresh keeps what is drawn
+  // when it fails, and says so only when the user asked with the button).
+  const quietly = () => Promise.all([loadInventory(true), loadAgents()])
+    .then(([, list]) => { setAgents(list); draw(); }, () => {});
+  const timer = setInterval(quietly, LIVE_MS);
+  let soon = null;
+  const events = new EventSource('/api/events', { withCredentials: true });
+  events.addEventListener('inventory_changed', () => {
+    clearTimeout(soon);
+    soon = setTimeout(quietly, 150);
+  });
+  return () => { clearInterval(timer); clearTimeout(soon); events.close(); };
 }
