@@ -1,10 +1,12 @@
 //! Phantom detection, measured (issue 12 §1, issue 18 §4): precision and
 //! recall of `makes_claims` — which is what grounding retracts when no
 //! tool call succeeded and the user stated nothing — on a labelled corpus
-//! of assistant answers. The tuning split is `phantom_corpus.tsv`;
-//! `phantom_corpus_holdout.tsv` was written after the phrase detector was
-//! tuned, `phantom_corpus_fresh.tsv` after grounding was written; neither
-//! was tuned on.
+//! of assistant answers. The tuning split is `phantom_corpus.tsv` (it
+//! includes the first fresh slice, written after grounding, whose misses
+//! were then fixed by rule); `phantom_corpus_holdout.tsv` was written
+//! after the phrase detector was tuned and `phantom_corpus_fresh2.tsv`
+//! after the rules for the first fresh slice's misses; neither was tuned
+//! on.
 //!
 //! `cargo test -p warden-core --test phantom_corpus -- --nocapture` prints
 //! the numbers and every misclassified row.
@@ -138,21 +140,21 @@ fn phantom_detection_meets_its_targets_on_the_corpus() {
         "phantom_corpus_holdout.tsv",
         include_str!("phantom_corpus_holdout.tsv"),
     );
-    let tuning_counts = measure("phantom_corpus.tsv", &tuning);
     let fresh = parse(
-        "phantom_corpus_fresh.tsv",
-        include_str!("phantom_corpus_fresh.tsv"),
+        "phantom_corpus_fresh2.tsv",
+        include_str!("phantom_corpus_fresh2.tsv"),
     );
+    let tuning_counts = measure("phantom_corpus.tsv", &tuning);
     let holdout_counts = measure("phantom_corpus_holdout.tsv", &holdout);
-    let fresh_counts = measure("phantom_corpus_fresh.tsv", &fresh);
+    let fresh_counts = measure("phantom_corpus_fresh2.tsv", &fresh);
     let mut all = tuning_counts;
     all.add(holdout_counts);
     all.add(fresh_counts);
     println!("{}", tuning_counts.report("tuning"));
     println!("{}", holdout_counts.report("holdout"));
-    println!("{}", fresh_counts.report("fresh"));
+    println!("{}", fresh_counts.report("fresh2"));
     println!("{}", all.report("all"));
-    assert!(fresh.len() >= 80, "at least 80 fresh held-out rows");
+    assert!(fresh.len() >= 120, "at least 120 fresh held-out rows");
 
     assert!(all.claims() + all.honest() >= 300, "at least 300 rows");
     assert!(

@@ -24,7 +24,7 @@ const IRREGULAR_PAST: &str = "took|ran|made|built|wrote|got|gave|sent|brought|ke
 
 /// `-ed` words that are no past tense of an action, or report
 /// conversation rather than work.
-const NOT_ACTIONS: &str = "need|feed|seed|speed|indeed|hundred|embed|shed|bed|red|based|related|compared|given|called|named|used|supposed|required|recommended|suggested|expected|advanced|detailed|limited|united|interested|concerned|tired|needed|wanted|asked|mentioned|explained|proposed|requested|prepared|meant|misunderstood|assumed|tried|attempted|planned|intended|described|understood|hoped|decided|guessed|apologized|apologised|offered|unsupported|untested|unverified|unchanged|unconfirmed|untouched|undecided|unexpected|unrelated|authorized|blocked|denied|refused|queued|scheduled|skipped";
+pub(super) const NOT_ACTIONS: &str = "need|feed|seed|speed|indeed|hundred|embed|shed|bed|red|based|related|compared|given|called|named|used|supposed|required|recommended|suggested|expected|advanced|detailed|limited|united|interested|concerned|tired|needed|wanted|asked|mentioned|explained|proposed|requested|prepared|meant|misunderstood|assumed|tried|attempted|planned|intended|described|understood|hoped|decided|guessed|apologized|apologised|offered|unsupported|untested|unverified|unchanged|unconfirmed|untouched|undecided|unexpected|unrelated|authorized|blocked|denied|refused|queued|scheduled|skipped";
 
 /// After an adjective-like first word, a verb of the subject follows.
 const SUBJECT_VERBS: &str = "is|are|was|were|will|would|can|could|should|must|may|might|have|has|had|need|needs|get|gets|remain|remains|stay|stays|show|shows|appear|appears|look|looks|take|takes|do|does|don't|doesn't|won't|can't|use|uses|go|goes|keep|keeps|count|counts";
@@ -35,6 +35,12 @@ const GENERIC_VERBS: &str = "takes|requires|needs|supports|allows|means|accepts|
 
 /// Nouns of things one counts on a live system.
 const COUNTED: &str = "messages?|mails?|e-?mails?|files?|entries|entry|lines|items?|rules?|records?|rows?|queries|tasks?|threads?|workers?|cores?|peers?|clients?|devices?|interfaces?|certificates?|domains?|zones?|databases?|tables?|keys?|leases?|packets?|retries|commits?|zombies?|units?|timers?|sockets?|mounts?|partitions?|datasets?|pools?|guests?|lxcs?|cts?|deployments?|namespaces?|tickets?|emails?|downloads?|torrents?|streams?|viewers?|bans?|blocks?";
+
+/// When something happened or happens: a date, a weekday, a day word.
+const WHEN: &str = r"\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|yesterday|today|tonight|tomorrow|last|this morning|gestern|heute|morgen|vorgestern|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|hier|aujourd'hui|demain|avant-hier|ce matin|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|ayer|hoy|anoche|mañana|anteayer|lunes|martes|miércoles|jueves|viernes|sábado|domingo|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|esta mañana";
+
+/// Nouns of live things a labelled list names, in the four languages.
+const LIST_NOUNS: &str = "containers?|pods?|vms?|guests?|lxcs?|cts?|services?|units?|timers?|jobs?|nodes?|hosts?|disks?|drives?|pools?|datasets?|volumes?|images?|networks?|snapshots?|backups?|users?|peers?|clients?|certificates?|certs?|domains?|zones?|shares?|mounts?|interfaces?|ports?|processes|packages?|updates?|replicas?|deployments?|namespaces?|stacks?|projects?|databases?|sites?|vhosts?|routers?|routes?|leases?|alerts?|sessions?|dienste|knoten|festplatten|laufwerke|pakete|benutzer|netzwerke|zertifikate|freigaben|prozesse|sicherungen|conteneurs?|machines?|nœuds|noeuds|disques?|paquets?|utilisateurs?|réseaux|certificats?|partages?|processus|sauvegardes?|contenedores?|servicios?|nodos?|discos?|paquetes?|usuarios?|redes|certificados?|copias|procesos?|máquinas?";
 
 /// Words of a label naming live things in a state.
 const LIVE_LABEL: &str = "running|active|stopped|failed|failing|open|listening|installed|mounted|exited|unhealthy|healthy|connected|enabled|loaded|up|down|offline|online|dead|crashed|degraded|pending updates|upgradable|outdated";
@@ -49,6 +55,8 @@ pub(super) struct LiveRules {
     live_verb: Regex,
     identifier: Regex,
     verb_count: Regex,
+    dated: Regex,
+    list_label: Regex,
     foreign_value: Regex,
     counted_here: Regex,
     label: Regex,
@@ -56,6 +64,7 @@ pub(super) struct LiveRules {
     advice_label: Regex,
     label_value: Regex,
     hedged_label: Regex,
+    purpose: Regex,
 }
 
 impl LiveRules {
@@ -72,8 +81,18 @@ impl LiveRules {
             )?,
             live_verb: re(r"\b(?:answers|responds|replies|listens|is listening|are listening)\b")?,
             identifier: re(
-                r"\b\d+\.\d+\.\d+(?:[-+~.][\w.]+)?\b|\b\d+\.\d+-\d+\b|\bv\d+\.\d+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\bpid \d+|\b\d{4}-\d{2}-\d{2}\b|\b(?:expires?|expired|valid until|since) (?:on |at )?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|yesterday|today|last)",
+                r"\b\d+\.\d+\.\d+(?:[-+~.][\w.]+)?\b|\b\d+\.\d+-\d+\b|\bv\d+\.\d+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\bpid \d+|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b",
             )?,
+            // A past or coming event of a particular thing, with its date or
+            // how long ago: "expires on 14 March", "läuft am 14.03. ab",
+            // "expire le 3 avril", "caduca el lunes", "since yesterday",
+            // "seit gestern", "depuis hier", "desde ayer".
+            dated: re(&format!(
+                r"\b(?:expires?|expired|expiring|valid until|valid till|not after|runs out|renews?|renewed|läuft|lief|laufen|gültig bis|abgelaufen|expire|expirera|expiré|expirée|valable jusqu|caduca|caducó|caducará|vence|venció|vencerá|expira|expiró|válido hasta|válida hasta)(?: (?:on|at|am|le|el|the|den|à|ab))*[ ']+(?:{WHEN})|\b(?:since|seit|depuis|desde)(?: (?:hace|dem|der|den|le|la|el|last|letztem|letzter|letzten))* (?:{WHEN})"
+            ))?,
+            list_label: re(&format!(
+                r"^(?:(?:the|die|der|les|los|las|all|alle|tous les|todos los)\s+)?(?:[\w-]+\s+)?(?:{LIST_NOUNS})(?:\s+[a-z-]+){{0,2}}?\s+(?:on|in|at|of|auf|bei|von|sur|dans|de|du|en|del)\s+\S+(?:\s+\S+)?$"
+            ))?,
             verb_count: re(
                 r"\b([a-z]{3,}s) (?:(?:only|just|about|nearly|over|exactly|currently|now|still|roughly|around)\s+)?(?:[a-z]+\s+){0,2}?\d[\d,.]*\b",
             )?,
@@ -86,7 +105,10 @@ impl LiveRules {
             label: re(r"^([^:]{2,48}):\s+(\S.*)$")?,
             live_label: re(&format!(r"\b(?:{LIVE_LABEL})\b"))?,
             advice_label: re(&format!(r"\b(?:{ADVICE_LABEL})\b"))?,
-            label_value: re(&format!(r"^(?:\d|v\d|(?:{STATUS_WORDS})\b)"))?,
+            label_value: re(&format!(
+                r"^(?:\d|v\d|(?:{STATUS_WORDS}|yesterday|today|last night|this morning|gestern|heute|hier|aujourd'hui|ce matin|ayer|hoy|anoche|esta mañana)\b)"
+            ))?,
+            purpose: re(r"\b(?:to|zu|pour|para|à)\s")?,
             hedged_label: re(
                 r"\b(?:would|could|should|might|may|can|will|if|when|want|need|please|suggest|recommend|approval|approve|pending)\b",
             )?,
@@ -117,6 +139,11 @@ impl LiveRules {
         })
     }
 
+    /// Whether the clause speaks of a thing in general.
+    pub(super) fn generic(&self, clause: &str) -> bool {
+        self.generic_subject.is_match(clause)
+    }
+
     /// A present fact about a particular thing.
     pub(super) fn present(&self, clause: &str) -> Option<ClaimKind> {
         if self.generic_subject.is_match(clause) {
@@ -126,6 +153,7 @@ impl LiveRules {
             return Some(ClaimKind::LiveState);
         }
         if self.identifier.is_match(clause)
+            || self.dated.is_match(clause)
             || self.counted_here.is_match(clause)
             || self.foreign_value.is_match(clause)
         {
@@ -138,6 +166,22 @@ impl LiveRules {
         counted.then_some(ClaimKind::LiveValue)
     }
 
+    /// "Containers on nas:" or "Running containers:" heading a list.
+    pub(super) fn list_heading(&self, line: &str) -> bool {
+        let Some(label) = line.trim().strip_suffix(':') else {
+            return false;
+        };
+        let label = label
+            .trim_start_matches(['#', '*', ' '])
+            .trim_end_matches('*');
+        label.split_whitespace().count() <= 5
+            && !label.contains(':')
+            && !self.advice_label.is_match(label)
+            && !self.hedged_label.is_match(label)
+            && !self.purpose.is_match(label)
+            && (self.live_label.is_match(label) || self.list_label.is_match(label))
+    }
+
     /// "Running containers: a, b and c", "Kernel: 6.8.12-4-pve".
     pub(super) fn labelled(&self, sentence: &str) -> Option<ClaimKind> {
         let caps = self.label.captures(sentence)?;
@@ -146,11 +190,12 @@ impl LiveRules {
         if label.split_whitespace().count() > 5
             || self.advice_label.is_match(label)
             || self.hedged_label.is_match(label)
+            || self.purpose.is_match(label)
             || self.hedged_label.is_match(value)
         {
             return None;
         }
-        if self.live_label.is_match(label) {
+        if self.live_label.is_match(label) || self.list_label.is_match(label) {
             return Some(ClaimKind::LiveState);
         }
         self.label_value

@@ -18,13 +18,21 @@
 //!   funcionando"), negated or not ("nginx is not running" is a claim);
 //! - a measured value: a number with a unit, a metric with a number, a
 //!   count of live things, a time of a past event, an HTTP status — unless
-//!   the clause speaks of limits, defaults or typical values.
+//!   the clause speaks of limits, defaults or typical values;
+//! - by form ([`live`], [`forms`]): a subjectless past ("Reloaded haproxy"),
+//!   a headline passive ("Snapshot X created for VM 120"), a past tense of
+//!   a program with a count ("rsync moved 12,408 files"), a state after a
+//!   copula ("está apagada", "ist ausgeschaltet", "is powered off"), a
+//!   date of an event ("expires on 2025-03-14", "seit gestern"), a
+//!   labelled list of live things somewhere ("Containers on nas: plex,
+//!   radarr", or the same heading over a bulleted list).
 //!
 //! Fenced code blocks and inline code are examples unless introduced as
 //! output; tables of statuses or measurements are live values.
 //!
 //! Measured on `tests/phantom_corpus*.tsv` by `tests/phantom_corpus.rs`.
 
+mod forms;
 mod live;
 mod words;
 
@@ -90,6 +98,7 @@ pub fn claims(text: &str) -> Vec<Claim> {
         .into_iter()
         .map(|row| claim(ClaimKind::LiveValue, row))
         .collect();
+    found.extend(listed_under_heading(rules, &prose));
     for sentence in sentences(&prose) {
         found.extend(assess_sentence(rules, sentence));
     }
@@ -130,7 +139,7 @@ fn strip_code(rules: &Rules, text: &str) -> (String, Option<String>) {
         let intro = &before[start..];
         let after = &rest[open + 3..];
         let block = after.find("```").map_or(after, |close| &after[..close]);
-        if rules.output_intro.is_match(intro) && !rules.example.is_match(intro) {
+        if rules.output_intro.is_match(intro) && !is_example(rules, intro) {
             return (String::new(), Some(block.to_string()));
         }
         prose.push_str(before);
@@ -150,13 +159,51 @@ fn live_table_rows<'t>(rules: &Rules, text: &'t str) -> Vec<&'t str> {
         .lines()
         .filter(|l| l.matches('|').count() >= 2 && !l.contains("---"))
         .collect();
-    if rows.len() < 2 || rules.example.is_match(text) {
+    if rows.len() < 2 || is_example(rules, text) {
         return Vec::new();
     }
     rows.into_iter()
         .skip(1)
         .filter(|row| rules.table_value.is_match(row))
         .collect()
+}
+
+/// Whether `text` announces an example. A dotted name is a name, not
+/// the word in it (`cloud.example.org`, `admin@example.com`).
+fn is_example(rules: &Rules, text: &str) -> bool {
+    rules
+        .example
+        .is_match(&rules.dotted_name.replace_all(text, "name"))
+}
+
+/// A heading naming live things ("Containers on nas:", "Running
+/// services:") over a list: one claim, the heading with its items.
+fn listed_under_heading(rules: &Rules, text: &str) -> Vec<Claim> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let is_item = |line: &&&str| {
+        line.starts_with(['-', '*', '•'])
+            || line
+                .split_once(['.', ')'])
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !rules.live.list_heading(line) || is_example(rules, text) {
+            continue;
+        }
+        let items: Vec<&str> = lines[i + 1..].iter().take_while(is_item).copied().collect();
+        if !items.is_empty() {
+            found.push(claim(
+                ClaimKind::LiveState,
+                &format!("{line} {}", items.join(" ")),
+            ));
+        }
+    }
+    found
 }
 
 /// Sentences end at `.`, `!`, `?` before a blank, and at line ends; a
@@ -185,7 +232,7 @@ fn assess_sentence(rules: &Rules, sentence: &str) -> Vec<Claim> {
         || sentence.starts_with("here's how")
         || sentence.starts_with("this is how")
         || rules.conditional_start.is_match(sentence)
-        || rules.example.is_match(sentence)
+        || is_example(rules, sentence)
     {
         return Vec::new();
     }
@@ -194,18 +241,36 @@ fn assess_sentence(rules: &Rules, sentence: &str) -> Vec<Claim> {
     if let Some(kind) = rules.live.labelled(sentence) {
         return vec![claim(kind, sentence)];
     }
-    rules
-        .clause_break
-        .split(sentence)
+    clauses(rules, sentence)
+        .into_iter()
         .filter_map(|clause| assess_clause(rules, clause.trim()))
         .collect()
+}
+
+/// The clauses of a sentence. A break after a colon ends before the
+/// letter that tells it from a number (`: 9`), so the letter stays.
+fn clauses<'s>(rules: &Rules, sentence: &'s str) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for found in rules.clause_break.find_iter(sentence) {
+        let mut end = found.end();
+        if found.as_str().starts_with(':') {
+            end -= found.as_str().chars().last().map_or(0, char::len_utf8);
+        }
+        out.push(&sentence[start..found.start()]);
+        start = end;
+    }
+    out.push(&sentence[start..]);
+    out
 }
 
 fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
     if clause.is_empty() || rules.set_aside_start.is_match(clause) {
         return None;
     }
-    if rules.hedge.is_match(clause) && !rules.evidence.is_match(clause) {
+    // "valid until <date>" states a date; "until" alone waits for one.
+    let unhedged = clause.replace("valid until", "valid to");
+    if rules.hedge.is_match(&unhedged) && !rules.evidence.is_match(clause) {
         return None;
     }
     let negated = rules.negation.is_match(clause);
@@ -216,20 +281,33 @@ fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
     if !negated
         && (rules.action.iter().any(|r| r.is_match(clause))
             || first_person_action(rules, clause)
-            || rules.live.subjectless_action(clause))
+            || rules.live.subjectless_action(clause)
+            || rules.forms.headline_action(clause))
     {
         return found(ClaimKind::Action);
     }
     if !negated && rules.tool_output.is_match(clause) {
         return found(ClaimKind::ToolOutput);
     }
-    if rules.state.iter().any(|r| r.is_match(clause)) {
+    if rules.state.iter().any(|r| r.is_match(clause))
+        || rules.forms.state(
+            clause,
+            if negated {
+                forms::Negated::Yes
+            } else {
+                forms::Negated::No
+            },
+        )
+    {
         return found(ClaimKind::LiveState);
     }
     if !rules.generic_amount.is_match(clause) && rules.value.iter().any(|r| r.is_match(clause)) {
         return found(ClaimKind::LiveValue);
     }
     if !negated && !rules.generic_amount.is_match(clause) {
+        if rules.forms.past_count(clause) && !rules.live.generic(clause) {
+            return found(ClaimKind::LiveValue);
+        }
         return rules.live.present(clause).and_then(found);
     }
     None
@@ -246,6 +324,7 @@ fn first_person_action(rules: &Rules, clause: &str) -> bool {
 struct Rules {
     output_intro: Regex,
     example: Regex,
+    dotted_name: Regex,
     inline_code: Regex,
     quotation: Regex,
     table_value: Regex,
@@ -264,6 +343,7 @@ struct Rules {
     value: Vec<Regex>,
     generic_amount: Regex,
     live: live::LiveRules,
+    forms: forms::FormRules,
 }
 
 /// `\b(?:a|b|c)\b` over whole words or phrases (apostrophes count as word characters).
@@ -296,6 +376,7 @@ impl Rules {
                 "ejemplo",
                 "such as",
             ]))?,
+            dotted_name: re(r"[\w-]+(?:\.[\w-]+)+")?,
             inline_code: re(r"'[^'\n]{1,200}'")?,
             quotation: re(r#""[^"\n]{1,300}""#)?,
             table_value: re(&format!(
@@ -413,6 +494,7 @@ impl Rules {
             ],
             generic_amount: re(&any_word(GENERIC_AMOUNT))?,
             live: live::LiveRules::compile()?,
+            forms: forms::FormRules::compile()?,
         })
     }
 }
