@@ -242,7 +242,14 @@ async fn an_unusable_cluster_is_reported_once_and_warden_goes_on() {
     let wrong = "AA:".repeat(31) + "AA";
     let home = Home::new(&fake, &wrong);
     let out = home.warden(&["ask", "list vms"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    // A cluster that cannot be read is not an empty cluster: the listing
+    // fails naming it (exit 4), after one warning at start.
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Proxmox cluster `lab` cannot be read"),
+        "{}",
+        stdout(&out)
+    );
     let err = stderr(&out);
     let lines: Vec<&str> = err
         .lines()
