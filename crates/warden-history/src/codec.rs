@@ -16,6 +16,7 @@ const KIND_POINTS: u8 = 0;
 const KIND_ROLLUP: u8 = 1;
 const KIND_JOURNAL: u8 = 2;
 const GROUP: usize = 16;
+const FLAT: u8 = 0x80;
 
 /// A blob that cannot be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -263,25 +264,25 @@ fn write_column(out: &mut Vec<u8>, values: &[i64]) {
         // The first `order` entries carry the level (and slope): varints,
         // so one large start does not widen a whole packed group.
         let head = order.min(transformed.len());
-        let mut bytes = Vec::new();
+        // Flag 0x80: the rest is all zero (a flat or steady series), and
+        // not written.
+        let flat = transformed[head..].iter().all(|v| *v == 0);
+        let mut bytes = vec![order as u8 | if flat { FLAT } else { 0 }];
         for v in &transformed[..head] {
             write_varint(&mut bytes, *v);
         }
-        bytes.extend_from_slice(&pack(&transformed[head..]));
+        if !flat {
+            bytes.extend_from_slice(&pack(&transformed[head..]));
+        }
         bytes
     };
     let (first, second) = (encode(1), encode(2));
-    if second.len() < first.len() {
-        out.push(2);
-        out.extend_from_slice(&second);
-    } else {
-        out.push(1);
-        out.extend_from_slice(&first);
-    }
+    out.extend_from_slice(if second.len() < first.len() { &second } else { &first });
 }
 
 fn read_column(r: &mut Reader, n: usize) -> Result<Vec<i64>, CodecError> {
-    let order = usize::from(r.byte()?);
+    let mode = r.byte()?;
+    let order = usize::from(mode & !FLAT);
     if !(1..=2).contains(&order) {
         return Err(CodecError::Malformed);
     }
@@ -290,7 +291,11 @@ fn read_column(r: &mut Reader, n: usize) -> Result<Vec<i64>, CodecError> {
     for _ in 0..head {
         zigzagged.push(r.varint()?);
     }
-    zigzagged.extend(unpack(r, n - head)?);
+    if mode & FLAT != 0 {
+        zigzagged.resize(n, 0);
+    } else {
+        zigzagged.extend(unpack(r, n - head)?);
+    }
     Ok(undeltas(zigzagged.into_iter().map(unzigzag).collect(), order))
 }
 
@@ -438,10 +443,10 @@ mod tests {
     fn regular_data_is_small() {
         // A full window of a counter that grows by 10 every slot.
         let uptime = Block::Points((0..90).map(|i| Some(1_000_000 + 10 * i)).collect());
-        assert!(encode_block(&uptime).len() <= 24, "{}", encode_block(&uptime).len());
+        assert!(encode_block(&uptime).len() <= 16, "{}", encode_block(&uptime).len());
         // An idle interface: all zero.
         let idle = Block::Points(vec![Some(0); 90]);
-        assert!(encode_block(&idle).len() <= 16);
+        assert!(encode_block(&idle).len() <= 12);
         // A gap in the middle costs a few bytes, not a value per slot.
         let mut gappy = vec![Some(5); 90];
         for slot in gappy.iter_mut().skip(30).take(20) {

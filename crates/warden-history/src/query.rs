@@ -123,9 +123,21 @@ impl HistoryStore {
         window_ms: u64,
         width: usize,
     ) -> Result<Vec<Sparkline>, HistoryError> {
-        let to = self.options.clock.now_ms();
-        let from = to.saturating_sub(window_ms);
-        let step = (window_ms / width.max(1) as u64).max(1);
+        // `width` buckets exactly, the last one holding now. The step is
+        // what the tiers allow (the finest resolution at least).
+        let asked = (window_ms / width.max(1) as u64).max(1);
+        let now = self.options.clock.now_ms();
+        let step = select::choose(
+            self.options.retention.tiers(),
+            now,
+            now.saturating_sub(window_ms),
+            now,
+            Some(asked),
+            DEFAULT_MAX_POINTS,
+        )
+        .step_ms;
+        let to = (now / step + 1) * step;
+        let from = to.saturating_sub(step * width.max(1) as u64);
         let reader = self.lock_reader()?;
         let mut state = self.lock_state()?;
         let mut out = Vec::with_capacity(resources.len());
@@ -242,6 +254,9 @@ impl HistoryStore {
         let starts = select::bucket_starts(from, to, choice.step_ms);
         let first = starts.first().copied().unwrap_or(from);
         let (blocks, page_corrupt) = db::scan_blocks(reader, id, tier, tier.block_start(first), to)?;
+        // A tier answers for what it keeps, though whole blocks are
+        // deleted only once all of their span expired.
+        let kept_from = now.saturating_sub(tier.keep_ms);
         let mut slots: Vec<(u64, Agg)> = Vec::new();
         for (start, block) in blocks {
             match block {
@@ -268,6 +283,7 @@ impl HistoryStore {
         } else {
             slots.extend(roll_up(&unsealed, tier.resolution_ms));
         }
+        slots.retain(|s| s.0 >= kept_from);
         // Stable: for one slot, the stored part before the newer one.
         slots.sort_by_key(|s| s.0);
         let buckets = select::into_buckets(&starts, choice.step_ms, slots);
