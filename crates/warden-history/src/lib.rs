@@ -73,6 +73,7 @@ mod rollup;
 mod seal;
 mod select;
 mod state;
+mod stats;
 mod store;
 
 pub use baseline::{band, hour_of_week, median_mad};
@@ -83,4 +84,5 @@ pub use query::{Band, Points, SeriesInfo, Sparkline, Summary};
 pub use retention::{Retention, Tier, format_duration, parse_duration};
 pub use rollup::Agg;
 pub use select::{Choice, DEFAULT_MAX_POINTS, choose};
+pub use stats::TierStats;
 pub use store::{Clock, Health, HistoryStore, Ingested, Options};
