@@ -274,19 +274,21 @@ fn finish_window(
     let floor = |t: u64| t - t % window;
     let mut next = start + window;
     let caught_up = floor(now.saturating_sub(grace));
-    let earliest_spill = state.spill.iter().map(|e| floor(e.1)).min();
+    let earliest_spill = state.spill.values().flatten().map(|e| floor(e.0)).min();
     next = next.max(earliest_spill.map_or(caught_up, |s| s.min(caught_up)));
     let spill = std::mem::take(&mut state.spill);
     let mut unsealed = Vec::new();
-    for (id, slot, value) in spill {
-        if slot < next {
-            state.late.push((id, slot, value));
-        } else if slot < next + window {
-            state.put_head(id, ((slot - next) / finest) as usize, value, slots);
-            unsealed.push((id, slot, value));
-        } else {
-            state.spill.push((id, slot, value));
-            unsealed.push((id, slot, value));
+    for (id, entries) in spill {
+        for (slot, value) in entries {
+            if slot < next {
+                state.late.push((id, slot, value));
+            } else if slot < next + window {
+                state.put_head(id, ((slot - next) / finest) as usize, value, slots);
+                unsealed.push((id, slot, value));
+            } else {
+                state.spill.entry(id).or_default().push((slot, value));
+                unsealed.push((id, slot, value));
+            }
         }
     }
     let dead: Vec<u32> = if hourly {

@@ -51,7 +51,8 @@ pub struct State {
     pub window_start: u64,
     /// Series whose head got a value in the open window, each once.
     pub dirty: Vec<u32>,
-    pub spill: Vec<Entry>,
+    /// By series: (slot start, value), in arrival order.
+    pub spill: HashMap<u32, Vec<(u64, i64)>>,
     pub late: Vec<Entry>,
     pub pending: Vec<Entry>,
     /// Series created since the last flush.
@@ -170,12 +171,7 @@ impl State {
             .get(id)
             .map(|s| head_points(&s.head, window_start, finest_ms))
             .unwrap_or_default();
-        let mut spilled: Vec<(u64, i64)> = self
-            .spill
-            .iter()
-            .filter(|e| e.0 == id)
-            .map(|e| (e.1, e.2))
-            .collect();
+        let mut spilled: Vec<(u64, i64)> = self.spill.get(&id).cloned().unwrap_or_default();
         // Stable: of two samples of one slot, the later stays last.
         spilled.sort_by_key(|p| p.0);
         out.extend(spilled);

@@ -198,7 +198,7 @@ impl HistoryStore {
                         state.pending.push((id, slot, value));
                     }
                     Route::Spill => {
-                        state.spill.push((id, slot, value));
+                        state.spill.entry(id).or_default().push((slot, value));
                         state.pending.push((id, slot, value));
                     }
                     Route::Late => state.late.push((id, slot, value)),
@@ -408,7 +408,7 @@ fn load(conn: &Connection, options: &Options, now: u64) -> Result<State, History
         }
         match route(slot, state.window_start, window, finest) {
             Route::Head(index) => state.put_head(id, index, value, slots),
-            Route::Spill => state.spill.push((id, slot, value)),
+            Route::Spill => state.spill.entry(id).or_default().push((slot, value)),
             Route::Late => state.late.push((id, slot, value)),
         }
     }
