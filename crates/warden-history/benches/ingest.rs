@@ -12,6 +12,8 @@
 //! `cargo bench -p warden-history --bench ingest`
 //! `HOSTS=50 MINUTES=10080 cargo bench -p warden-history --bench ingest` (a week)
 
+#![allow(clippy::expect_used)] // benchmark set-up: a panic is a broken benchmark
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -23,7 +25,10 @@ const T0: u64 = 1_767_225_600_000 + 11 * 3_600_000 + 58 * 60_000;
 const TICK: u64 = 10_000;
 
 fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// xorshift64*: deterministic noise.
@@ -108,14 +113,20 @@ impl Host {
         }
         const DEVICES: [&str; 6] = ["sda", "sdb", "nvme0n1", "nvme1n1", "sdc", "sdd"];
         for (i, dev) in DEVICES.iter().enumerate() {
-            for metric in [MetricName::DiskReadBytesPerS, MetricName::DiskWriteBytesPerS] {
+            for metric in [
+                MetricName::DiskReadBytesPerS,
+                MetricName::DiskWriteBytesPerS,
+            ] {
                 let busy = i < 2 && r.unit() < 0.6;
-                let v = if busy { (2e5 * (1.0 + r.normal().abs() * 3.0)).round() } else { 0.0 };
+                let v = if busy {
+                    (2e5 * (1.0 + r.normal().abs() * 3.0)).round()
+                } else {
+                    0.0
+                };
                 push(metric, dev, v);
             }
         }
-        for i in 0..16 {
-            let iface = IFACES[i];
+        for (i, iface) in IFACES.iter().enumerate() {
             for metric in [MetricName::NetRxBytesPerS, MetricName::NetTxBytesPerS] {
                 let v = if i < 4 {
                     (5e4 * (2.0 + r.normal())).max(0.0).round()
@@ -140,7 +151,12 @@ fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     // utime and stime are fields 14 and 15; index 0 here is field 3.
     (ticks(11) + ticks(12)) / 100.0
 }
@@ -159,7 +175,10 @@ fn main() {
     let minutes = env("MINUTES", 10);
     let ticks = minutes * 6;
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("history ingest: {hosts} hosts x 60 series, {minutes} simulated min, load before: {}", load.trim());
+    println!(
+        "history ingest: {hosts} hosts x 60 series, {minutes} simulated min, load before: {}",
+        load.trim()
+    );
 
     // The data alone, to take its cost off.
     let mut fleet: Vec<Host> = (0..hosts).map(Host::new).collect();
@@ -201,7 +220,10 @@ fn main() {
     let wall = start.elapsed();
     let store_cpu = (total_cpu - generation).max(0.0);
     let simulated = (ticks * TICK) as f64 / 1000.0;
-    println!("samples: {generated} generated, {accepted} accepted, {} lost", generated - accepted);
+    println!(
+        "samples: {generated} generated, {accepted} accepted, {} lost",
+        generated - accepted
+    );
     println!(
         "cpu: {:.2} s total, {:.2} s generating, {:.2} s store over {simulated:.0} simulated s = {:.2} % of one core ({:.2} % with generation); wall {:.2} s",
         total_cpu,
@@ -211,7 +233,10 @@ fn main() {
         100.0 * total_cpu / simulated,
         wall.as_secs_f64()
     );
-    println!("worst flush (incl. seal): {:.1} ms", worst_flush.as_secs_f64() * 1000.0);
+    println!(
+        "worst flush (incl. seal): {:.1} ms",
+        worst_flush.as_secs_f64() * 1000.0
+    );
     println!("peak RSS: {} MB", status_kb("VmHWM:") / 1024);
     let health = store.health();
     println!(
@@ -237,5 +262,10 @@ fn main() {
         disk as f64 / 1e6,
         disk as f64 / accepted.max(1) as f64
     );
-    println!("load after: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
+    println!(
+        "load after: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
 }

@@ -6,6 +6,8 @@
 //!
 //! `cargo bench -p warden-history --bench query`
 
+#![allow(clippy::expect_used)] // benchmark set-up: a panic is a broken benchmark
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -50,13 +52,28 @@ fn filled() -> &'static Filled {
             now.store(at, Ordering::Relaxed);
             let wave = ((at / 60_000) % 1440) as f64 / 1440.0 * std::f64::consts::TAU;
             batch.clear();
-            batch.push(sample("host:long", MetricName::CpuPercent, at, 30.0 + 20.0 * wave.sin() + (tick % 7) as f64));
-            batch.push(sample("host:long", MetricName::MemoryPercent, at, 50.0 + (tick % 13) as f64 / 10.0));
+            batch.push(sample(
+                "host:long",
+                MetricName::CpuPercent,
+                at,
+                30.0 + 20.0 * wave.sin() + (tick % 7) as f64,
+            ));
+            batch.push(sample(
+                "host:long",
+                MetricName::MemoryPercent,
+                at,
+                50.0 + (tick % 13) as f64 / 10.0,
+            ));
             if at + D >= END {
                 for (i, host) in hosts.iter().enumerate() {
                     let v = 20.0 + 10.0 * wave.cos() + ((tick + i as u64) % 11) as f64;
                     batch.push(sample(host, MetricName::CpuPercent, at, v));
-                    batch.push(sample(host, MetricName::MemoryPercent, at, 40.0 + (i % 40) as f64));
+                    batch.push(sample(
+                        host,
+                        MetricName::MemoryPercent,
+                        at,
+                        40.0 + (i % 40) as f64,
+                    ));
                 }
             }
             store.ingest(&batch).expect("ingest");
@@ -71,9 +88,15 @@ fn filled() -> &'static Filled {
             "filled in {:.1} s: {} MB on disk; load {}",
             started.elapsed().as_secs_f64(),
             store.disk_bytes() / 1_000_000,
-            std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
         );
-        Filled { _dir: dir, store, hosts }
+        Filled {
+            _dir: dir,
+            store,
+            hosts,
+        }
     })
 }
 
@@ -82,7 +105,14 @@ fn range(bencher: divan::Bencher, back: u64, step: Option<u64>) {
     bencher.bench(|| {
         let p = f
             .store
-            .points("host:long", MetricName::CpuPercent, "", END - back, END, step)
+            .points(
+                "host:long",
+                MetricName::CpuPercent,
+                "",
+                END - back,
+                END,
+                step,
+            )
             .expect("points");
         assert!(p.points.iter().filter(|p| p.1.is_some()).count() * 10 >= p.points.len() * 9);
         p

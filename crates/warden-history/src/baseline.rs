@@ -123,7 +123,12 @@ mod tests {
     #[test]
     fn bands() {
         let table: &[(f64, f64, MetricUnit, (f64, f64))] = &[
-            (50.0, 1.0, MetricUnit::Percent, (50.0 - 4.4478, 50.0 + 4.4478)),
+            (
+                50.0,
+                1.0,
+                MetricUnit::Percent,
+                (50.0 - 4.4478, 50.0 + 4.4478),
+            ),
             // Flat: the floor.
             (40.0, 0.0, MetricUnit::Percent, (38.0, 42.0)),
             // Never below zero for a non-negative quantity.
@@ -135,14 +140,20 @@ mod tests {
         ];
         for &(median, mad, unit, (low, high)) in table {
             let (l, h) = band(median, mad, unit);
-            assert!((l - low).abs() < 1e-6 && (h - high).abs() < 1e-6, "{median} {mad}: {l} {h}");
+            assert!(
+                (l - low).abs() < 1e-6 && (h - high).abs() < 1e-6,
+                "{median} {mad}: {l} {h}"
+            );
         }
     }
 
     #[test]
     fn same_hours_go_back_whole_weeks_within_what_is_kept() {
         let h = 10 * WEEK_MS + 5 * HOUR_MS;
-        assert_eq!(same_hours(h, 0), vec![h, h - WEEK_MS, h - 2 * WEEK_MS, h - 3 * WEEK_MS]);
+        assert_eq!(
+            same_hours(h, 0),
+            vec![h, h - WEEK_MS, h - 2 * WEEK_MS, h - 3 * WEEK_MS]
+        );
         assert_eq!(same_hours(h, h - WEEK_MS), vec![h, h - WEEK_MS]);
         assert_eq!(same_hours(HOUR_MS, 0), vec![HOUR_MS]);
     }

@@ -277,7 +277,11 @@ fn write_column(out: &mut Vec<u8>, values: &[i64]) {
         bytes
     };
     let (first, second) = (encode(1), encode(2));
-    out.extend_from_slice(if second.len() < first.len() { &second } else { &first });
+    out.extend_from_slice(if second.len() < first.len() {
+        &second
+    } else {
+        &first
+    });
 }
 
 fn read_column(r: &mut Reader, n: usize) -> Result<Vec<i64>, CodecError> {
@@ -296,7 +300,10 @@ fn read_column(r: &mut Reader, n: usize) -> Result<Vec<i64>, CodecError> {
     } else {
         zigzagged.extend(unpack(r, n - head)?);
     }
-    Ok(undeltas(zigzagged.into_iter().map(unzigzag).collect(), order))
+    Ok(undeltas(
+        zigzagged.into_iter().map(unzigzag).collect(),
+        order,
+    ))
 }
 
 fn pack(values: &[u64]) -> Vec<u8> {
@@ -396,8 +403,20 @@ mod tests {
     use proptest::prelude::*;
 
     fn agg() -> impl Strategy<Value = Agg> {
-        (any::<i64>(), any::<i64>(), any::<i64>(), any::<i64>(), any::<u32>())
-            .prop_map(|(min, avg, max, last, count)| Agg { min, avg, max, last, count })
+        (
+            any::<i64>(),
+            any::<i64>(),
+            any::<i64>(),
+            any::<i64>(),
+            any::<u32>(),
+        )
+            .prop_map(|(min, avg, max, last, count)| Agg {
+                min,
+                avg,
+                max,
+                last,
+                count,
+            })
     }
 
     proptest! {
@@ -443,7 +462,11 @@ mod tests {
     fn regular_data_is_small() {
         // A full window of a counter that grows by 10 every slot.
         let uptime = Block::Points((0..90).map(|i| Some(1_000_000 + 10 * i)).collect());
-        assert!(encode_block(&uptime).len() <= 16, "{}", encode_block(&uptime).len());
+        assert!(
+            encode_block(&uptime).len() <= 16,
+            "{}",
+            encode_block(&uptime).len()
+        );
         // An idle interface: all zero.
         let idle = Block::Points(vec![Some(0); 90]);
         assert!(encode_block(&idle).len() <= 12);

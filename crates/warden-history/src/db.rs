@@ -176,7 +176,9 @@ pub fn read_block(
     start_ms: u64,
 ) -> Result<Read, HistoryError> {
     let data: Option<Vec<u8>> = conn
-        .prepare_cached("SELECT data FROM blocks WHERE series = ?1 AND res_s = ?2 AND start_ms = ?3")?
+        .prepare_cached(
+            "SELECT data FROM blocks WHERE series = ?1 AND res_s = ?2 AND start_ms = ?3",
+        )?
         .query_row(params![series, res_s(tier), start_ms as i64], |r| r.get(0))
         .optional()?;
     Ok(match data {
@@ -216,7 +218,7 @@ pub fn scan_blocks(
     tier: &Tier,
     from_ms: u64,
     to_ms: u64,
-) -> Result<(Vec<(u64, Result<Block, CodecError>)>, bool), HistoryError> {
+) -> Result<Scan, HistoryError> {
     let mut stmt = conn.prepare_cached(
         "SELECT start_ms, data FROM blocks WHERE series = ?1 AND res_s = ?2 AND start_ms >= ?3 AND start_ms < ?4 ORDER BY start_ms",
     )?;
@@ -228,9 +230,24 @@ pub fn scan_blocks(
     for row in rows {
         match row {
             Ok((start, bytes)) => out.push((start, codec::decode_block(&bytes))),
-            Err(e) if is_corrupt(&e) => return Ok((out, true)),
+            Err(e) if is_corrupt(&e) => {
+                return Ok(Scan {
+                    blocks: out,
+                    page_corrupt: true,
+                });
+            }
             Err(e) => return Err(e.into()),
         }
     }
-    Ok((out, false))
+    Ok(Scan {
+        blocks: out,
+        page_corrupt: false,
+    })
+}
+
+/// Blocks read in time order, each decoded or the reason it was not;
+/// `page_corrupt`: SQLite itself stopped on a damaged page.
+pub struct Scan {
+    pub blocks: Vec<(u64, Result<Block, CodecError>)>,
+    pub page_corrupt: bool,
 }

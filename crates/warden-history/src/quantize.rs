@@ -14,9 +14,10 @@ const LIMIT: f64 = 9_007_199_254_740_992.0;
 pub fn divisor(unit: MetricUnit) -> f64 {
     match unit {
         MetricUnit::Percent | MetricUnit::Load => 100.0,
-        MetricUnit::Bytes | MetricUnit::BytesPerSecond | MetricUnit::Count | MetricUnit::Seconds => {
-            1.0
-        }
+        MetricUnit::Bytes
+        | MetricUnit::BytesPerSecond
+        | MetricUnit::Count
+        | MetricUnit::Seconds => 1.0,
     }
 }
 
@@ -48,7 +49,12 @@ mod tests {
             (0.0, MetricUnit::Percent, Some(0), 0.0),
             (100.0, MetricUnit::Percent, Some(10000), 100.0),
             (1.07, MetricUnit::Load, Some(107), 1.07),
-            (4_294_967_296.4, MetricUnit::Bytes, Some(4_294_967_296), 4_294_967_296.0),
+            (
+                4_294_967_296.4,
+                MetricUnit::Bytes,
+                Some(4_294_967_296),
+                4_294_967_296.0,
+            ),
             (1234.5, MetricUnit::BytesPerSecond, Some(1235), 1235.0),
             (-3.0, MetricUnit::Count, Some(-3), -3.0),
             (86_400.2, MetricUnit::Seconds, Some(86_400), 86_400.0),

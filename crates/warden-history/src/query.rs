@@ -98,7 +98,9 @@ impl HistoryStore {
         step_ms: Option<u64>,
     ) -> Result<Points, HistoryError> {
         if to_ms <= from_ms {
-            return Err(HistoryError::BadQuery(format!("`to` ({to_ms}) must come after `from` ({from_ms})")));
+            return Err(HistoryError::BadQuery(format!(
+                "`to` ({to_ms}) must come after `from` ({from_ms})"
+            )));
         }
         if step_ms == Some(0) {
             return Err(HistoryError::BadQuery("step must be positive".into()));
@@ -108,7 +110,15 @@ impl HistoryStore {
         let id = state
             .find(resource, metric, instance)
             .ok_or_else(|| unknown(resource, metric, instance))?;
-        self.read(&reader, &mut state, id, metric.unit(), from_ms, to_ms, step_ms)
+        self.read(
+            &reader,
+            &mut state,
+            id,
+            metric.unit(),
+            from_ms,
+            to_ms,
+            step_ms,
+        )
     }
 
     /// Sparklines of one metric for many resources over the last
@@ -158,7 +168,10 @@ impl HistoryStore {
             let points = self.read(&reader, &mut state, id, metric.unit(), from, to, Some(step))?;
             out.push(Sparkline {
                 resource: resource.to_string(),
-                instance: state.get(id).map(|s| s.instance.to_string()).unwrap_or_default(),
+                instance: state
+                    .get(id)
+                    .map(|s| s.instance.to_string())
+                    .unwrap_or_default(),
                 step_ms: points.step_ms,
                 values: points.points.into_iter().map(|(_, v)| v).collect(),
             });
@@ -195,7 +208,10 @@ impl HistoryStore {
         instance: &str,
         at_ms: u64,
     ) -> Result<Option<(f64, f64)>, HistoryError> {
-        Ok(self.bands_at(resource, metric, instance, &[at_ms])?.pop().flatten())
+        Ok(self
+            .bands_at(resource, metric, instance, &[at_ms])?
+            .pop()
+            .flatten())
     }
 
     fn bands_at(
@@ -214,8 +230,15 @@ impl HistoryStore {
             (id, state.get(id).map_or(u64::MAX, |s| s.first_ms))
         };
         let mut learnt: Vec<Option<(f64, f64)>> = vec![None; ROLLING as usize + 1];
-        let mut stmt = reader.prepare_cached("SELECT bucket, median, mad FROM baselines WHERE series = ?1")?;
-        let rows = stmt.query_map(params![id], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?)))?;
+        let mut stmt =
+            reader.prepare_cached("SELECT bucket, median, mad FROM baselines WHERE series = ?1")?;
+        let rows = stmt.query_map(params![id], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, f64>(1)?,
+                r.get::<_, f64>(2)?,
+            ))
+        })?;
         for row in rows {
             let (bucket, median, mad) = row?;
             if let Some(slot) = learnt.get_mut(bucket as usize) {
@@ -253,28 +276,44 @@ impl HistoryStore {
         };
         let starts = select::bucket_starts(from, to, choice.step_ms);
         let first = starts.first().copied().unwrap_or(from);
-        let (blocks, page_corrupt) = db::scan_blocks(reader, id, tier, tier.block_start(first), to)?;
+        let db::Scan {
+            blocks,
+            page_corrupt,
+        } = db::scan_blocks(reader, id, tier, tier.block_start(first), to)?;
         // A tier answers for what it keeps, though whole blocks are
         // deleted only once all of their span expired.
         let kept_from = now.saturating_sub(tier.keep_ms);
         let mut slots: Vec<(u64, Agg)> = Vec::new();
         for (start, block) in blocks {
             match block {
-                Ok(Block::Points(values)) => slots.extend(values.iter().enumerate().filter_map(|(i, v)| {
-                    v.map(|v| (start + i as u64 * tier.resolution_ms, Agg::of(v)))
-                })),
-                Ok(Block::Rollup(aggs)) => slots.extend(aggs.iter().enumerate().filter_map(|(i, a)| {
-                    a.map(|a| (start + i as u64 * tier.resolution_ms, a))
-                })),
+                Ok(Block::Points(values)) => {
+                    slots.extend(values.iter().enumerate().filter_map(|(i, v)| {
+                        v.map(|v| (start + i as u64 * tier.resolution_ms, Agg::of(v)))
+                    }))
+                }
+                Ok(Block::Rollup(aggs)) => slots.extend(
+                    aggs.iter()
+                        .enumerate()
+                        .filter_map(|(i, a)| a.map(|a| (start + i as u64 * tier.resolution_ms, a))),
+                ),
                 Err(_) => {
                     if state.corrupt_seen.insert((id, tier.resolution_ms, start)) {
                         state.counters.corrupt_blocks += 1;
-                        tracing::warn!(series = id, tier_ms = tier.resolution_ms, start, "history: unreadable block skipped");
+                        tracing::warn!(
+                            series = id,
+                            tier_ms = tier.resolution_ms,
+                            start,
+                            "history: unreadable block skipped"
+                        );
                     }
                 }
             }
         }
-        if page_corrupt && state.corrupt_seen.insert((id, tier.resolution_ms, u64::MAX)) {
+        if page_corrupt
+            && state
+                .corrupt_seen
+                .insert((id, tier.resolution_ms, u64::MAX))
+        {
             state.counters.corrupt_blocks += 1;
         }
         let unsealed = state.unsealed(id, state.window_start, retention.finest_ms());

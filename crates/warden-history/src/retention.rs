@@ -125,10 +125,9 @@ impl Retention {
             }
         }
         let resolutions: Vec<u64> = sorted.iter().map(|p| p.0).collect();
-        let window_ms =
-            choose_window(&resolutions).ok_or_else(|| RetentionError::NoWindow {
-                tiers: resolutions.iter().map(|r| format_duration(*r)).collect(),
-            })?;
+        let window_ms = choose_window(&resolutions).ok_or_else(|| RetentionError::NoWindow {
+            tiers: resolutions.iter().map(|r| format_duration(*r)).collect(),
+        })?;
         let tiers = sorted
             .iter()
             .enumerate()
@@ -302,12 +301,26 @@ mod tests {
             (&[], "no tier"),
             (&[("10s", "24h"), ("10x", "7d")], "\"10x\""),
             (&[("10s", "soon")], "\"soon\""),
-            (&[("10s", "24h"), ("1m", "1h")], "1m is kept shorter than 10s"),
+            (
+                &[("10s", "24h"), ("1m", "1h")],
+                "1m is kept shorter than 10s",
+            ),
             (&[("1m", "24h"), ("60s", "24h")], "1m is given twice"),
             (&[("10s", "5s")], "10s is kept for less than"),
-            (&[("10s", "1d"), ("25s", "2d")], "25s is not a multiple of 10s"),
             (
-                &[("1s", "1h"), ("2s", "1h"), ("3s", "1h"), ("4s", "1h"), ("5s", "1h"), ("6s", "1h"), ("7s", "1h")],
+                &[("10s", "1d"), ("25s", "2d")],
+                "25s is not a multiple of 10s",
+            ),
+            (
+                &[
+                    ("1s", "1h"),
+                    ("2s", "1h"),
+                    ("3s", "1h"),
+                    ("4s", "1h"),
+                    ("5s", "1h"),
+                    ("6s", "1h"),
+                    ("7s", "1h"),
+                ],
                 "at most 6",
             ),
         ];
@@ -320,8 +333,14 @@ mod tests {
     #[test]
     fn other_tables_get_a_window_that_nests_with_every_tier() {
         let table: &[(&[(&str, &str)], u64)] = &[
-            (&[("5s", "1d"), ("30s", "2d"), ("5m", "7d"), ("1h", "1y")], 5 * MINUTE),
-            (&[("10s", "1d"), ("1m", "7d"), ("1h", "30d"), ("1d", "2y")], 15 * MINUTE),
+            (
+                &[("5s", "1d"), ("30s", "2d"), ("5m", "7d"), ("1h", "1y")],
+                5 * MINUTE,
+            ),
+            (
+                &[("10s", "1d"), ("1m", "7d"), ("1h", "30d"), ("1d", "2y")],
+                15 * MINUTE,
+            ),
             (&[("1m", "30d")], 90 * MINUTE),
             (&[("10s", "1d"), ("7m", "7d")], 14 * MINUTE),
             (&[("10s", "1d"), ("1d", "7d")], 15 * MINUTE),

@@ -43,8 +43,8 @@ impl Agg {
 
     fn with(self, other: Agg) -> Agg {
         let count = self.count.saturating_add(other.count);
-        let total =
-            i128::from(self.avg) * i128::from(self.count) + i128::from(other.avg) * i128::from(other.count);
+        let total = i128::from(self.avg) * i128::from(self.count)
+            + i128::from(other.avg) * i128::from(other.count);
         Agg {
             min: self.min.min(other.min),
             avg: div_round(total, i128::from(count.max(1))),
@@ -57,7 +57,11 @@ impl Agg {
 
 /// `n / d` rounded half away from zero; `d` > 0.
 fn div_round(n: i128, d: i128) -> i64 {
-    let q = if n >= 0 { (n + d / 2) / d } else { (n - d / 2) / d };
+    let q = if n >= 0 {
+        (n + d / 2) / d
+    } else {
+        (n - d / 2) / d
+    };
     q.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
@@ -118,10 +122,40 @@ mod tests {
 
     #[test]
     fn merges() {
-        let a = Agg { min: 1, avg: 2, max: 4, last: 3, count: 3 };
-        let b = Agg { min: 0, avg: 10, max: 20, last: 7, count: 1 };
-        assert_eq!(a.then(b), Agg { min: 0, avg: 4, max: 20, last: 7, count: 4 });
-        assert_eq!(a.after(b), Agg { min: 0, avg: 4, max: 20, last: 3, count: 4 });
+        let a = Agg {
+            min: 1,
+            avg: 2,
+            max: 4,
+            last: 3,
+            count: 3,
+        };
+        let b = Agg {
+            min: 0,
+            avg: 10,
+            max: 20,
+            last: 7,
+            count: 1,
+        };
+        assert_eq!(
+            a.then(b),
+            Agg {
+                min: 0,
+                avg: 4,
+                max: 20,
+                last: 7,
+                count: 4
+            }
+        );
+        assert_eq!(
+            a.after(b),
+            Agg {
+                min: 0,
+                avg: 4,
+                max: 20,
+                last: 3,
+                count: 4
+            }
+        );
         // Rounding: (1 + 2) / 2 = 1.5 → 2; (-1 - 2) / 2 = -1.5 → -2.
         assert_eq!(Agg::of(1).then(Agg::of(2)).avg, 2);
         assert_eq!(Agg::of(-1).then(Agg::of(-2)).avg, -2);
@@ -139,8 +173,26 @@ mod tests {
         assert_eq!(
             roll_up(&points, 60_000),
             vec![
-                (0, Agg { min: 3, avg: 5, max: 7, last: 3, count: 3 }),
-                (120_000, Agg { min: 1, avg: 5, max: 9, last: 1, count: 2 }),
+                (
+                    0,
+                    Agg {
+                        min: 3,
+                        avg: 5,
+                        max: 7,
+                        last: 3,
+                        count: 3
+                    }
+                ),
+                (
+                    120_000,
+                    Agg {
+                        min: 1,
+                        avg: 5,
+                        max: 9,
+                        last: 1,
+                        count: 2
+                    }
+                ),
             ]
         );
         assert_eq!(roll_up(&[], 60_000), vec![]);

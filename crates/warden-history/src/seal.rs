@@ -106,7 +106,14 @@ pub fn apply_window(
                 .position(|(at, _)| tier.block_start(*at) != start)
                 .map_or(rolled.len(), |n| i + n);
             if kept(tier, start, now) {
-                applied.add(merge_rollups(tx, series, tier, start, &rolled[i..end], mode)?);
+                applied.add(merge_rollups(
+                    tx,
+                    series,
+                    tier,
+                    start,
+                    &rolled[i..end],
+                    mode,
+                )?);
             }
             i = end;
         }
@@ -168,7 +175,15 @@ pub fn apply_late(
             .position(|e| e.0 != series || e.1 - e.1 % window != start)
             .map_or(sorted.len(), |n| i + n);
         let points: Vec<(u64, i64)> = sorted[i..end].iter().map(|e| (e.1, e.2)).collect();
-        applied.add(apply_window(tx, retention.tiers(), now, series, start, &points, Mode::Late)?);
+        applied.add(apply_window(
+            tx,
+            retention.tiers(),
+            now,
+            series,
+            start,
+            &points,
+            Mode::Late,
+        )?);
         i = end;
     }
     Ok(applied)
@@ -204,7 +219,15 @@ pub fn advance(store: &HistoryStore, writer: &mut Connection) -> Result<(), Hist
                 let tx = writer.transaction()?;
                 let mut applied = Applied::default();
                 for (id, points) in &taken {
-                    applied.add(apply_window(&tx, retention.tiers(), now, *id, start, points, Mode::Seal)?);
+                    applied.add(apply_window(
+                        &tx,
+                        retention.tiers(),
+                        now,
+                        *id,
+                        start,
+                        points,
+                        Mode::Seal,
+                    )?);
                     if let Some(series) = state.get(*id) {
                         save_series(&tx, *id, series)?;
                         if refresh {
@@ -221,7 +244,9 @@ pub fn advance(store: &HistoryStore, writer: &mut Connection) -> Result<(), Hist
                     // Retried as late samples at the next flush (and still
                     // in the journal until then).
                     for (id, points) in taken {
-                        state.late.extend(points.into_iter().map(|(at, v)| (id, at, v)));
+                        state
+                            .late
+                            .extend(points.into_iter().map(|(at, v)| (id, at, v)));
                     }
                     return Err(e);
                 }
@@ -232,7 +257,9 @@ pub fn advance(store: &HistoryStore, writer: &mut Connection) -> Result<(), Hist
 }
 
 fn save_series(tx: &Transaction, id: u32, series: &Series) -> Result<(), HistoryError> {
-    let (latest_ms, latest) = series.latest.map_or((None, None), |(at, v)| (Some(at as i64), Some(v)));
+    let (latest_ms, latest) = series
+        .latest
+        .map_or((None, None), |(at, v)| (Some(at as i64), Some(v)));
     tx.prepare_cached(
         "INSERT INTO series (id, resource, metric, instance, first_ms, latest_ms, latest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (id) DO UPDATE SET latest_ms = excluded.latest_ms, latest = excluded.latest, first_ms = min(first_ms, excluded.first_ms)",
@@ -269,7 +296,9 @@ fn finish_window(
     // window: they go the late way.
     for id in std::mem::take(&mut state.dirty) {
         let points = state.take_head(id, start, finest);
-        state.late.extend(points.into_iter().map(|(at, v)| (id, at, v)));
+        state
+            .late
+            .extend(points.into_iter().map(|(at, v)| (id, at, v)));
     }
     let floor = |t: u64| t - t % window;
     let mut next = start + window;
@@ -309,7 +338,10 @@ fn finish_window(
     let tx = writer.transaction()?;
     tx.execute("DELETE FROM journal", [])?;
     if !unsealed.is_empty() {
-        tx.execute("INSERT INTO journal (data) VALUES (?1)", [codec::encode_journal(&unsealed)])?;
+        tx.execute(
+            "INSERT INTO journal (data) VALUES (?1)",
+            [codec::encode_journal(&unsealed)],
+        )?;
     }
     for tier in retention.tiers() {
         let cutoff = now.saturating_sub(tier.keep_ms + tier.block_ms);
@@ -348,12 +380,22 @@ fn give_back_space(conn: &Connection) -> Result<(), HistoryError> {
 /// The tier baselines are learnt from: the coarsest with at least four
 /// values an hour.
 pub fn baseline_tier(tiers: &[Tier]) -> Option<&Tier> {
-    tiers.iter().rev().find(|t| t.resolution_ms <= 15 * MINUTE_MS)
+    tiers
+        .iter()
+        .rev()
+        .find(|t| t.resolution_ms <= 15 * MINUTE_MS)
 }
 
 /// The averages of a tier's slots in `from..to`.
-fn averages(conn: &Connection, series: u32, tier: &Tier, from: u64, to: u64, unit: warden_protocol::metrics::MetricUnit) -> Result<Vec<f64>, HistoryError> {
-    let (blocks, _) = db::scan_blocks(conn, series, tier, tier.block_start(from), to)?;
+fn averages(
+    conn: &Connection,
+    series: u32,
+    tier: &Tier,
+    from: u64,
+    to: u64,
+    unit: warden_protocol::metrics::MetricUnit,
+) -> Result<Vec<f64>, HistoryError> {
+    let blocks = db::scan_blocks(conn, series, tier, tier.block_start(from), to)?.blocks;
     let mut out = Vec::new();
     for (start, block) in blocks {
         let Ok(Block::Rollup(aggs)) = block else {
@@ -383,7 +425,10 @@ fn refresh_baseline(
     };
     let unit = series.unit();
     let hour = end - end % HOUR_MS - HOUR_MS;
-    let mut buckets = vec![(ROLLING, averages(tx, id, tier, end.saturating_sub(24 * HOUR_MS), end, unit)?)];
+    let mut buckets = vec![(
+        ROLLING,
+        averages(tx, id, tier, end.saturating_sub(24 * HOUR_MS), end, unit)?,
+    )];
     if series.first_ms + baseline::WEEK_MS <= end {
         let oldest = end.saturating_sub(tier.keep_ms);
         let mut values = Vec::new();

@@ -109,26 +109,145 @@ mod tests {
         let now = 2_000 * D;
         let table: &[(u64, Option<u64>, Choice)] = &[
             // range back from now, step → tier, step
-            (H, None, Choice { tier: 0, step_ms: 10 * S }),
-            (5 * H, None, Choice { tier: 0, step_ms: 10 * S }),
-            (D, None, Choice { tier: 1, step_ms: M }),
-            (7 * D, None, Choice { tier: 2, step_ms: 15 * M }),
-            (30 * D, None, Choice { tier: 3, step_ms: H }),
-            (365 * D, None, Choice { tier: 3, step_ms: H }),
+            (
+                H,
+                None,
+                Choice {
+                    tier: 0,
+                    step_ms: 10 * S,
+                },
+            ),
+            (
+                5 * H,
+                None,
+                Choice {
+                    tier: 0,
+                    step_ms: 10 * S,
+                },
+            ),
+            (
+                D,
+                None,
+                Choice {
+                    tier: 1,
+                    step_ms: M,
+                },
+            ),
+            (
+                7 * D,
+                None,
+                Choice {
+                    tier: 2,
+                    step_ms: 15 * M,
+                },
+            ),
+            (
+                30 * D,
+                None,
+                Choice {
+                    tier: 3,
+                    step_ms: H,
+                },
+            ),
+            (
+                365 * D,
+                None,
+                Choice {
+                    tier: 3,
+                    step_ms: H,
+                },
+            ),
             // Beyond every tier: the longest kept.
-            (3 * 365 * D, None, Choice { tier: 3, step_ms: H }),
+            (
+                3 * 365 * D,
+                None,
+                Choice {
+                    tier: 3,
+                    step_ms: H,
+                },
+            ),
             // A step: the coarsest tier no coarser than it, kept that far.
-            (H, Some(10 * S), Choice { tier: 0, step_ms: 10 * S }),
-            (H, Some(30 * S), Choice { tier: 0, step_ms: 30 * S }),
-            (H, Some(25 * S), Choice { tier: 0, step_ms: 30 * S }),
-            (H, Some(5 * M), Choice { tier: 1, step_ms: 5 * M }),
-            (D, Some(15 * M), Choice { tier: 2, step_ms: 15 * M }),
-            (D, Some(D), Choice { tier: 3, step_ms: D }),
+            (
+                H,
+                Some(10 * S),
+                Choice {
+                    tier: 0,
+                    step_ms: 10 * S,
+                },
+            ),
+            (
+                H,
+                Some(30 * S),
+                Choice {
+                    tier: 0,
+                    step_ms: 30 * S,
+                },
+            ),
+            (
+                H,
+                Some(25 * S),
+                Choice {
+                    tier: 0,
+                    step_ms: 30 * S,
+                },
+            ),
+            (
+                H,
+                Some(5 * M),
+                Choice {
+                    tier: 1,
+                    step_ms: 5 * M,
+                },
+            ),
+            (
+                D,
+                Some(15 * M),
+                Choice {
+                    tier: 2,
+                    step_ms: 15 * M,
+                },
+            ),
+            (
+                D,
+                Some(D),
+                Choice {
+                    tier: 3,
+                    step_ms: D,
+                },
+            ),
             // 10 s asked over a week: 10 s is gone there, the finest kept.
-            (7 * D, Some(10 * S), Choice { tier: 1, step_ms: M }),
-            (30 * D, Some(S), Choice { tier: 2, step_ms: 15 * M }),
-            (30 * D, Some(15 * M), Choice { tier: 2, step_ms: 15 * M }),
-            (30 * D, Some(90 * M), Choice { tier: 3, step_ms: 2 * H }),
+            (
+                7 * D,
+                Some(10 * S),
+                Choice {
+                    tier: 1,
+                    step_ms: M,
+                },
+            ),
+            (
+                30 * D,
+                Some(S),
+                Choice {
+                    tier: 2,
+                    step_ms: 15 * M,
+                },
+            ),
+            (
+                30 * D,
+                Some(15 * M),
+                Choice {
+                    tier: 2,
+                    step_ms: 15 * M,
+                },
+            ),
+            (
+                30 * D,
+                Some(90 * M),
+                Choice {
+                    tier: 3,
+                    step_ms: 2 * H,
+                },
+            ),
         ];
         for &(back, step, want) in table {
             let got = choose(r.tiers(), now, now - back, now, step, DEFAULT_MAX_POINTS);
@@ -148,7 +267,16 @@ mod tests {
         );
         assert_eq!(
             got,
-            vec![Some(Agg { min: 1, avg: 2, max: 3, last: 3, count: 2 }), None]
+            vec![
+                Some(Agg {
+                    min: 1,
+                    avg: 2,
+                    max: 3,
+                    last: 3,
+                    count: 2
+                }),
+                None
+            ]
         );
     }
 }

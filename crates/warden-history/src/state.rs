@@ -105,10 +105,19 @@ impl State {
             self.series.resize_with(id as usize + 1, || None);
         }
         self.series[id as usize] = Some(series);
-        self.by_resource.entry(resource).or_default().push((metric, id));
+        self.by_resource
+            .entry(resource)
+            .or_default()
+            .push((metric, id));
     }
 
-    pub fn create(&mut self, resource: &str, metric: MetricName, instance: &str, at_ms: u64) -> u32 {
+    pub fn create(
+        &mut self,
+        resource: &str,
+        metric: MetricName,
+        instance: &str,
+        at_ms: u64,
+    ) -> u32 {
         let id = self.series.len().max(1) as u32;
         let resource: Arc<str> = match self.by_resource.get_key_value(resource) {
             Some((key, _)) => key.clone(),
@@ -213,8 +222,14 @@ mod tests {
         let a = state.create("host:a", MetricName::DiskUsedPercent, "/", 5);
         let b = state.create("host:a", MetricName::DiskUsedPercent, "/var", 5);
         let c = state.create("host:b", MetricName::CpuPercent, "", 5);
-        assert_eq!(state.find("host:a", MetricName::DiskUsedPercent, "/var"), Some(b));
-        assert_eq!(state.find("host:a", MetricName::DiskUsedPercent, "/"), Some(a));
+        assert_eq!(
+            state.find("host:a", MetricName::DiskUsedPercent, "/var"),
+            Some(b)
+        );
+        assert_eq!(
+            state.find("host:a", MetricName::DiskUsedPercent, "/"),
+            Some(a)
+        );
         assert_eq!(state.find("host:b", MetricName::CpuPercent, ""), Some(c));
         assert_eq!(state.find("host:b", MetricName::Load1, ""), None);
         assert_eq!(state.unsaved, vec![a, b, c]);
@@ -224,6 +239,9 @@ mod tests {
         assert_eq!(state.take_head(a, 1000, 10), vec![(1020, 7), (1030, 8)]);
         state.remove(a);
         assert_eq!(state.find("host:a", MetricName::DiskUsedPercent, "/"), None);
-        assert_eq!(state.find("host:a", MetricName::DiskUsedPercent, "/var"), Some(b));
+        assert_eq!(
+            state.find("host:a", MetricName::DiskUsedPercent, "/var"),
+            Some(b)
+        );
     }
 }

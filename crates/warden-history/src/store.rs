@@ -130,7 +130,10 @@ impl HistoryStore {
             reader: Mutex::new(reader),
             state: Mutex::new(state),
             quarantined,
-            dropped_tiers: dropped.iter().map(|s| format_duration(*s as u64 * 1000)).collect(),
+            dropped_tiers: dropped
+                .iter()
+                .map(|s| format_duration(*s as u64 * 1000))
+                .collect(),
             last_error: Mutex::new(None),
             path: path.to_path_buf(),
         })
@@ -233,14 +236,25 @@ impl HistoryStore {
         let mut writer = self.lock_writer()?;
         let (pending, late, unsaved) = {
             let mut state = self.lock_state()?;
-            let unsaved: Vec<(u32, String, &'static str, String, u64)> = std::mem::take(&mut state.unsaved)
-                .into_iter()
-                .filter_map(|id| {
-                    let s = state.get(id)?;
-                    Some((id, s.resource.to_string(), s.metric.as_str(), s.instance.to_string(), s.first_ms))
-                })
-                .collect();
-            (std::mem::take(&mut state.pending), std::mem::take(&mut state.late), unsaved)
+            let unsaved: Vec<(u32, String, &'static str, String, u64)> =
+                std::mem::take(&mut state.unsaved)
+                    .into_iter()
+                    .filter_map(|id| {
+                        let s = state.get(id)?;
+                        Some((
+                            id,
+                            s.resource.to_string(),
+                            s.metric.as_str(),
+                            s.instance.to_string(),
+                            s.first_ms,
+                        ))
+                    })
+                    .collect();
+            (
+                std::mem::take(&mut state.pending),
+                std::mem::take(&mut state.late),
+                unsaved,
+            )
         };
         let written = (|| -> Result<crate::seal::Applied, HistoryError> {
             let tx = writer.transaction()?;
@@ -256,7 +270,12 @@ impl HistoryStore {
                 tx.prepare_cached("INSERT INTO journal (data) VALUES (?1)")?
                     .execute([codec::encode_journal(&pending)])?;
             }
-            let applied = crate::seal::apply_late(&tx, &self.options.retention, self.options.clock.now_ms(), &late)?;
+            let applied = crate::seal::apply_late(
+                &tx,
+                &self.options.retention,
+                self.options.clock.now_ms(),
+                &late,
+            )?;
             tx.commit()?;
             Ok(applied)
         })();

@@ -1,6 +1,7 @@
 //! Damage on disk: bytes flipped inside a block or a journal batch in the
 //! database file, or a file that is no database at all. The store opens,
 //! skips what is damaged, reports it, and keeps working.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
 mod common;
 
@@ -33,7 +34,13 @@ fn write_windows(path: &Path, clock: &Manual, hosts: u64) {
         let at = T0 + i * 10 * S;
         clock.set(at);
         let batch: Vec<_> = (0..hosts)
-            .map(|h| cpu(&format!("host:{h}"), at, ((i * 13 + h * 7) % 1000) as f64 / 10.0))
+            .map(|h| {
+                cpu(
+                    &format!("host:{h}"),
+                    at,
+                    ((i * 13 + h * 7) % 1000) as f64 / 10.0,
+                )
+            })
             .collect();
         store.ingest(&batch).expect("ingest");
         if i % 6 == 0 {
@@ -52,19 +59,30 @@ fn a_flipped_block_reads_as_a_gap_and_is_reported() {
     write_windows(&path, &clock, 5);
     let id: i64 = rusqlite::Connection::open(&path)
         .expect("raw")
-        .query_row("SELECT id FROM series WHERE resource = 'host:2'", [], |r| r.get(0))
+        .query_row("SELECT id FROM series WHERE resource = 'host:2'", [], |r| {
+            r.get(0)
+        })
         .expect("id");
     let second_window = T0 + 15 * M;
     let target = blob(
         &path,
-        &format!("SELECT data FROM blocks WHERE series = {id} AND res_s = 10 AND start_ms = {second_window}"),
+        &format!(
+            "SELECT data FROM blocks WHERE series = {id} AND res_s = 10 AND start_ms = {second_window}"
+        ),
     );
     flip_in_file(&path, &target);
 
     let store = open(&path, &clock, Retention::default());
     assert_eq!(store.health().corrupt_blocks, 0, "nothing read yet");
     let p = store
-        .points("host:2", MetricName::CpuPercent, "", T0, T0 + H, Some(10 * S))
+        .points(
+            "host:2",
+            MetricName::CpuPercent,
+            "",
+            T0,
+            T0 + H,
+            Some(10 * S),
+        )
         .expect("a damaged block is not an error");
     for (i, (at, v)) in p.points.iter().enumerate() {
         let damaged = (second_window..second_window + 15 * M).contains(at);
@@ -72,7 +90,14 @@ fn a_flipped_block_reads_as_a_gap_and_is_reported() {
     }
     // Asked again: still one block.
     store
-        .points("host:2", MetricName::CpuPercent, "", T0, T0 + H, Some(10 * S))
+        .points(
+            "host:2",
+            MetricName::CpuPercent,
+            "",
+            T0,
+            T0 + H,
+            Some(10 * S),
+        )
         .expect("points");
     assert_eq!(store.health().corrupt_blocks, 1);
     // Its neighbours and the other tiers are whole.
@@ -88,7 +113,9 @@ fn a_flipped_block_reads_as_a_gap_and_is_reported() {
     assert!(p.points.iter().all(|p| p.1.is_some()));
     // And it keeps working.
     clock.set(T0 + H + 5 * M);
-    store.ingest(&[cpu("host:2", T0 + H + 4 * M, 1.0)]).expect("ingest");
+    store
+        .ingest(&[cpu("host:2", T0 + H + 4 * M, 1.0)])
+        .expect("ingest");
     store.flush().expect("flush");
 }
 
@@ -99,7 +126,10 @@ fn a_flipped_rollup_block_is_replaced_when_written_again_and_reported() {
     let clock = Manual::new(T0);
     write_windows(&path, &clock, 3);
     // The 1 h tier's block, written again at every seal.
-    let target = blob(&path, "SELECT data FROM blocks WHERE res_s = 3600 ORDER BY series LIMIT 1");
+    let target = blob(
+        &path,
+        "SELECT data FROM blocks WHERE res_s = 3600 ORDER BY series LIMIT 1",
+    );
     flip_in_file(&path, &target);
     let store = open(&path, &clock, Retention::default());
     clock.set(T0 + H + 5 * M);
@@ -117,14 +147,19 @@ fn a_flipped_journal_batch_is_skipped_and_reported() {
     {
         let store = open(&path, &clock, Retention::default());
         for i in 0..30u64 {
-            store.ingest(&[cpu("host:a", T0 + i * 10 * S, i as f64)]).expect("ingest");
+            store
+                .ingest(&[cpu("host:a", T0 + i * 10 * S, i as f64)])
+                .expect("ingest");
             // Batches of ten samples.
             if i % 10 == 9 {
                 store.flush().expect("flush");
             }
         }
     }
-    let target = blob(&path, "SELECT data FROM journal ORDER BY id LIMIT 1 OFFSET 1");
+    let target = blob(
+        &path,
+        "SELECT data FROM journal ORDER BY id LIMIT 1 OFFSET 1",
+    );
     flip_in_file(&path, &target);
     let store = open(&path, &clock, Retention::default());
     assert_eq!(store.health().corrupt_journal_batches, 1);

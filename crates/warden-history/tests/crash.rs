@@ -2,6 +2,7 @@
 //! batch (crossing window seals), is killed with SIGKILL at a point the
 //! parent does not control, and the store reopened holds every batch the
 //! child reported flushed, in order, with nothing but a suffix missing.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
 mod common;
 
@@ -46,7 +47,13 @@ fn run_and_kill(after_lines: u64) {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("history.db");
     let mut child = Command::new(std::env::current_exe().expect("exe"))
-        .args(["child_ingests_until_killed", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "child_ingests_until_killed",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("WARDEN_HISTORY_CRASH_DB", &path)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -74,21 +81,33 @@ fn run_and_kill(after_lines: u64) {
     let store = open(&path, &clock, Retention::default());
     for s in 0..SERIES {
         let p = store
-            .points(&format!("host:{s}"), MetricName::CpuPercent, "", T0, T0 + BATCHES * 10 * S, Some(10 * S))
+            .points(
+                &format!("host:{s}"),
+                MetricName::CpuPercent,
+                "",
+                T0,
+                T0 + BATCHES * 10 * S,
+                Some(10 * S),
+            )
             .expect("points");
         let mut missing_from = None;
         for (batch, (_, v)) in p.points.iter().enumerate() {
             let batch = batch as u64;
             match (v, missing_from) {
                 (Some(v), None) => assert_eq!(*v, value(s, batch), "series {s} batch {batch}"),
-                (Some(_), Some(from)) => panic!("series {s}: batch {batch} present after {from} missing"),
+                (Some(_), Some(from)) => {
+                    panic!("series {s}: batch {batch} present after {from} missing")
+                }
                 (None, None) => missing_from = Some(batch),
                 (None, Some(_)) => {}
             }
         }
         let kept = missing_from.unwrap_or(p.points.len() as u64);
         // Everything acknowledged, and at most the batch being written.
-        assert!(kept > acknowledged, "series {s}: kept {kept}, acknowledged {acknowledged}");
+        assert!(
+            kept > acknowledged,
+            "series {s}: kept {kept}, acknowledged {acknowledged}"
+        );
     }
     assert_eq!(store.health().corrupt_journal_batches, 0);
 }

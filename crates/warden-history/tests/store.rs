@@ -1,6 +1,7 @@
 //! The store end to end on a real SQLite file: ingest, flush, seal, read
 //! back from every tier, reopen, late samples, retention, baselines,
 //! sparklines.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 
 mod common;
 
@@ -40,10 +41,17 @@ fn every_tier_answers_before_and_after_sealing_and_after_reopening() {
         let p = store
             .points("host:a", MetricName::CpuPercent, "", T0, T0 + H, None)
             .expect("points");
-        assert_eq!((p.step_ms, p.tier_ms, p.unit), (10 * S, 10 * S, MetricUnit::Percent));
+        assert_eq!(
+            (p.step_ms, p.tier_ms, p.unit),
+            (10 * S, 10 * S, MetricUnit::Percent)
+        );
         assert_eq!(p.points.len(), 360);
         for (i, (at, v)) in p.points.iter().enumerate() {
-            assert_eq!((*at, *v), (T0 + i as u64 * 10 * S, Some((i % 100) as f64)), "slot {i}");
+            assert_eq!(
+                (*at, *v),
+                (T0 + i as u64 * 10 * S, Some((i % 100) as f64)),
+                "slot {i}"
+            );
         }
         let summary = p.summary.expect("summary");
         assert_eq!((summary.min, summary.max, summary.last), (0.0, 99.0, 59.0));
@@ -55,7 +63,14 @@ fn every_tier_answers_before_and_after_sealing_and_after_reopening() {
         assert_eq!(p.points[0], (T0, Some(1.0 + 2.5)));
         // 15 min and 1 h tiers: averages over their slots.
         let p = store
-            .points("host:a", MetricName::CpuPercent, "", T0, T0 + H, Some(15 * M))
+            .points(
+                "host:a",
+                MetricName::CpuPercent,
+                "",
+                T0,
+                T0 + H,
+                Some(15 * M),
+            )
             .expect("points");
         assert_eq!(p.tier_ms, 15 * M);
         let first: f64 = (0..90).map(|i| (i % 100) as f64).sum::<f64>() / 90.0;
@@ -80,7 +95,10 @@ fn every_tier_answers_before_and_after_sealing_and_after_reopening() {
     drop(store);
     let store = open(&path, &clock, Retention::default());
     check(&store);
-    assert_eq!(store.series("host:a").expect("series")[0].latest, Some(59.0));
+    assert_eq!(
+        store.series("host:a").expect("series")[0].latest,
+        Some(59.0)
+    );
     assert!(matches!(
         store.points("host:zz", MetricName::CpuPercent, "", T0, T0 + H, None),
         Err(HistoryError::UnknownSeries { .. })
@@ -99,7 +117,9 @@ fn an_unsealed_window_survives_a_reopen_through_the_journal() {
     let store = open(&path, &clock, Retention::default());
     for i in 0..30u64 {
         clock.set(T0 + i * 10 * S);
-        store.ingest(&[cpu("host:a", T0 + i * 10 * S, i as f64)]).expect("ingest");
+        store
+            .ingest(&[cpu("host:a", T0 + i * 10 * S, i as f64)])
+            .expect("ingest");
     }
     store.flush().expect("flush");
     // Not dropped cleanly: forget it, as a kill would (no last flush).
@@ -120,18 +140,30 @@ fn late_samples_fill_gaps_in_every_tier_and_duplicates_are_counted() {
     // Every other 10 s slot, for an hour, then sealed.
     for i in (0..360u64).step_by(2) {
         clock.set(T0 + i * 10 * S);
-        store.ingest(&[cpu("host:a", T0 + i * 10 * S, 10.0)]).expect("ingest");
+        store
+            .ingest(&[cpu("host:a", T0 + i * 10 * S, 10.0)])
+            .expect("ingest");
     }
     clock.set(T0 + H + 5 * M);
     store.flush().expect("flush");
     // The gaps arrive late (an import), and one slot again.
-    let late: Vec<_> = (1..360u64).step_by(2).map(|i| cpu("host:a", T0 + i * 10 * S, 20.0)).collect();
+    let late: Vec<_> = (1..360u64)
+        .step_by(2)
+        .map(|i| cpu("host:a", T0 + i * 10 * S, 20.0))
+        .collect();
     store.ingest(&late).expect("ingest");
     store.ingest(&[cpu("host:a", T0, 99.0)]).expect("ingest");
     store.flush().expect("flush");
     assert_eq!(store.health().late_duplicates, 1);
     let p = store
-        .points("host:a", MetricName::CpuPercent, "", T0, T0 + H, Some(10 * S))
+        .points(
+            "host:a",
+            MetricName::CpuPercent,
+            "",
+            T0,
+            T0 + H,
+            Some(10 * S),
+        )
         .expect("points");
     assert!(p.points.iter().all(|p| p.1.is_some()));
     assert_eq!(p.points[0].1, Some(10.0));
@@ -159,19 +191,34 @@ fn retention_deletes_what_expired_and_refuses_what_is_older_than_everything() {
     store.flush().expect("flush");
     let conn = rusqlite::Connection::open(&path).expect("raw");
     let oldest = |res: i64| -> i64 {
-        conn.query_row("SELECT min(start_ms) FROM blocks WHERE res_s = ?1", [res], |r| r.get(0))
-            .expect("oldest")
+        conn.query_row(
+            "SELECT min(start_ms) FROM blocks WHERE res_s = ?1",
+            [res],
+            |r| r.get(0),
+        )
+        .expect("oldest")
     };
     let now = (T0 + 6 * H + 3 * M) as i64;
     // Whole blocks go once their span has expired: at most a block more.
     let window = 15 * M as i64;
-    assert!(oldest(10) >= now - H as i64 - 2 * window, "{}", now - oldest(10));
-    assert!(oldest(60) >= now - 3 * H as i64 - 4 * H as i64, "{}", now - oldest(60));
+    assert!(
+        oldest(10) >= now - H as i64 - 2 * window,
+        "{}",
+        now - oldest(10)
+    );
+    assert!(
+        oldest(60) >= now - 3 * H as i64 - 4 * H as i64,
+        "{}",
+        now - oldest(60)
+    );
     assert!(oldest(10) > T0 as i64);
     let p = store
         .points("host:a", MetricName::CpuPercent, "", T0, T0 + H, None)
         .expect("points");
-    assert!(p.points.iter().all(|p| p.1.is_none()), "expired data still answered");
+    assert!(
+        p.points.iter().all(|p| p.1.is_none()),
+        "expired data still answered"
+    );
     let refused = store.ingest(&[cpu("host:a", T0, 1.0)]).expect("ingest");
     assert_eq!(refused.refused, 1);
     assert_eq!(store.health().rejected_too_old, 1);
@@ -193,7 +240,10 @@ fn bad_values_and_the_future_are_refused_and_counted() {
         .expect("ingest");
     assert_eq!((got.accepted, got.refused), (1, 4));
     let h = store.health();
-    assert_eq!((h.rejected_values, h.rejected_future, h.accepted), (3, 1, 1));
+    assert_eq!(
+        (h.rejected_values, h.rejected_future, h.accepted),
+        (3, 1, 1)
+    );
 }
 
 #[test]
@@ -206,8 +256,20 @@ fn sparklines_come_for_many_resources_at_once() {
     for hour in 0..3 {
         fill_hour(&store, &clock, &refs, T0 + hour * H);
     }
-    let disk = sample("host:3", MetricName::DiskUsedPercent, "/var", T0 + 3 * H - S, 40.0);
-    let root = sample("host:3", MetricName::DiskUsedPercent, "/", T0 + 3 * H - S, 70.0);
+    let disk = sample(
+        "host:3",
+        MetricName::DiskUsedPercent,
+        "/var",
+        T0 + 3 * H - S,
+        40.0,
+    );
+    let root = sample(
+        "host:3",
+        MetricName::DiskUsedPercent,
+        "/",
+        T0 + 3 * H - S,
+        70.0,
+    );
     store.ingest(&[disk, root]).expect("ingest");
     let mut asked = refs.clone();
     asked.push("host:none");
@@ -245,7 +307,9 @@ fn baselines_learn_the_rolling_day_then_the_hour_of_week() {
         let base = if hour >= 12 { 80.0 } else { 10.0 };
         let noise = ((i * 7919) % 11) as f64 / 10.0 - 0.5;
         clock.set(at);
-        store.ingest(&[cpu("host:a", at, base + noise)]).expect("ingest");
+        store
+            .ingest(&[cpu("host:a", at, base + noise)])
+            .expect("ingest");
         if i % 60 == 59 {
             store.flush().expect("flush");
         }
@@ -266,12 +330,15 @@ fn baselines_learn_the_rolling_day_then_the_hour_of_week() {
         .band_at("host:a", MetricName::CpuPercent, "", now - 10 * H)
         .expect("band")
         .expect("an hourly band");
-    assert!(low > 70.0 && high < 90.0 && low <= 80.0 && high >= 80.0, "{low} {high}");
+    assert!(
+        low > 70.0 && high < 90.0 && low <= 80.0 && high >= 80.0,
+        "{low} {high}"
+    );
     let (low, high) = store
         .band_at("host:a", MetricName::CpuPercent, "", now - 20 * H)
         .expect("band")
         .expect("an hourly band");
-    assert!(low <= 10.0 && high >= 10.0 && high < 20.0, "{low} {high}");
+    assert!(low <= 10.0 && (10.0..20.0).contains(&high), "{low} {high}");
     // Aligned with points.
     let p = store
         .points("host:a", MetricName::CpuPercent, "", now - D, now, None)
@@ -280,12 +347,21 @@ fn baselines_learn_the_rolling_day_then_the_hour_of_week() {
         .baseline("host:a", MetricName::CpuPercent, "", &p)
         .expect("baseline")
         .expect("a band");
-    assert_eq!((band.low.len(), band.high.len()), (p.points.len(), p.points.len()));
+    assert_eq!(
+        (band.low.len(), band.high.len()),
+        (p.points.len(), p.points.len())
+    );
     let inside = p
         .points
         .iter()
         .zip(band.low.iter().zip(&band.high))
-        .filter(|((_, v), (l, h))| matches!((v, l, h), (Some(v), Some(l), Some(h)) if l <= v && v <= h))
+        .filter(
+            |((_, v), (l, h))| matches!((v, l, h), (Some(v), Some(l), Some(h)) if l <= v && v <= h),
+        )
         .count();
-    assert!(inside * 10 >= p.points.len() * 9, "{inside} of {}", p.points.len());
+    assert!(
+        inside * 10 >= p.points.len() * 9,
+        "{inside} of {}",
+        p.points.len()
+    );
 }

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests: a store on a manual clock.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a test failure
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -35,7 +36,13 @@ pub fn open(path: &Path, clock: &Manual, retention: Retention) -> HistoryStore {
     HistoryStore::open_with(path, options).expect("open")
 }
 
-pub fn sample(resource: &str, metric: MetricName, instance: &str, at_ms: u64, value: f64) -> Sample {
+pub fn sample(
+    resource: &str,
+    metric: MetricName,
+    instance: &str,
+    at_ms: u64,
+    value: f64,
+) -> Sample {
     Sample {
         resource: resource.to_string(),
         metric,
