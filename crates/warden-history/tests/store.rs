@@ -365,3 +365,26 @@ fn baselines_learn_the_rolling_day_then_the_hour_of_week() {
         p.points.len()
     );
 }
+
+#[test]
+fn a_flusher_thread_writes_batches_without_being_asked() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("h.db");
+    let clock = Manual::new(T0 + 3 * M);
+    let store = std::sync::Arc::new(open(&path, &clock, Retention::default()));
+    let flusher =
+        warden_history::Flusher::spawn(store.clone(), std::time::Duration::from_millis(20))
+            .expect("thread");
+    store.ingest(&[cpu("host:a", T0 + M, 1.0)]).expect("ingest");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while store.health().pending > 0 {
+        assert!(std::time::Instant::now() < deadline, "never flushed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(flusher);
+    let conn = rusqlite::Connection::open(&path).expect("raw");
+    let batches: i64 = conn
+        .query_row("SELECT count(*) FROM journal", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(batches, 1);
+}
