@@ -262,6 +262,12 @@ fn main() {
         disk as f64 / 1e6,
         disk as f64 / accepted.max(1) as f64
     );
+    if let Ok(keep) = std::env::var("KEEP_DB") {
+        // Closing checkpoints the WAL into the file.
+        drop(store);
+        std::fs::copy(&path, &keep).expect("copy the database");
+        println!("database kept at {keep}");
+    }
     println!(
         "load after: {}",
         std::fs::read_to_string("/proc/loadavg")

@@ -2,10 +2,17 @@
 //! never fatal), the schema, and reading and writing blocks.
 //!
 //! Tables: `series` (one row per series: its key, first time seen and
-//! latest value), `blocks` (one compressed blob per series, tier and block
-//! span; keyed by the tier's resolution in seconds, so a changed retention
-//! keeps the tiers it did not change), `journal` (the batches written
-//! since the last seal), `baselines` and `meta`.
+//! latest value), one `blocks_<seconds>` table per tier, `tiers` (their
+//! layout, so a changed retention drops only the tiers it changed),
+//! `journal` (the batches written since the last seal), `baselines` and
+//! `meta`.
+//!
+//! A block's row id is its time then its series, `(start / resolution) <<
+//! 32 | series`: a seal appends the new window's blocks at the end of the
+//! table, so pages fill completely (keyed by series first, the same
+//! blocks landed all over the tree and left pages a third empty), expired
+//! blocks are one range at the front, and a series' blocks in a range are
+//! point lookups of the block starts it covers.
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -31,14 +38,6 @@ CREATE TABLE IF NOT EXISTS series (
     latest INTEGER,
     UNIQUE (resource, metric, instance)
 );
-CREATE TABLE IF NOT EXISTS blocks (
-    series INTEGER NOT NULL,
-    res_s INTEGER NOT NULL,
-    start_ms INTEGER NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (series, res_s, start_ms)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS blocks_by_age ON blocks (res_s, start_ms);
 CREATE TABLE IF NOT EXISTS tiers (res_s INTEGER PRIMARY KEY, block_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS baselines (
@@ -117,9 +116,24 @@ pub fn res_s(tier: &Tier) -> i64 {
     (tier.resolution_ms / 1_000) as i64
 }
 
+/// The table of a tier's blocks (from a number: nothing to escape).
+pub fn table(tier: &Tier) -> String {
+    format!("blocks_{}", res_s(tier))
+}
+
+/// A block's row id: its start in steps of the tier, then its series.
+pub fn block_key(tier: &Tier, start_ms: u64, series: u32) -> i64 {
+    (((start_ms / tier.resolution_ms) << 32) | u64::from(series)) as i64
+}
+
+/// The first row id of blocks starting at or after `start_ms`.
+pub fn first_key(tier: &Tier, start_ms: u64) -> i64 {
+    block_key(tier, start_ms, 0)
+}
+
 /// Drop the blocks of tiers whose layout changed since the last open (a
-/// new resolution set or block span), and record the current layout.
-/// Returns the resolutions dropped.
+/// new resolution set or block span), create the tables of new ones, and
+/// record the layout. Returns the resolutions dropped.
 pub fn adopt_layout(conn: &mut Connection, tiers: &[Tier]) -> Result<Vec<i64>, HistoryError> {
     let tx = conn.transaction()?;
     let stored: Vec<(i64, i64)> = {
@@ -133,12 +147,16 @@ pub fn adopt_layout(conn: &mut Connection, tiers: &[Tier]) -> Result<Vec<i64>, H
             .iter()
             .any(|t| res_s(t) == res && t.block_ms as i64 == block_ms);
         if !kept {
-            tx.execute("DELETE FROM blocks WHERE res_s = ?1", [res])?;
+            tx.execute_batch(&format!("DROP TABLE IF EXISTS blocks_{res}"))?;
             tx.execute("DELETE FROM tiers WHERE res_s = ?1", [res])?;
             dropped.push(res);
         }
     }
     for t in tiers {
+        tx.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {} (key INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+            table(t)
+        ))?;
         tx.execute(
             "INSERT OR REPLACE INTO tiers (res_s, block_ms) VALUES (?1, ?2)",
             params![res_s(t), t.block_ms as i64],
@@ -169,24 +187,31 @@ pub enum Read {
     Corrupt,
 }
 
+fn raw_block(
+    conn: &Connection,
+    series: u32,
+    tier: &Tier,
+    start_ms: u64,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.prepare_cached(&format!("SELECT data FROM {} WHERE key = ?1", table(tier)))?
+        .query_row([block_key(tier, start_ms, series)], |r| r.get(0))
+        .optional()
+}
+
 pub fn read_block(
     conn: &Connection,
     series: u32,
     tier: &Tier,
     start_ms: u64,
 ) -> Result<Read, HistoryError> {
-    let data: Option<Vec<u8>> = conn
-        .prepare_cached(
-            "SELECT data FROM blocks WHERE series = ?1 AND res_s = ?2 AND start_ms = ?3",
-        )?
-        .query_row(params![series, res_s(tier), start_ms as i64], |r| r.get(0))
-        .optional()?;
-    Ok(match data {
-        None => Read::Absent,
-        Some(bytes) => match codec::decode_block(&bytes) {
+    Ok(match raw_block(conn, series, tier, start_ms) {
+        Ok(None) => Read::Absent,
+        Ok(Some(bytes)) => match codec::decode_block(&bytes) {
             Ok(block) => Read::Found(block),
             Err(_) => Read::Corrupt,
         },
+        Err(e) if is_corrupt(&e) => Read::Corrupt,
+        Err(e) => return Err(e.into()),
     })
 }
 
@@ -197,57 +222,45 @@ pub fn write_block(
     start_ms: u64,
     block: &Block,
 ) -> Result<(), HistoryError> {
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO blocks (series, res_s, start_ms, data) VALUES (?1, ?2, ?3, ?4)",
-    )?
+    tx.prepare_cached(&format!(
+        "INSERT OR REPLACE INTO {} (key, data) VALUES (?1, ?2)",
+        table(tier)
+    ))?
     .execute(params![
-        series,
-        res_s(tier),
-        start_ms as i64,
+        block_key(tier, start_ms, series),
         codec::encode_block(block)
     ])?;
     Ok(())
 }
 
-/// The blocks of a series and tier starting in `from_ms..to_ms`, in time
-/// order: (start, block or the error that made it unreadable). A page
-/// SQLite reports corrupt ends the scan with what was read.
+/// Delete a tier's blocks starting before `before_ms`.
+pub fn delete_before(tx: &Connection, tier: &Tier, before_ms: u64) -> Result<(), HistoryError> {
+    tx.prepare_cached(&format!("DELETE FROM {} WHERE key < ?1", table(tier)))?
+        .execute([first_key(tier, before_ms)])?;
+    Ok(())
+}
+
+/// The blocks of a series and tier starting in `from_ms..to_ms` (`from_ms`
+/// on a block start), in time order: (start, block or the error that made
+/// it unreadable). A page SQLite reports corrupt reads as an unreadable
+/// block.
 pub fn scan_blocks(
     conn: &Connection,
     series: u32,
     tier: &Tier,
     from_ms: u64,
     to_ms: u64,
-) -> Result<Scan, HistoryError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT start_ms, data FROM blocks WHERE series = ?1 AND res_s = ?2 AND start_ms >= ?3 AND start_ms < ?4 ORDER BY start_ms",
-    )?;
-    let rows = stmt.query_map(
-        params![series, res_s(tier), from_ms as i64, to_ms as i64],
-        |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?)),
-    )?;
+) -> Result<Vec<(u64, Result<Block, CodecError>)>, HistoryError> {
     let mut out = Vec::new();
-    for row in rows {
-        match row {
-            Ok((start, bytes)) => out.push((start, codec::decode_block(&bytes))),
-            Err(e) if is_corrupt(&e) => {
-                return Ok(Scan {
-                    blocks: out,
-                    page_corrupt: true,
-                });
-            }
+    let mut start = tier.block_start(from_ms);
+    while start < to_ms {
+        match raw_block(conn, series, tier, start) {
+            Ok(None) => {}
+            Ok(Some(bytes)) => out.push((start, codec::decode_block(&bytes))),
+            Err(e) if is_corrupt(&e) => out.push((start, Err(CodecError::Malformed))),
             Err(e) => return Err(e.into()),
         }
+        start += tier.block_ms;
     }
-    Ok(Scan {
-        blocks: out,
-        page_corrupt: false,
-    })
-}
-
-/// Blocks read in time order, each decoded or the reason it was not;
-/// `page_corrupt`: SQLite itself stopped on a damaged page.
-pub struct Scan {
-    pub blocks: Vec<(u64, Result<Block, CodecError>)>,
-    pub page_corrupt: bool,
+    Ok(out)
 }

@@ -276,10 +276,7 @@ impl HistoryStore {
         };
         let starts = select::bucket_starts(from, to, choice.step_ms);
         let first = starts.first().copied().unwrap_or(from);
-        let db::Scan {
-            blocks,
-            page_corrupt,
-        } = db::scan_blocks(reader, id, tier, tier.block_start(first), to)?;
+        let blocks = db::scan_blocks(reader, id, tier, tier.block_start(first), to)?;
         // A tier answers for what it keeps, though whole blocks are
         // deleted only once all of their span expired.
         let kept_from = now.saturating_sub(tier.keep_ms);
@@ -308,13 +305,6 @@ impl HistoryStore {
                     }
                 }
             }
-        }
-        if page_corrupt
-            && state
-                .corrupt_seen
-                .insert((id, tier.resolution_ms, u64::MAX))
-        {
-            state.counters.corrupt_blocks += 1;
         }
         let unsealed = state.unsealed(id, state.window_start, retention.finest_ms());
         if choice.tier == 0 {

@@ -345,11 +345,11 @@ fn finish_window(
     }
     for tier in retention.tiers() {
         let cutoff = now.saturating_sub(tier.keep_ms + tier.block_ms);
-        tx.prepare_cached("DELETE FROM blocks WHERE res_s = ?1 AND start_ms < ?2")?
-            .execute(params![db::res_s(tier), cutoff as i64])?;
+        db::delete_before(&tx, tier, cutoff)?;
     }
     for id in &dead {
-        tx.execute("DELETE FROM blocks WHERE series = ?1", [id])?;
+        // Its blocks expired already: it was silent longer than any tier
+        // keeps.
         tx.execute("DELETE FROM baselines WHERE series = ?1", [id])?;
         tx.execute("DELETE FROM series WHERE id = ?1", [id])?;
     }
@@ -395,7 +395,7 @@ fn averages(
     to: u64,
     unit: warden_protocol::metrics::MetricUnit,
 ) -> Result<Vec<f64>, HistoryError> {
-    let blocks = db::scan_blocks(conn, series, tier, tier.block_start(from), to)?.blocks;
+    let blocks = db::scan_blocks(conn, series, tier, tier.block_start(from), to)?;
     let mut out = Vec::new();
     for (start, block) in blocks {
         let Ok(Block::Rollup(aggs)) = block else {

@@ -30,8 +30,9 @@ impl HistoryStore {
                 points: 0,
                 corrupt: 0,
             };
-            let mut stmt = reader.prepare("SELECT data FROM blocks WHERE res_s = ?1")?;
-            let mut rows = stmt.query([crate::db::res_s(tier)])?;
+            let mut stmt =
+                reader.prepare(&format!("SELECT data FROM {}", crate::db::table(tier)))?;
+            let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 let data: Vec<u8> = row.get(0)?;
                 stats.blocks += 1;

@@ -64,11 +64,10 @@ fn a_flipped_block_reads_as_a_gap_and_is_reported() {
         })
         .expect("id");
     let second_window = T0 + 15 * M;
+    let key = ((second_window / (10 * S)) << 32) as i64 | id;
     let target = blob(
         &path,
-        &format!(
-            "SELECT data FROM blocks WHERE series = {id} AND res_s = 10 AND start_ms = {second_window}"
-        ),
+        &format!("SELECT data FROM blocks_10 WHERE key = {key}"),
     );
     flip_in_file(&path, &target);
 
@@ -126,10 +125,7 @@ fn a_flipped_rollup_block_is_replaced_when_written_again_and_reported() {
     let clock = Manual::new(T0);
     write_windows(&path, &clock, 3);
     // The 1 h tier's block, written again at every seal.
-    let target = blob(
-        &path,
-        "SELECT data FROM blocks WHERE res_s = 3600 ORDER BY series LIMIT 1",
-    );
+    let target = blob(&path, "SELECT data FROM blocks_3600 ORDER BY key LIMIT 1");
     flip_in_file(&path, &target);
     let store = open(&path, &clock, Retention::default());
     clock.set(T0 + H + 5 * M);

@@ -190,13 +190,14 @@ fn retention_deletes_what_expired_and_refuses_what_is_older_than_everything() {
     clock.set(T0 + 6 * H + 3 * M);
     store.flush().expect("flush");
     let conn = rusqlite::Connection::open(&path).expect("raw");
+    // A block's row id is (start / resolution) << 32 | series.
     let oldest = |res: i64| -> i64 {
-        conn.query_row(
-            "SELECT min(start_ms) FROM blocks WHERE res_s = ?1",
-            [res],
-            |r| r.get(0),
-        )
-        .expect("oldest")
+        let key: i64 = conn
+            .query_row(&format!("SELECT min(key) FROM blocks_{res}"), [], |r| {
+                r.get(0)
+            })
+            .expect("oldest");
+        (key >> 32) * res * 1000
     };
     let now = (T0 + 6 * H + 3 * M) as i64;
     // Whole blocks go once their span has expired: at most a block more.
