@@ -240,6 +240,9 @@ pub fn delete_before(tx: &Connection, tier: &Tier, before_ms: u64) -> Result<(),
     Ok(())
 }
 
+/// A block's start and content, or why it could not be read.
+pub type ScannedBlock = (u64, Result<Block, CodecError>);
+
 /// The blocks of a series and tier starting in `from_ms..to_ms` (`from_ms`
 /// on a block start), in time order: (start, block or the error that made
 /// it unreadable). A page SQLite reports corrupt reads as an unreadable
@@ -250,7 +253,7 @@ pub fn scan_blocks(
     tier: &Tier,
     from_ms: u64,
     to_ms: u64,
-) -> Result<Vec<(u64, Result<Block, CodecError>)>, HistoryError> {
+) -> Result<Vec<ScannedBlock>, HistoryError> {
     let mut out = Vec::new();
     let mut start = tier.block_start(from_ms);
     while start < to_ms {
