@@ -51,7 +51,7 @@ const GENERIC_PRESENT: &str = "needs|requires|means|depends|supports|allows|expe
 const IRREGULAR_PAST: &str = "took|ran|made|built|wrote|got|gave|sent|brought|kept|found|rebuilt|rewrote|spun|threw|tore|froze|did|saw|began|held|lost|broke|came|went|fell|hung|rose|grew|shrank|sank|stuck|woke|left|hit|quit|shut|read|set|put|cut|slept|spent|won|fought|caught|bought|led|lit|paid|fed|dug|swung|struck|bit|blew|drew|flew|forgot|overwrote|undid|redid|reran";
 
 /// Predicates after a copula that describe rather than observe.
-const GENERIC_PREDICATE: &str = "defined|stored|located|kept|documented|described|explained|handled|managed|controlled|a|an|one|the|used|useful|needed|required|optional|recommended|important|responsible|designed|meant|supposed|known|called|named|based|similar|different|like|how|what|where|why|possible|impossible|available|necessary|enough|fine|ok|okay|good|bad|better|worse|best|safe|unsafe|easy|hard|simple|common|rare|normal|usual|expected|likely|unlikely|able|unable|free|yours|mine";
+const GENERIC_PREDICATE: &str = "unchanged|untouched|intact|defined|stored|located|kept|documented|described|explained|handled|managed|controlled|a|an|one|the|used|useful|needed|required|optional|recommended|important|responsible|designed|meant|supposed|known|called|named|based|similar|different|like|how|what|where|why|possible|impossible|available|necessary|enough|fine|ok|okay|good|bad|better|worse|best|safe|unsafe|easy|hard|simple|common|rare|normal|usual|expected|likely|unlikely|able|unable|free|yours|mine";
 
 /// Words that count.
 const COUNT_WORDS: &str =
@@ -186,13 +186,8 @@ fn subject_of(words: &[&str]) -> Subject {
         }
     }
     if *first == "the" && !nouns.is_empty() {
-        // "the pool", "the docker daemon": particular; "the share media":
-        // a noun of the estate followed by its name.
-        let last = nouns.last().copied().unwrap_or(0);
-        if last + 1 < words.len() && !is_one_of("on|in|at|of|for|to|from", words[last + 1]) {
-            return Subject::Estate;
-        }
-        return Subject::Particular;
+        // "the pool", "the share media", "the docker daemon": one thing.
+        return Subject::Estate;
     }
     Subject::Particular
 }
@@ -348,7 +343,12 @@ fn judge(
         }
         (Subject::Particular, _) => None,
         (Subject::Estate, Verb::Copula) => {
-            if next.is_empty() || is_one_of(GENERIC_PREDICATE, next) && !progressive {
+            // "was left as it was": nothing happened to it.
+            let left_alone = next == "left"
+                && rest
+                    .get(1)
+                    .is_some_and(|w| is_one_of("as|alone|untouched|unchanged|intact", w));
+            if next.is_empty() || left_alone || is_one_of(GENERIC_PREDICATE, next) && !progressive {
                 None
             } else {
                 Some(ClaimKind::LiveState)
@@ -410,4 +410,75 @@ fn german_participle(word: &str) -> bool {
         word.strip_prefix(p)
             .is_some_and(|rest| rest.starts_with("ge") && rest.len() > 4)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agent::phantom::makes_claims;
+
+    fn check(claims: &[&str], honest: &[&str]) {
+        for text in claims {
+            assert!(makes_claims(text), "should claim: {text}");
+        }
+        for text in honest {
+            assert!(!makes_claims(text), "should not claim: {text}");
+        }
+    }
+
+    #[test]
+    fn a_thing_of_the_estate_with_a_finite_verb_claims() {
+        check(
+            &[
+                "The nextcloud instance on web2 uses redis for file locking.",
+                "Your UPS reports 40 minutes of runtime left.",
+                "The share backups is read-only for everyone.",
+                "The dataset tank/photos is encrypted.",
+                "Your router forwards port 443 to the proxy.",
+                "The export /srv/nfs has root_squash set.",
+            ],
+            &[
+                "Proxmox VE stores its cluster config in a database.",
+                "Samba exposes shares over SMB3.",
+                "The docs describe how the pool is laid out.",
+                "A share is read-only when the user lacks write rights.",
+                "Your pool should stay below 80% usage.",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_programs_past_event_or_progressive_claims() {
+        check(
+            &[
+                "Renovate opened a pull request for the compose file.",
+                "The UPS switched to battery at 02:14.",
+                "Syncthing is rescanning the photos folder.",
+                "The link to the backup site flapped twice this morning.",
+                "smartctl reports two reallocated sectors on sdc.",
+            ],
+            &[
+                "PVE 8.1 introduced SDN as a supported feature.",
+                "Logs rotated by logrotate end up compressed.",
+                "The tool call failed, so I know nothing yet.",
+                "smartctl reports the health of a disk.",
+            ],
+        );
+    }
+
+    #[test]
+    fn outcomes_plans_and_advice_are_told_apart() {
+        check(
+            &[
+                "The restore of CT 210 finished without errors.",
+                "Die Sicherung von VM 101 ist abgestürzt.",
+                "La réplication s'est arrêtée à 03:10.",
+            ],
+            &[
+                "Steps: stop CT 210, restore it from last night's backup, start it.",
+                "Next steps: resize the disk of VM 120 to 64 GB and reboot it.",
+                "For Home Assistant, 2 GB of RAM is a reasonable amount.",
+                "Eine Sicherung ist fehlgeschlagen, wenn der Status rot ist.",
+            ],
+        );
+    }
 }
