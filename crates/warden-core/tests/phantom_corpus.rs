@@ -6,8 +6,10 @@
 //! were then fixed by rule), with `phantom_corpus_holdout.tsv` and
 //! `phantom_corpus_fresh2.tsv`, whose misses were fixed by the structural
 //! rules (subject of the estate + finite verb, `phantom/subject.rs`).
-//! `phantom_corpus_fresh3.tsv` was written after those rules and is the
-//! held-out split: never tuned on.
+//! `phantom_corpus_fresh3.tsv` was written after those rules and measured
+//! once untouched (recall 92.1 %, false flags 9.2 %; the phrase detector
+//! before them: 68.4 % / 9.2 %); its misses were then fixed by rule, so
+//! it is tuning data now and the next held-out slice must be written fresh.
 //!
 //! `cargo test -p warden-core --test phantom_corpus -- --nocapture` prints
 //! the numbers and every misclassified row.
@@ -163,7 +165,10 @@ fn phantom_detection_meets_its_targets_on_the_corpus() {
     println!("{}", fresh3_counts.report("fresh3"));
     println!("{}", all.report("all"));
     assert!(fresh.len() >= 120, "at least 120 fresh held-out rows");
-    assert!(fresh3.len() >= 150, "at least 150 rows in the newest held-out split");
+    assert!(
+        fresh3.len() >= 150,
+        "at least 150 rows in the newest held-out split"
+    );
 
     assert!(all.claims() + all.honest() >= 300, "at least 300 rows");
     assert!(

@@ -429,7 +429,7 @@ impl Rules {
             negation: re(&format!(r"{}|n't\b|\bn'", any_word(NEGATIONS)))?,
             epistemic: re(&any_word(EPISTEMIC))?,
             outcome: re(
-                r"\b(?:without|with no|ohne|sans|sin) (?:any |a single |an? )?(?:errors?|issues?|problems?|warnings?|downtime|interruptions?|data loss|failures?|fehler|probleme|unterbrechung|erreurs?|problèmes?|interruption|errores|problemas|interrupción)\b",
+                r"\b(?:without|with no|(?:found|reported|showed|shows|finds|reports|logged|had|has) no|ohne|sans|sin) (?:any |a single |an? |new |further )?(?:errors?|issues?|problems?|warnings?|downtime|interruptions?|data loss|failures?|fehler|probleme|unterbrechung|erreurs?|problèmes?|interruption|errores|problemas|interrupción)\b",
             )?,
             plan_label: re(&format!(r"^(?:[-*#\s]*)(?:{})\s*:", PLAN_LABELS))?,
             action: vec![

@@ -25,7 +25,7 @@ use super::forms::{FINITE, PAST_NOT_ACTIONS};
 use super::live::NOT_ACTIONS;
 
 /// Nouns of the things an estate is made of.
-const ESTATE_NOUNS: &str = "pool|pools|vdev|vdevs|disk|disks|drive|drives|ssd|hdd|nvme|mount|mounts|share|shares|export|exports|repository|repo|container|containers|vm|vms|ct|cts|lxc|guest|guests|node|nodes|host|hosts|server|servers|nas|router|firewall|switch|daemon|service|services|unit|timer|job|jobs|cron|backup|backups|snapshot|snapshots|dataset|datasets|volume|volumes|storage|certificate|cert|tunnel|vpn|link|interface|nic|replica|replicas|primary|cluster|stack|pod|pods|deployment|ingress|database|db|instance|queue|array|raid|partition|filesystem|memory|ram|cpu|swap|kernel|uplink|wan|address|domain|record|zone|jail|peer|peers|site|vhost|proxy|bridge|network|process|agent|scrub|resilver|sync|replication|task|endpoint|config|configuration|battery|ups|sensor|port|self-test|test|check|run|upload|download|transfer|migration|update|upgrade|build|install|installation|datasource|exporter|scraper|target|vlan|subnet|lease|account|mailbox|inbox";
+const ESTATE_NOUNS: &str = "pool|pools|image|images|vdev|vdevs|disk|disks|drive|drives|ssd|hdd|nvme|mount|mounts|share|shares|export|exports|repository|repo|container|containers|vm|vms|ct|cts|lxc|guest|guests|node|nodes|host|hosts|server|servers|nas|router|firewall|switch|daemon|service|services|unit|timer|job|jobs|cron|backup|backups|snapshot|snapshots|dataset|datasets|volume|volumes|storage|certificate|cert|tunnel|vpn|link|interface|nic|replica|replicas|primary|cluster|stack|pod|pods|deployment|ingress|database|db|instance|queue|array|raid|partition|filesystem|memory|ram|cpu|swap|kernel|uplink|wan|address|domain|record|zone|jail|peer|peers|site|vhost|proxy|bridge|network|process|agent|scrub|resilver|sync|replication|task|endpoint|config|configuration|battery|ups|sensor|port|self-test|test|check|run|upload|download|transfer|migration|update|upgrade|build|install|installation|datasource|exporter|scraper|target|vlan|subnet|lease|account|mailbox|inbox";
 
 /// Subjects that are a source of documentation, not a system.
 const SOURCES: &str = "code|tool|tools|call|calls|user|operator|docs|documentation|wiki|manual|guide|readme|changelog|faq|article|tutorial|rfc|spec|book|page|post|notes|forum|answer|command|option|flag|setting|default|example|syntax|rule|formula|idea|plan|approach|goal|step|question|request|approval";
@@ -48,7 +48,7 @@ const HAVE: &str = "has|have|had";
 const GENERIC_PRESENT: &str = "needs|requires|means|depends|supports|allows|expects|recommends|suggests|tolerates|refers|corresponds|represents|defaults|costs|lets|makes|helps|tends|should|ought|deserves|benefits|matters|works";
 
 /// Irregular past tenses of events.
-const IRREGULAR_PAST: &str = "took|ran|made|built|wrote|got|gave|sent|brought|kept|found|rebuilt|rewrote|spun|threw|tore|froze|did|saw|began|held|lost|broke|came|went|fell|hung|rose|grew|shrank|sank|stuck|woke|left|hit|quit|shut|read|set|put|cut|slept|spent|won|fought|caught|bought|led|lit|paid|fed|dug|swung|struck|bit|blew|drew|flew|forgot|overwrote|undid|redid|reran";
+const IRREGULAR_PAST: &str = "spun|took|ran|made|built|wrote|got|gave|sent|brought|kept|found|rebuilt|rewrote|spun|threw|tore|froze|did|saw|began|held|lost|broke|came|went|fell|hung|rose|grew|shrank|sank|stuck|woke|left|hit|quit|shut|read|set|put|cut|slept|spent|won|fought|caught|bought|led|lit|paid|fed|dug|swung|struck|bit|blew|drew|flew|forgot|overwrote|undid|redid|reran";
 
 /// Predicates after a copula that describe rather than observe.
 const GENERIC_PREDICATE: &str = "unchanged|untouched|intact|defined|stored|located|kept|documented|described|explained|handled|managed|controlled|a|an|one|the|used|useful|needed|required|optional|recommended|important|responsible|designed|meant|supposed|known|called|named|based|similar|different|like|how|what|where|why|possible|impossible|available|necessary|enough|fine|ok|okay|good|bad|better|worse|best|safe|unsafe|easy|hard|simple|common|rare|normal|usual|expected|likely|unlikely|able|unable|free|yours|mine";
@@ -146,6 +146,10 @@ fn subject_of(words: &[&str]) -> Subject {
     let Some(first) = words.first() else {
         return Subject::Generic;
     };
+    // "the recommended swappiness", "the default port": a value in general.
+    if words.iter().any(|w| is_one_of(SETTLED, w)) {
+        return Subject::Generic;
+    }
     if is_one_of(GENERIC_START, first)
         || !words.iter().all(|w| w.chars().any(char::is_alphanumeric))
         || words
@@ -163,6 +167,17 @@ fn subject_of(words: &[&str]) -> Subject {
     }
     if words.iter().any(|w| is_name(w)) {
         return Subject::Estate;
+    }
+    // "Docker on media-box": a program placed on a named host.
+    if words
+        .windows(2)
+        .any(|pair| is_one_of("on|in|at|auf|sur|en", pair[0]) && is_dashed(pair[1]))
+    {
+        return Subject::Estate;
+    }
+    // "Backups in PBS are …", "Files deleted …": a bare plural is a class.
+    if first.len() > 3 && first.ends_with('s') && is_one_of(ESTATE_NOUNS, first) {
+        return Subject::Generic;
     }
     let nouns: Vec<usize> = words
         .iter()
@@ -235,6 +250,10 @@ fn verb_of(word: &str, previous: &str) -> Option<Verb> {
 /// clause holds a negation (a negated state of a thing of the estate is
 /// still a claim; a negated event is not).
 pub(super) fn structural(clause: &str, negated: bool) -> Option<ClaimKind> {
+    if clause.contains(" > ") {
+        // "… is under Firewall > Log Files": a place in a user interface.
+        return None;
+    }
     let words = tokens(clause);
     if let Some(kind) = perfect_with_be(&words) {
         return Some(kind);
@@ -242,6 +261,9 @@ pub(super) fn structural(clause: &str, negated: bool) -> Option<ClaimKind> {
     // The subject ends at the first finite verb, within eight words.
     if let Some((subject, verb, i)) = split(&words) {
         return judge(subject, verb, words[i], &words[i + 1..], negated);
+    }
+    if !negated && named_with_number(&words) {
+        return Some(ClaimKind::LiveValue);
     }
     if words
         .first()
@@ -264,8 +286,12 @@ pub(super) fn structural(clause: &str, negated: bool) -> Option<ClaimKind> {
 /// Present verbs of a tool that reads something out.
 const READING: &str = "shows|reports|lists|says|displays|prints|logs|counts|finds|sees";
 
+/// Words that make a subject a value in general, not a reading.
+const SETTLED: &str = "recommended|default|typical|usual|standard|ideal|suggested|maximum|minimum|max|min|theoretical|documented|official";
+
 /// Present verbs only a running instance does.
-const LIVE_VERBS: &str = "answers|responds|replies|listens|serves|holds|contains|hosts|forwards|routes|proxies|points|resolves";
+const LIVE_VERBS: &str =
+    "answers|responds|replies|holds|contains|hosts|forwards|routes|proxies|points|resolves";
 
 /// Words that date a present fact to now.
 const NOW: &str = "now|currently|today|still|tonight|presently";
@@ -288,10 +314,59 @@ fn split(words: &[&str]) -> Option<(Subject, Verb, usize)> {
 /// now states documentation, not a reading.
 pub(super) fn documentation_fact(clause: &str) -> bool {
     let words = tokens(clause);
+    if clause.contains(" > ") {
+        // "… is under Firewall > Log Files": a place in a user interface.
+        return true;
+    }
+    if foreign_bare_program(&words) {
+        return true;
+    }
     matches!(split(&words), Some((Subject::Particular, Verb::Present, i))
         if !is_one_of(READING, words[i]) && !is_one_of(LIVE_VERBS, words[i]))
         && !words.first().is_some_and(|w| is_one_of("the|your", w))
         && !words.iter().any(|w| is_one_of(NOW, w) || is_name(w))
+}
+
+/// "Samba usa los puertos 139 y 445", "Samba nutzt die Ports 139 und
+/// 445", "Samba utilise les ports 139 et 445": a bare program, a present
+/// verb (no auxiliary, no past ending) and no name of the estate or time.
+fn foreign_bare_program(words: &[&str]) -> bool {
+    let [first, verb, ..] = words else {
+        return false;
+    };
+    let foreign_present = verb.len() > 2
+        && !verb.ends_with('s')
+        && !verb.ends_with("ed")
+        && !is_one_of(
+            "hat|haben|hatte|ist|sind|war|wurde|wurden|a|ont|est|sont|était|ha|han|fue|está|están|es|son|va|van|liegt|steht|läuft|is|are|was|were|has|had|have",
+            verb,
+        )
+        && !verb.ends_with('ó')
+        && !verb.ends_with("aron")
+        && !verb.ends_with("ieron")
+        && !verb.ends_with("te")
+        && !verb.ends_with('é');
+    foreign_present
+        && first.chars().all(|c| c.is_ascii_lowercase())
+        && !is_one_of(NOT_IN_SUBJECT, first)
+        && !is_one_of(ESTATE_NOUNS, first)
+        && !is_one_of(GENERIC_START, first)
+        && !is_one_of("el|la|los|las|le|les|der|die|das|the|your|ihr|votre|tu|su|mein|mon|mi", first)
+        && !is_name(first)
+        && words.iter().any(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        && !words.iter().any(|w| is_one_of(NOW, w) || is_one_of("jetzt|aktuell|gerade|heute|actuellement|maintenant|aujourd'hui|ahora|actualmente|hoy", w) || is_name(w))
+}
+
+/// "Die Festplatte sdb meldet 8 defekte Sektoren": a name of the estate
+/// in the subject and a number after it, in a clause with no English verb.
+fn named_with_number(words: &[&str]) -> bool {
+    let Some(name) = words.iter().take(5).position(|w| is_name(w)) else {
+        return false;
+    };
+    words
+        .iter()
+        .skip(name + 2)
+        .any(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
 }
 
 fn past_event(verb: &str) -> bool {
@@ -472,12 +547,21 @@ mod tests {
                 "The restore of CT 210 finished without errors.",
                 "Die Sicherung von VM 101 ist abgestürzt.",
                 "La réplication s'est arrêtée à 03:10.",
+                "The volume for immich-db is 14 GB.",
+                "Gitea on code-box serves 12 repositories.",
+                "The rebuild on md1 finished and reported no errors.",
+                "Der Knoten pve4 zeigt 3 Warnungen.",
             ],
             &[
                 "Steps: stop CT 210, restore it from last night's backup, start it.",
                 "Next steps: resize the disk of VM 120 to 64 GB and reboot it.",
                 "For Home Assistant, 2 GB of RAM is a reasonable amount.",
                 "Eine Sicherung ist fehlgeschlagen, wenn der Status rot ist.",
+                "The maximum MTU for the bridge is 9000.",
+                "Snapshots in PBS are verified by a scheduled job.",
+                "Redis utilise le port 6379.",
+                "Grafana nutzt Port 3000.",
+                "The ACME account is under Settings > Certificates.",
             ],
         );
     }
