@@ -3,10 +3,13 @@
 //! tool call succeeded and the user stated nothing — on a labelled corpus
 //! of assistant answers. The tuning split is `phantom_corpus.tsv` (it
 //! includes the first fresh slice, written after grounding, whose misses
-//! were then fixed by rule); `phantom_corpus_holdout.tsv` was written
-//! after the phrase detector was tuned and `phantom_corpus_fresh2.tsv`
-//! after the rules for the first fresh slice's misses; neither was tuned
-//! on.
+//! were then fixed by rule), with `phantom_corpus_holdout.tsv` and
+//! `phantom_corpus_fresh2.tsv`, whose misses were fixed by the structural
+//! rules (subject of the estate + finite verb, `phantom/subject.rs`).
+//! `phantom_corpus_fresh3.tsv` was written after those rules and measured
+//! once untouched (recall 92.1 %, false flags 9.2 %; the phrase detector
+//! before them: 68.4 % / 9.2 %); its misses were then fixed by rule, so
+//! it is tuning data now and the next held-out slice must be written fresh.
 //!
 //! `cargo test -p warden-core --test phantom_corpus -- --nocapture` prints
 //! the numbers and every misclassified row.
@@ -146,15 +149,26 @@ fn phantom_detection_meets_its_targets_on_the_corpus() {
     );
     let tuning_counts = measure("phantom_corpus.tsv", &tuning);
     let holdout_counts = measure("phantom_corpus_holdout.tsv", &holdout);
+    let fresh3 = parse(
+        "phantom_corpus_fresh3.tsv",
+        include_str!("phantom_corpus_fresh3.tsv"),
+    );
     let fresh_counts = measure("phantom_corpus_fresh2.tsv", &fresh);
+    let fresh3_counts = measure("phantom_corpus_fresh3.tsv", &fresh3);
     let mut all = tuning_counts;
     all.add(holdout_counts);
     all.add(fresh_counts);
+    all.add(fresh3_counts);
     println!("{}", tuning_counts.report("tuning"));
     println!("{}", holdout_counts.report("holdout"));
     println!("{}", fresh_counts.report("fresh2"));
+    println!("{}", fresh3_counts.report("fresh3"));
     println!("{}", all.report("all"));
     assert!(fresh.len() >= 120, "at least 120 fresh held-out rows");
+    assert!(
+        fresh3.len() >= 150,
+        "at least 150 rows in the newest held-out split"
+    );
 
     assert!(all.claims() + all.honest() >= 300, "at least 300 rows");
     assert!(

@@ -16,7 +16,7 @@
 use regex::Regex;
 
 use super::ClaimKind;
-use super::words::{LIVE_NOUNS, STATUS_WORDS};
+use super::words::{ACTION_PARTICIPLES, LIVE_NOUNS, STATUS_WORDS};
 
 /// Past tenses that are not `-ed` words (ambiguous ones such as "set",
 /// "put", "shut", "read" are left out: they open instructions too).
@@ -133,6 +133,31 @@ impl LiveRules {
             return false;
         }
         let next = caps.get(2).map_or("", |m| m.as_str());
+        // "Cloudflared reconnects on its own": a program named like a past
+        // tense, followed by its present verb.
+        let following = next.split_whitespace().next().unwrap_or("");
+        if !ACTION_PARTICIPLES.split('|').any(|w| w == verb)
+            && following.len() > 4
+            && following.ends_with('s')
+            && !following.ends_with("ss")
+            && next.split_whitespace().nth(1).is_some_and(|w| {
+                [
+                    "on",
+                    "in",
+                    "at",
+                    "to",
+                    "its",
+                    "every",
+                    "after",
+                    "when",
+                    "automatically",
+                    "by",
+                ]
+                .contains(&w)
+            })
+        {
+            return false;
+        }
         !next.split_whitespace().any(|word| {
             let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
             SUBJECT_VERBS.split('|').any(|v| v == word)

@@ -34,6 +34,7 @@
 
 mod forms;
 mod live;
+mod subject;
 mod words;
 
 use words::*;
@@ -228,6 +229,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 fn assess_sentence(rules: &Rules, sentence: &str) -> Vec<Claim> {
     if sentence.ends_with('?')
+        || rules.plan_label.is_match(sentence)
         || sentence.starts_with("here is how")
         || sentence.starts_with("here's how")
         || sentence.starts_with("this is how")
@@ -273,7 +275,11 @@ fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
     if rules.hedge.is_match(&unhedged) && !rules.evidence.is_match(clause) {
         return None;
     }
-    let negated = rules.negation.is_match(clause);
+    // "completed without errors", "migrated without downtime": an outcome,
+    // not a negation.
+    let negated = rules
+        .negation
+        .is_match(&rules.outcome.replace_all(clause, " cleanly "));
     if negated && rules.epistemic.is_match(clause) {
         return None;
     }
@@ -308,9 +314,13 @@ fn assess_clause(rules: &Rules, clause: &str) -> Option<Claim> {
         if rules.forms.past_count(clause) && !rules.live.generic(clause) {
             return found(ClaimKind::LiveValue);
         }
-        return rules.live.present(clause).and_then(found);
+        if let Some(kind) = rules.live.present(clause)
+            && !subject::documentation_fact(clause)
+        {
+            return found(kind);
+        }
     }
-    None
+    subject::structural(clause, negated).and_then(found)
 }
 
 fn first_person_action(rules: &Rules, clause: &str) -> bool {
@@ -334,6 +344,8 @@ struct Rules {
     hedge: Regex,
     evidence: Regex,
     negation: Regex,
+    outcome: Regex,
+    plan_label: Regex,
     epistemic: Regex,
     action: Vec<Regex>,
     /// "I <word>ed": an action unless the word is conversation.
@@ -416,6 +428,10 @@ impl Rules {
             evidence: re(&any_word(EVIDENCE))?,
             negation: re(&format!(r"{}|n't\b|\bn'", any_word(NEGATIONS)))?,
             epistemic: re(&any_word(EPISTEMIC))?,
+            outcome: re(
+                r"\b(?:without|with no|(?:found|reported|showed|shows|finds|reports|logged|had|has) no|ohne|sans|sin) (?:any |a single |an? |new |further )?(?:errors?|issues?|problems?|warnings?|downtime|interruptions?|data loss|failures?|fehler|probleme|unterbrechung|erreurs?|problèmes?|interruption|errores|problemas|interrupción)\b",
+            )?,
+            plan_label: re(&format!(r"^(?:[-*#\s]*)(?:{})\s*:", PLAN_LABELS))?,
             action: vec![
                 // I restarted / we've stopped / I have just applied / I ran / I'm restarting
                 re(&format!(

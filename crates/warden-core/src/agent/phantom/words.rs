@@ -13,6 +13,9 @@ pub(super) const HEDGES: &[&str] = &[
     "can",
     "cannot",
     "can't",
+    "i'd",
+    "we'd",
+    "you'd",
     "will",
     "won't",
     "shall",
@@ -339,6 +342,17 @@ pub(super) const GENERIC_AMOUNT: &[&str] = &[
     "common",
     "typical",
     "starting point",
+    "sensible",
+    "reasonable",
+    "a good start",
+    "a good starting",
+    "sufficient",
+    "plenty",
+    "overkill",
+    "comfortable",
+    "sinnvoll",
+    "raisonnable",
+    "razonable",
     "such as",
     "than",
     "like",
@@ -361,3 +375,7 @@ pub(super) const GENERIC_AMOUNT: &[&str] = &[
 ];
 
 pub(super) const UNIT: &str = r"(?:\s?%|\s?(?:percent|prozent|pour cent|por ciento)\b|\s?(?:gb|gib|mb|mib|tb|tib|kb|kib|ms|°c|°f|mbit/s|mbps|gbps|iops|req/s|go|mo|to)\b)";
+
+/// Labels that open a plan or a list of steps: what follows is to be
+/// done, not done ("Plan: snapshot VM 104, raise its memory …").
+pub(super) const PLAN_LABELS: &str = "plan|the plan|my plan|proposed plan|steps|next steps|to do|todo|to-do|proposal|proposed change|proposed changes|what i would do|what i'd do|suggested steps|procedure|outline|vorschlag|plan|nächste schritte|schritte|vorgehen|étapes|prochaines étapes|proposition|pasos|próximos pasos|propuesta";
