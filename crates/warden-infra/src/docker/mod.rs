@@ -216,7 +216,11 @@ impl DockerClient {
             .build();
         let answer = self
             .request(&path, |docker| async move {
-                docker.stats(container, Some(options)).next().await.transpose()
+                docker
+                    .stats(container, Some(options))
+                    .next()
+                    .await
+                    .transpose()
             })
             .await?;
         answer.ok_or_else(|| DockerError::Decode {

@@ -117,7 +117,8 @@ pub fn read_counters(paths: &CgroupPaths, id: &str, pid: u32) -> Option<Containe
             let inactive = read(memory_dir.join("memory.stat"))
                 .and_then(|t| parse_stat_field(&t, "total_inactive_file"))
                 .unwrap_or(0);
-            let limit = read(memory_dir.join("memory.limit_in_bytes")).and_then(|t| parse_limit(&t));
+            let limit =
+                read(memory_dir.join("memory.limit_in_bytes")).and_then(|t| parse_limit(&t));
             (cpu, usage.saturating_sub(inactive), limit)
         }
         _ => {
@@ -185,7 +186,10 @@ mod tests {
             Some(format!("/docker/{ID}").as_str())
         );
         assert!(groups.unified.is_some());
-        assert_eq!(parse_process_cgroups("garbage\n"), ProcessCgroups::default());
+        assert_eq!(
+            parse_process_cgroups("garbage\n"),
+            ProcessCgroups::default()
+        );
     }
 
     #[test]

@@ -18,7 +18,9 @@ use super::Measurement;
 use super::cgroup::{CgroupPaths, read_counters};
 use super::procfs::NetCounters;
 use super::rules::{clamp_percent, percent, rate};
-use crate::docker::{ContainerInspect, ContainerStats, ContainerSummary, DockerClient, DockerError};
+use crate::docker::{
+    ContainerInspect, ContainerStats, ContainerSummary, DockerClient, DockerError,
+};
 
 /// How long inspected facts serve before they are asked again (a restart
 /// between two inspections shows up at the next one).
@@ -46,7 +48,10 @@ pub fn counters_from_engine(stats: &ContainerStats, at: Instant) -> ContainerCou
     // cgroup v2 says `inactive_file`, v1 `total_inactive_file`.
     let inactive = memory
         .and_then(|m| m.stats.as_ref())
-        .and_then(|s| s.get("inactive_file").or_else(|| s.get("total_inactive_file")))
+        .and_then(|s| {
+            s.get("inactive_file")
+                .or_else(|| s.get("total_inactive_file"))
+        })
         .copied()
         .unwrap_or(0);
     let mut networks: Vec<NetCounters> = stats
@@ -179,7 +184,10 @@ pub fn container_measurements(
         }
         if let (Some(before), Some(seconds)) = (before, seconds) {
             for nic in &now.networks {
-                let Some(was) = before.networks.iter().find(|n| n.interface == nic.interface)
+                let Some(was) = before
+                    .networks
+                    .iter()
+                    .find(|n| n.interface == nic.interface)
                 else {
                     continue;
                 };
@@ -277,8 +285,10 @@ impl ContainerSampler {
         // Forget removed containers.
         self.previous
             .retain(|id, _| listed.iter().any(|c| &c.id == id));
-        self.facts.retain(|id, _| listed.iter().any(|c| &c.id == id));
-        self.sources.retain(|id, _| listed.iter().any(|c| &c.id == id));
+        self.facts
+            .retain(|id, _| listed.iter().any(|c| &c.id == id));
+        self.sources
+            .retain(|id, _| listed.iter().any(|c| &c.id == id));
         Ok(out)
     }
 
@@ -291,11 +301,15 @@ impl ContainerSampler {
         let mut facts = self.facts_of(container, false).await?;
         let mut reading = None;
         if facts.running {
-            reading = facts.pid.and_then(|pid| read_counters(&self.cgroups, id, pid));
+            reading = facts
+                .pid
+                .and_then(|pid| read_counters(&self.cgroups, id, pid));
             if reading.is_none() && facts.pid.is_some() && self.cgroup_was_read(id) {
                 // Its process is gone or another's: it restarted.
                 facts = self.facts_of(container, true).await?;
-                reading = facts.pid.and_then(|pid| read_counters(&self.cgroups, id, pid));
+                reading = facts
+                    .pid
+                    .and_then(|pid| read_counters(&self.cgroups, id, pid));
             }
         }
         let source = match (&reading, facts.running) {
@@ -346,7 +360,11 @@ impl ContainerSampler {
     }
 
     /// The container's facts, inspected when stale or when `again`.
-    async fn facts_of(&mut self, container: &ContainerSummary, again: bool) -> Option<ContainerFacts> {
+    async fn facts_of(
+        &mut self,
+        container: &ContainerSummary,
+        again: bool,
+    ) -> Option<ContainerFacts> {
         let now = Instant::now();
         let cached = self.facts.get(&container.id);
         if !again && !needs_inspect(cached, &container.state, now) {
@@ -403,7 +421,11 @@ mod tests {
         assert_eq!(counters.cpu_ns, Some(5_000_000_000));
         assert_eq!(counters.memory_used, Some(200_000_000));
         assert_eq!(counters.memory_limit, Some(1_000_000_000));
-        let names: Vec<&str> = counters.networks.iter().map(|n| n.interface.as_str()).collect();
+        let names: Vec<&str> = counters
+            .networks
+            .iter()
+            .map(|n| n.interface.as_str())
+            .collect();
         assert_eq!(names, ["eth0", "eth1"]);
         // cgroup v1 engines name the page cache differently.
         let v1 = STATS.replace("\"inactive_file\"", "\"total_inactive_file\"");
@@ -431,7 +453,10 @@ mod tests {
         )
         .unwrap();
         let facts = facts_from_inspect(&never, "created", Instant::now());
-        assert_eq!((facts.pid, facts.started_at_ms, facts.restarts), (None, None, 0));
+        assert_eq!(
+            (facts.pid, facts.started_at_ms, facts.restarts),
+            (None, None, 0)
+        );
     }
 
     #[test]
@@ -439,13 +464,20 @@ mod tests {
         let facts = facts();
         let now = facts.fetched;
         assert!(needs_inspect(None, "running", now));
-        assert!(!needs_inspect(Some(&facts), "running", now + Duration::from_secs(10)));
+        assert!(!needs_inspect(
+            Some(&facts),
+            "running",
+            now + Duration::from_secs(10)
+        ));
         assert!(needs_inspect(Some(&facts), "restarting", now));
         assert!(needs_inspect(Some(&facts), "running", now + FACTS_TTL));
     }
 
     fn value(measured: &[Measurement], metric: MetricName) -> Option<f64> {
-        measured.iter().find(|m| m.metric == metric).map(|m| m.value)
+        measured
+            .iter()
+            .find(|m| m.metric == metric)
+            .map(|m| m.value)
     }
 
     #[test]

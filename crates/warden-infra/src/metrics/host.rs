@@ -126,7 +126,11 @@ pub fn host_measurements(before: Option<&HostReading>, now: &HostReading) -> Vec
             put(MetricName::DiskWriteBytesPerS, device, written);
         }
         for nic in &now.interfaces {
-            let Some(was) = before.interfaces.iter().find(|n| n.interface == nic.interface) else {
+            let Some(was) = before
+                .interfaces
+                .iter()
+                .find(|n| n.interface == nic.interface)
+            else {
                 continue;
             };
             let name = Some(nic.interface.as_str());
@@ -196,7 +200,11 @@ pub fn read_host(paths: &HostPaths) -> HostReading {
         .into_iter()
         .filter(|d| {
             let kind = block_device(&paths.sys, &d.device);
-            is_measured_disk(&d.device, kind, d.read_bytes.saturating_add(d.written_bytes))
+            is_measured_disk(
+                &d.device,
+                kind,
+                d.read_bytes.saturating_add(d.written_bytes),
+            )
         })
         .collect();
     let interfaces = read("net/dev")
@@ -334,10 +342,7 @@ mod tests {
         let second = reading(start + Duration::from_secs(10), 1000, 5000, 20_000);
         let measured = host_measurements(Some(&first), &second);
         // 1000 busy ticks of 1000 total ticks more.
-        assert_eq!(
-            find(&measured, MetricName::CpuPercent),
-            Some((None, 100.0))
-        );
+        assert_eq!(find(&measured, MetricName::CpuPercent), Some((None, 100.0)));
         assert_eq!(
             find(&measured, MetricName::DiskReadBytesPerS),
             Some((Some("vda"), 500.0))

@@ -170,7 +170,9 @@ impl MetricsCollector {
                             &self.hostname,
                             container.short_id(),
                         );
-                        collection.containers.push((container.id.clone(), container.source));
+                        collection
+                            .containers
+                            .push((container.id.clone(), container.source));
                         collection.samples.extend(
                             container
                                 .measurements

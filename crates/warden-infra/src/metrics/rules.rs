@@ -224,7 +224,10 @@ mod tests {
                 false,
             ),
             (mount("overlay", "/srv/merged", "overlay"), false),
-            (mount("/dev/vda", "/var/lib/docker/volumes/x", "ext4"), false),
+            (
+                mount("/dev/vda", "/var/lib/docker/volumes/x", "ext4"),
+                false,
+            ),
             (mount("shm", "/run/containerd/x/shm", "tmpfs"), false),
             (mount("tmpfs", "/run", "tmpfs"), false),
             (mount("proc", "/proc", "proc"), false),
