@@ -202,9 +202,12 @@ pub fn parse_net_dev(text: &str) -> Vec<NetCounters> {
 mod tests {
     use super::*;
 
+    /// Total ticks, idle ticks, processors.
+    type Expected = Option<(u64, u64, usize)>;
+
     #[test]
     fn proc_stat() {
-        let cases: [(&str, Option<(u64, u64, usize)>); 5] = [
+        let cases: [(&str, Expected); 5] = [
             (
                 "cpu  715543 42618 127968 1442748 18889 0 1919 831 0 0\n\
                  cpu0 349951 4170 52584 761208 7555 0 210 410 0 0\n\
