@@ -14,6 +14,7 @@ use crate::event_log::EventLog;
 use crate::exec::Launcher;
 use crate::identity::{IdentityError, StateDir};
 use crate::inventory::{InventoryConfig, InventorySource};
+use crate::metrics::{MetricsSource, docker_client};
 use crate::names::{NameError, check_agent_name};
 use crate::nonces::{NonceStore, NonceStoreError};
 use crate::server_url::{ServerUrl, ServerUrlError};
@@ -23,6 +24,9 @@ use crate::tls::{TlsError, client_config};
 use warden_infra::confinement::{Confinement, Launching};
 use warden_policy::paths::protect::Protected;
 use warden_protocol::routing::ThisMachine;
+
+/// How often a `metrics` frame goes out unless configured otherwise.
+pub const DEFAULT_METRICS_INTERVAL: Duration = Duration::from_secs(10);
 
 /// The agent's version, sent in `hello` and at enrollment.
 pub const AGENT_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -41,6 +45,8 @@ pub struct AgentConfig {
     /// The sandbox launcher for reads.
     pub launcher: Launcher,
     pub inventory: InventoryConfig,
+    /// How often a `metrics` frame is sent; `None`: never.
+    pub metrics_interval: Option<Duration>,
     pub backoff: BackoffPolicy,
     /// Between SIGTERM and SIGKILL when a command is stopped.
     pub kill_grace: Duration,
@@ -67,6 +73,7 @@ impl AgentConfig {
             heartbeat_timeout: None,
             launcher,
             inventory: InventoryConfig::default(),
+            metrics_interval: Some(DEFAULT_METRICS_INTERVAL),
             backoff: BackoffPolicy::default(),
             kill_grace: Duration::from_secs(2),
             max_concurrent: 32,
@@ -138,6 +145,14 @@ pub async fn run(config: AgentConfig, shutdown: ShutdownSignal) -> Result<(), Ag
         EventLog::new(state.path()),
     ));
     let inventory = Arc::new(InventorySource::new(&name, &config.inventory));
+    // Scoped to the host name the inventory uses, so ids match.
+    let metrics = config.metrics_interval.map(|every| {
+        Arc::new(MetricsSource::new(
+            inventory.host(),
+            docker_client(&config.inventory.docker),
+            every,
+        ))
+    });
     let target = ConnectTarget {
         server,
         tls,
@@ -149,6 +164,7 @@ pub async fn run(config: AgentConfig, shutdown: ShutdownSignal) -> Result<(), Ag
         heartbeat_timeout: config.heartbeat_timeout,
         inventory_interval: config.inventory.interval,
         shutdown_grace: config.kill_grace + Duration::from_secs(3),
+        metrics,
     };
     tracing::info!(
         agent_id = %identity.agent_id,

@@ -18,7 +18,8 @@
 //!   through `warden_infra::runner`, stream, cancel), [`sandbox`];
 //! - identity and trust: [`identity`], [`enroll`], [`server_url`], [`tls`],
 //!   [`names`], [`private_files`];
-//! - discovery: [`inventory`], [`proxmox`].
+//! - discovery: [`inventory`], [`proxmox`];
+//! - measurement: [`metrics`] (`metrics` frames every interval).
 #![forbid(unsafe_code)]
 
 pub mod agent;
@@ -30,6 +31,7 @@ pub mod event_log;
 pub mod exec;
 pub mod identity;
 pub mod inventory;
+pub mod metrics;
 pub mod names;
 pub mod nonces;
 pub mod policy;
@@ -43,7 +45,7 @@ pub mod session;
 pub mod shutdown;
 pub mod tls;
 
-pub use agent::{AGENT_VERSION, AgentConfig, AgentError, run};
+pub use agent::{AGENT_VERSION, AgentConfig, AgentError, DEFAULT_METRICS_INTERVAL, run};
 pub use enroll::{EnrollError, EnrollOptions, enroll};
 pub use exec::Launcher;
 pub use shutdown::{ShutdownSignal, ShutdownTrigger, shutdown_channel};

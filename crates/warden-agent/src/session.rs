@@ -1,5 +1,5 @@
 //! One authenticated connection: frames in (exec, cancel, ping), frames out
-//! (inventory, output, results, pongs), heartbeats both ways, until the
+//! (inventory, metrics, output, results, pongs), heartbeats both ways, until the
 //! connection is lost, the server revokes the agent, or the agent shuts down.
 
 use std::sync::Arc;
@@ -20,6 +20,7 @@ use warden_protocol::agent::{
 use crate::connection::{AgentSocket, Welcomed};
 use crate::dispatch::{Dispatcher, now_ms};
 use crate::inventory::{InventorySource, stable_view};
+use crate::metrics::{MetricsSource, report_metrics};
 use crate::shutdown::ShutdownSignal;
 use warden_protocol::routing::ThisMachine;
 
@@ -48,6 +49,8 @@ pub struct SessionSettings {
     pub inventory_interval: Duration,
     /// How long a shutdown waits for cancelled commands to report.
     pub shutdown_grace: Duration,
+    /// What `metrics` frames report, and how often; `None`: none are sent.
+    pub metrics: Option<Arc<MetricsSource>>,
 }
 
 /// Serves one welcomed connection.
@@ -71,6 +74,10 @@ pub async fn serve(
         out_tx.clone(),
         settings.inventory_interval,
     ));
+    let metrics_reporter = settings
+        .metrics
+        .as_ref()
+        .map(|source| tokio::spawn(report_metrics(Arc::clone(source), out_tx.clone())));
     let mut ticker = interval((beat.min(dead_after) / 4).max(Duration::from_millis(50)));
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut last_heard = Instant::now();
@@ -149,6 +156,9 @@ pub async fn serve(
         }
     };
     reporter.abort();
+    if let Some(metrics_reporter) = metrics_reporter {
+        metrics_reporter.abort();
+    }
     match &end {
         SessionEnd::Shutdown => {
             let close = CloseFrame {

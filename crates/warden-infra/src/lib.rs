@@ -18,6 +18,9 @@
 //! - [`local_inventory`]: [`LocalInventory`] reports this machine (and its
 //!   Docker containers) as Warden resources, for Warden itself and for its
 //!   agents;
+//! - [`metrics`]: this machine's and its containers' metrics
+//!   (spec/patrol.md), sampled from `/proc`, `/sys`, control groups and the
+//!   engine's statistics, as agents send them;
 //! - [`proxmox`]: the Proxmox VE connector (API client, inventory, tasks,
 //!   guest control, snapshots, history, storage);
 //! - [`private_files`]: files only Warden may read (0600 in a 0700
@@ -31,6 +34,7 @@ pub mod confinement;
 pub mod docker;
 pub mod local_exec;
 pub mod local_inventory;
+pub mod metrics;
 pub mod private_files;
 pub mod proxmox;
 pub mod runner;

@@ -14,6 +14,8 @@ use axum::response::Response;
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use warden_world::agents::metrics::{AcceptedMetrics, SampleRejection};
+
 use crate::auth::LockoutScope;
 use crate::state::{AppState, now_ms};
 
@@ -68,6 +70,10 @@ fn describe() {
         counter!("warden_login_lockouts_total", "scope" => scope.as_str()).absolute(0);
     }
     counter!("warden_approval_decisions_total", "decision" => "approved").absolute(0);
+    counter!("warden_agent_metric_samples_total", "result" => "accepted").absolute(0);
+    for why in SampleRejection::ALL {
+        counter!("warden_agent_metric_samples_total", "result" => why.as_str()).absolute(0);
+    }
     gauge!("warden_connected_agents").set(0.0);
     gauge!("warden_running_turns").set(0.0);
     gauge!("warden_sse_clients").set(0.0);
@@ -86,6 +92,15 @@ pub fn render(app: &AppState) -> Option<String> {
     gauge!("warden_uptime_seconds").set(app.started.elapsed().as_secs_f64());
     handle.run_upkeep();
     Some(handle.render())
+}
+
+/// The samples of one agent `metrics` frame: kept, or dropped and why.
+pub fn agent_metric_samples(accepted: &AcceptedMetrics) {
+    counter!("warden_agent_metric_samples_total", "result" => "accepted")
+        .increment(accepted.samples.len() as u64);
+    for (_, why) in &accepted.rejected {
+        counter!("warden_agent_metric_samples_total", "result" => why.as_str()).increment(1);
+    }
 }
 
 /// How many agents hold a live connection.

@@ -81,6 +81,10 @@ struct RunArgs {
     /// (default: three heartbeat intervals).
     #[arg(long, value_name = "SECS")]
     heartbeat_timeout: Option<u64>,
+    /// Seconds between `metrics` frames (this host's and its containers'
+    /// metrics); 0 sends none.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    metrics_interval_secs: u64,
 }
 
 #[derive(Args)]
@@ -173,6 +177,8 @@ fn run_agent(args: RunArgs) -> anyhow::Result<ExitCode> {
     config.name = args.name;
     config.max_level = args.max_level;
     config.heartbeat_timeout = args.heartbeat_timeout.map(Duration::from_secs);
+    config.metrics_interval =
+        (args.metrics_interval_secs > 0).then(|| Duration::from_secs(args.metrics_interval_secs));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -11,3 +11,4 @@ mod docker_exec;
 mod enrollment;
 mod exec;
 mod hostile_server;
+mod metrics;

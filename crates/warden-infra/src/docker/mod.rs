@@ -4,8 +4,8 @@
 //! This machine's inventory and the agent's (both through
 //! [`crate::LocalInventory`]) use this one client.
 //!
-//! Read-only on purpose: this client pings, reads the version, lists and
-//! inspects. Changing containers is a write and goes through the executor
+//! Read-only on purpose: this client pings, reads the version, lists,
+//! inspects and reads a container's statistics (the metrics sampler). Changing containers is a write and goes through the executor
 //! as a `docker …` command; so does a container's `docker stats` (the
 //! `metrics` tool), which runs on whichever host the container is on — this
 //! one or an agent's — where this client cannot reach.
@@ -47,9 +47,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bollard::errors::Error as BollardError;
-use bollard::query_parameters::ListContainersOptionsBuilder;
+use bollard::query_parameters::{ListContainersOptionsBuilder, StatsOptionsBuilder};
+use futures_util::StreamExt;
 
 pub use bollard::models::ContainerInspectResponse as ContainerInspect;
+pub use bollard::models::ContainerStatsResponse as ContainerStats;
 pub use errors::DockerError;
 pub use model::{ContainerSummary, DockerVersion, MountPoint, PortBinding};
 use transport::{EngineHeaders, UnixTransport};
@@ -193,6 +195,38 @@ impl DockerClient {
             docker.inspect_container(container, None).await
         })
         .await
+    }
+
+    /// `GET /containers/{id}/stats?stream=false&one-shot=true`: one
+    /// reading of a container's counters, at once (without `one-shot` the
+    /// engine waits a second for a second reading; engines older than API
+    /// 1.41 do so anyway). The metrics sampler's fallback when the
+    /// container's control group is out of sight.
+    pub async fn container_stats(&self, container: &str) -> Result<ContainerStats, DockerError> {
+        let path = format!("/containers/{container}/stats");
+        if !is_container_reference(container) {
+            return Err(DockerError::InvalidRequest {
+                path,
+                reason: "not a container name or id".into(),
+            });
+        }
+        let options = StatsOptionsBuilder::new()
+            .stream(false)
+            .one_shot(true)
+            .build();
+        let answer = self
+            .request(&path, |docker| async move {
+                docker
+                    .stats(container, Some(options))
+                    .next()
+                    .await
+                    .transpose()
+            })
+            .await?;
+        answer.ok_or_else(|| DockerError::Decode {
+            path,
+            reason: "the engine sent no statistics".into(),
+        })
     }
 
     /// Runs `call` against the engine within the timeout.

@@ -15,4 +15,5 @@ mod docker_exec_stop;
 mod docker_fake_engine;
 mod local_exec;
 mod local_inventory;
+mod metrics;
 mod proxmox;

@@ -19,6 +19,7 @@ use warden_world::agents::Agents;
 use warden_world::agents::grants::random_bytes;
 use warden_world::agents::hub::{CloseReason, Registration};
 use warden_world::agents::inventory::AgentIdentity;
+use warden_world::agents::metrics::accept_metrics;
 use warden_world::now_ms;
 
 /// How long an agent has to answer the challenge.
@@ -327,7 +328,23 @@ async fn handle_frame(
             agents.hub.on_result(&agent.agent_id, conn_id, result);
             Handled::Continue
         }
-        AgentFrame::Metrics(_) => Handled::Continue,
+        AgentFrame::Metrics(report) => {
+            let accepted = accept_metrics(&agent.name, report, now_ms());
+            crate::metrics::agent_metric_samples(&accepted);
+            if let Some((resource, why)) = accepted.rejected.first() {
+                tracing::debug!(
+                    agent_id = %agent.agent_id,
+                    name = %agent.name,
+                    %resource,
+                    why = why.as_str(),
+                    dropped = accepted.rejected.len(),
+                    "metric samples from an agent dropped"
+                );
+            }
+            // `accepted.samples` are this agent's history (issue 19): the
+            // store takes them once it is wired here.
+            Handled::Continue
+        }
         AgentFrame::Challenge(_)
         | AgentFrame::Hello(_)
         | AgentFrame::Welcome(_)

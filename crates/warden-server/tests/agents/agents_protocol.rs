@@ -1,7 +1,7 @@
 //! The agent side of spec/agent.md played by a scripted (often hostile)
 //! agent on a raw WebSocket against the real server: enrollment tokens,
 //! name conflicts, the signed hello, revocation, frame limits, heartbeats,
-//! and inventory reports.
+//! inventory reports and metrics samples.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is a failed test
 
 use std::time::Duration;
@@ -383,4 +383,61 @@ async fn a_new_connection_replaces_the_old_one() {
     assert!(closed(&mut first, Duration::from_secs(3)).await.is_some());
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(server.agents().await[0]["connected"], true);
+}
+
+/// The value of `warden_agent_metric_samples_total{result="…"}` in /metrics.
+async fn metric_samples(server: &TestServer, result: &str) -> f64 {
+    let (_, text) = server
+        .json(&server.viewer, Method::GET, "/metrics", None)
+        .await;
+    let needle = format!("warden_agent_metric_samples_total{{result=\"{result}\"}} ");
+    text.as_str()
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix(&needle))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+#[tokio::test]
+async fn metrics_samples_count_only_the_agents_own_resources() {
+    let server = start(Options::default()).await;
+    let id = server.enroll_new("web1", &key(1)).await;
+    let mut socket = connect(&server, &id, &key(1)).await;
+    let foreign_before = metric_samples(&server, "foreign_resource").await;
+    let unknown_before = metric_samples(&server, "unknown_metric").await;
+    let accepted_before = metric_samples(&server, "accepted").await;
+    send(
+        &mut socket,
+        json!({"type": "metrics", "at": now_ms(), "samples": [
+            {"resource": "host:web1", "metric": "cpu_percent", "value": 12.5},
+            {"resource": "host:web1", "metric": "disk_used_percent", "instance": "/", "value": 40.0},
+            {"resource": "docker_container:web1:abc123", "metric": "restarts", "value": 0.0},
+            {"resource": "host:web2", "metric": "cpu_percent", "value": 99.0},
+            {"resource": "node:pve1", "metric": "memory_percent", "value": 50.0},
+            {"resource": "host:web1", "metric": "gpu_percent", "value": 1.0},
+        ]}),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while metric_samples(&server, "foreign_resource").await < foreign_before + 2.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "foreign samples not counted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        metric_samples(&server, "unknown_metric").await,
+        unknown_before + 1.0
+    );
+    assert!(metric_samples(&server, "accepted").await >= accepted_before + 3.0);
+    // Dropped samples are no reason to drop the agent.
+    send(&mut socket, json!({"type": "ping", "at": 7})).await;
+    loop {
+        match next_within(&mut socket, Duration::from_secs(5)).await {
+            Some(Incoming::Frame(frame)) if frame["type"] == "pong" && frame["at"] == 7 => break,
+            Some(Incoming::Frame(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
 }

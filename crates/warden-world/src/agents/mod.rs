@@ -2,7 +2,8 @@
 //! agents' keys ([`grants`]), their WebSocket connections
 //! (the server's WebSocket endpoint), the hub of live connections and commands in flight
 //! ([`hub`]), what they report merged into the inventory ([`inventory`]),
-//! without names that shadow anyone else's ([`names`]), and commands routed
+//! without names that shadow anyone else's ([`names`]), which of their
+//! `metrics` samples are theirs to send ([`metrics`]), and commands routed
 //! through them ([`backend`], which carries out what
 //! `warden_protocol::routing` decides).
 //!
@@ -17,6 +18,7 @@ pub mod backend;
 pub mod grants;
 pub mod hub;
 pub mod inventory;
+pub mod metrics;
 pub mod names;
 
 use std::sync::Arc;
