@@ -419,6 +419,10 @@ impl<'a> Parser<'a> {
 
     /// A redirect at the current position, if there is one.
     fn redirect(&mut self) -> ParseResult<Option<Redirect<'a>>> {
+        // Every redirect starts with a descriptor number, `<`, `>` or `&`.
+        if !matches!(self.peek(), Some(b'0'..=b'9' | b'<' | b'>' | b'&')) {
+            return Ok(None);
+        }
         let bytes = self.bytes();
         let mut at = self.pos;
         while bytes.get(at).is_some_and(u8::is_ascii_digit) {
