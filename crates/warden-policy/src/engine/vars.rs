@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
+
 use crate::devices;
 use crate::invocation::{Arg, ArgShape};
 use crate::shell::ast::*;
@@ -214,8 +216,8 @@ impl Vars {
 }
 
 /// The variable names a word expands (`$x`, `${x}`, `${x:-…}`).
-fn expanded_names(raw: &str) -> Vec<&str> {
-    let mut names = Vec::new();
+fn expanded_names(raw: &str) -> SmallVec<[&str; 4]> {
+    let mut names = SmallVec::new();
     let bytes = raw.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {

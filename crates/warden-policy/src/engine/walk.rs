@@ -325,10 +325,12 @@ impl<'s> Walker<'s> {
             });
             return;
         }
-        let args: Vec<Arg<'_>> = expand_words(arg_words)
-            .into_iter()
-            .map(|a| self.vars.resolve(a))
-            .collect();
+        let mut args = expand_words(arg_words);
+        for arg in &mut args {
+            if arg.shape == ArgShape::Dynamic {
+                *arg = self.vars.resolve(arg.clone());
+            }
+        }
         let name = Arg {
             text: Cow::Borrowed(&*name_word.text),
             raw: name_word.raw,
