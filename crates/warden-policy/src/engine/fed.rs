@@ -52,10 +52,13 @@ pub(super) fn catastrophic_input(
         if text.len() < 2 {
             return false;
         }
-        // The base name: after the last `/` (one pass from the end).
-        let base = match text.bytes().rposition(|b| b == b'/') {
-            Some(slash) => &text[slash + 1..],
-            None => text,
+        // The base name: after the last `/`. Every name is 2 to 7 bytes
+        // long, so only the last 8 bytes are looked at.
+        let tail = text.len().saturating_sub(8);
+        let base = match text.as_bytes()[tail..].iter().rposition(|&b| b == b'/') {
+            Some(slash) => &text[tail + slash + 1..],
+            None if tail == 0 => text,
+            None => return false,
         };
         runs_input(base)
     });
