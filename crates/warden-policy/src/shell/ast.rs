@@ -126,7 +126,8 @@ pub struct Word<'a> {
 /// `$(…)`, `` `…` ``, `<(…)` or `>(…)`: a script the shell runs while expanding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Substitution<'a> {
-    Parsed(Script<'a>),
+    /// Boxed: a script is large and most words hold none.
+    Parsed(Box<Script<'a>>),
     /// Backquoted text with escapes to undo before it can be parsed.
     Unparsed(String),
 }

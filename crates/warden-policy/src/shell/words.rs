@@ -314,7 +314,7 @@ impl<'p, 'a> WordScanner<'p, 'a> {
             return Err(self.error(unterminated));
         }
         self.p.pos += 1;
-        Ok(Substitution::Parsed(script))
+        Ok(Substitution::Parsed(Box::new(script)))
     }
 
     /// After `${`: up to and including the matching `}`.
