@@ -248,8 +248,22 @@ mod tests {
             "function f { f|f& }; f",
             "function g() { g | g & } ; g",
             "bash -c ':(){ :|:& };:'",
+            // Quotes and backslashes around the parentheses are dropped
+            // before reading, as the shell would.
+            "f'('')' { f|f& }; f",
+            "f\\(\\) { f|f& }; f",
+            "f ( \"\" ) \t{ f|f& }; f",
+            "x=1; function \"g\" { g|g& }; g",
         ] {
             assert!(fork_bomb(bomb).is_some(), "{bomb}");
+        }
+        // `{` without `( )` or `function` before it defines nothing.
+        for ok in [
+            "find . -exec rm {} \\;",
+            "awk '{ if (x) { print } }'",
+            "echo {a,b} (x)",
+        ] {
+            assert!(fork_bomb(ok).is_none(), "{ok}");
         }
         for ok in ["f() { echo hi; }; f", "ls | grep x & wait"] {
             assert!(fork_bomb(ok).is_none(), "{ok}");
