@@ -95,6 +95,7 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     }
 
     /// Scan one whole word starting at the parser's position.
+    #[inline(always)]
     pub(super) fn word(mut self) -> ParseResult<Word<'a>> {
         let mut substitutions = Vec::new();
         loop {
