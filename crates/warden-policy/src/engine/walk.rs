@@ -56,24 +56,21 @@ struct Io {
 
 pub(super) struct Walker<'s> {
     src: &'s str,
-    acc: Acc,
+    /// Borrowed: the line's verdict is not moved in and out of each walk.
+    acc: &'s mut Acc,
     vars: Vars,
     /// The line has a `$`: variables it sets may be expanded.
     expands: bool,
 }
 
 impl<'s> Walker<'s> {
-    pub(super) fn new(src: &'s str, acc: Acc) -> Self {
+    pub(super) fn new(src: &'s str, acc: &'s mut Acc) -> Self {
         Walker {
             src,
             acc,
             vars: Vars::default(),
             expands: src.as_bytes().contains(&b'$'),
         }
-    }
-
-    pub(super) fn into_acc(self) -> Acc {
-        self.acc
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
