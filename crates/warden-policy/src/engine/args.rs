@@ -10,11 +10,12 @@ use crate::invocation::{Arg, ArgShape};
 use crate::shell::ast::Word;
 use crate::shell::braces::expand_braces;
 
-/// The arguments of `words`, brace-expanded when bash would expand them. A
+/// Add to `out` the arguments of `words` (filled in place: the list is
+/// large to move), brace-expanded when bash would expand them. A
 /// brace expansion whose result cannot be known (it also has `$…`) becomes
 /// one word that can be anything.
-pub(super) fn expand_words<'w>(words: &'w [Word<'_>]) -> Args<'w> {
-    let mut out = Args::with_capacity(words.len());
+pub(super) fn expand_words<'w>(words: &'w [Word<'_>], out: &mut Args<'w>) {
+    out.reserve(words.len());
     for word in words {
         if !word.braces {
             // Borrowed: the words outlive the walk of their command.
@@ -38,7 +39,6 @@ pub(super) fn expand_words<'w>(words: &'w [Word<'_>]) -> Args<'w> {
             None => out.push(unknowable(word.raw)),
         }
     }
-    out
 }
 
 /// A command's arguments: on the stack for most commands.

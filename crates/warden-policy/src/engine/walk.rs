@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::acc::Acc;
-use super::args::{Stdin, expand_words, mark_replaced, xargs_input};
+use super::args::{Args, Stdin, expand_words, mark_replaced, xargs_input};
 use super::effects;
 use super::fed;
 use super::pipes::{loop_reads_input, output_of, stdin_from, stops_reading};
@@ -322,7 +322,8 @@ impl<'s> Walker<'s> {
             });
             return;
         }
-        let mut args = expand_words(arg_words);
+        let mut args = Args::new();
+        expand_words(arg_words, &mut args);
         for arg in &mut args {
             if arg.shape == ArgShape::Dynamic {
                 *arg = self.vars.resolve(arg.clone());
