@@ -42,7 +42,12 @@ pub fn parse(src: &str) -> ParseResult<Parsed<'_>> {
 /// Parse one command line as `dialect` reads it.
 pub fn parse_as(src: &str, dialect: Dialect) -> ParseResult<Parsed<'_>> {
     let mut parser = Parser::new(src, dialect);
-    let script = parser.script(&[])?;
+    // Built where it is returned: the tree is large to move.
+    let mut parsed = Parsed {
+        script: Script::default(),
+        heredocs: Vec::new(),
+    };
+    parser.script_into(&[], &mut parsed.script)?;
     parser.skip_blanks();
     if parser.pos < src.len() {
         return Err(parser.error_here("unexpected token"));
@@ -53,10 +58,8 @@ pub fn parse_as(src: &str, dialect: Dialect) -> ParseResult<Parsed<'_>> {
             offset: src.len(),
         });
     }
-    Ok(Parsed {
-        script,
-        heredocs: parser.heredocs,
-    })
+    parsed.heredocs = parser.heredocs;
+    Ok(parsed)
 }
 
 struct PendingHeredoc {
@@ -276,8 +279,14 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn script(&mut self, closers: &[&str]) -> ParseResult<Script<'a>> {
-        self.enter()?;
         let mut script = Script::default();
+        self.script_into(closers, &mut script)?;
+        Ok(script)
+    }
+
+    /// [`Parser::script`] into `script` (which starts empty).
+    fn script_into(&mut self, closers: &[&str], script: &mut Script<'a>) -> ParseResult<()> {
+        self.enter()?;
         loop {
             self.skip_blanks_and_newlines()?;
             if self.pos >= self.src.len() || self.at_closer(closers) {
@@ -312,7 +321,7 @@ impl<'a> Parser<'a> {
             };
         }
         self.leave();
-        Ok(script)
+        Ok(())
     }
 
     fn and_or(&mut self, pipelines: &mut SmallVec<[Pipeline<'a>; 1]>) -> ParseResult<()> {
