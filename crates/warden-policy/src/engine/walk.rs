@@ -392,7 +392,7 @@ impl<'s> Walker<'s> {
             }
             None => verdict,
         };
-        effects::raise(&mut self.acc, program, args, io.stdin, &verdict);
+        effects::raise(self.acc, program, args, io.stdin, &verdict);
         match (&verdict, rule) {
             (Verdict::Unknown(_), None) => self
                 .acc
