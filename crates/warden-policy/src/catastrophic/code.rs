@@ -20,8 +20,14 @@ pub(super) fn is_interpreter(name: &str) -> bool {
 /// read as words: `["rm", "-rf", "/"]` is `rm -rf /`.
 pub(super) fn interpreter(inv: &Invocation<'_, '_>) -> Option<Reason> {
     inv.args.iter().find_map(|arg| {
-        let words = arg.text.replace([',', '[', ']'], " ");
-        scan_unparsed(&words).map(|r| format!("`{}` code runs {r}", inv.name).into())
+        let text: &str = &arg.text;
+        // A copy only when there is a list or call to read as words.
+        let reason = if text.contains([',', '[', ']']) {
+            scan_unparsed(&text.replace([',', '[', ']'], " "))
+        } else {
+            scan_unparsed(text)
+        };
+        reason.map(|r| format!("`{}` code runs {r}", inv.name).into())
     })
 }
 

@@ -141,6 +141,11 @@ pub fn fork_bomb(text: &str) -> Option<Reason> {
     if !bytes.contains(&b'{') || !(bytes.contains(&b'(') || text.contains("function")) {
         return None;
     }
+    // A name comes only from `( )` right before a `{` or from the
+    // `function` keyword (quotes and backslashes are dropped below).
+    if !parens_before_brace(bytes) && !has_function_keyword(bytes) {
+        return None;
+    }
     let text: Cow<'_, str> = if bytes.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')) {
         Cow::Owned(
             text.chars()
@@ -169,6 +174,45 @@ pub fn fork_bomb(text: &str) -> Option<Reason> {
         }
     }
     None
+}
+
+/// Quotes and backslashes, which the fork-bomb check drops before reading.
+fn is_dropped(b: u8) -> bool {
+    matches!(b, b'\'' | b'"' | b'\\')
+}
+
+/// Is some `{` preceded by `(` and `)`, with only whitespace, quotes and
+/// backslashes around them?
+fn parens_before_brace(bytes: &[u8]) -> bool {
+    let skip_back = |mut at: usize| {
+        // Any non-ASCII byte may be part of a Unicode space: skipped too.
+        while at > 0 && {
+            let b = bytes[at - 1];
+            b.is_ascii_whitespace() || b == 0x0b || b >= 0x80 || is_dropped(b)
+        } {
+            at -= 1;
+        }
+        at
+    };
+    bytes.iter().enumerate().any(|(open, &b)| {
+        if b != b'{' {
+            return false;
+        }
+        let at = skip_back(open);
+        if at == 0 || bytes[at - 1] != b')' {
+            return false;
+        }
+        let at = skip_back(at - 1);
+        at > 0 && bytes[at - 1] == b'('
+    })
+}
+
+/// Does the text spell `function`, with quotes or backslashes anywhere in it?
+fn has_function_keyword(bytes: &[u8]) -> bool {
+    (0..bytes.len()).any(|start| {
+        let mut rest = bytes[start..].iter().filter(|&&b| !is_dropped(b));
+        bytes[start] == b'f' && b"function".iter().all(|want| rest.next() == Some(want))
+    })
 }
 
 /// The name of the function whose body starts after `before`: `NAME ( )`
@@ -204,8 +248,22 @@ mod tests {
             "function f { f|f& }; f",
             "function g() { g | g & } ; g",
             "bash -c ':(){ :|:& };:'",
+            // Quotes and backslashes around the parentheses are dropped
+            // before reading, as the shell would.
+            "f'('')' { f|f& }; f",
+            "f\\(\\) { f|f& }; f",
+            "f ( \"\" ) \t{ f|f& }; f",
+            "x=1; function \"g\" { g|g& }; g",
         ] {
             assert!(fork_bomb(bomb).is_some(), "{bomb}");
+        }
+        // `{` without `( )` or `function` before it defines nothing.
+        for ok in [
+            "find . -exec rm {} \\;",
+            "awk '{ if (x) { print } }'",
+            "echo {a,b} (x)",
+        ] {
+            assert!(fork_bomb(ok).is_none(), "{ok}");
         }
         for ok in ["f() { echo hi; }; f", "ls | grep x & wait"] {
             assert!(fork_bomb(ok).is_none(), "{ok}");

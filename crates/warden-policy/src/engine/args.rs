@@ -4,15 +4,18 @@
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
+
 use crate::invocation::{Arg, ArgShape};
 use crate::shell::ast::Word;
 use crate::shell::braces::expand_braces;
 
-/// The arguments of `words`, brace-expanded when bash would expand them. A
+/// Add to `out` the arguments of `words` (filled in place: the list is
+/// large to move), brace-expanded when bash would expand them. A
 /// brace expansion whose result cannot be known (it also has `$…`) becomes
 /// one word that can be anything.
-pub(super) fn expand_words<'w>(words: &'w [Word<'_>]) -> Vec<Arg<'w>> {
-    let mut out = Vec::with_capacity(words.len());
+pub(super) fn expand_words<'w>(words: &'w [Word<'_>], out: &mut Args<'w>) {
+    out.reserve(words.len());
     for word in words {
         if !word.braces {
             // Borrowed: the words outlive the walk of their command.
@@ -36,8 +39,10 @@ pub(super) fn expand_words<'w>(words: &'w [Word<'_>]) -> Vec<Arg<'w>> {
             None => out.push(unknowable(word.raw)),
         }
     }
-    out
 }
+
+/// A command's arguments: on the stack for most commands.
+pub(super) type Args<'w> = SmallVec<[Arg<'w>; 8]>;
 
 /// An argument whose text cannot be known: it may be any words, options
 /// included.

@@ -15,6 +15,30 @@ const RUNS_INPUT: &[&str] = &[
     "python3", "ruby", "node", "php", "lua",
 ];
 
+/// Is `name` one of [`RUNS_INPUT`]? (A `match` on the name: no scan of the list.)
+fn runs_input(name: &str) -> bool {
+    let known = matches!(
+        name,
+        "sh" | "bash"
+            | "dash"
+            | "ash"
+            | "zsh"
+            | "ksh"
+            | "mksh"
+            | "busybox"
+            | "xargs"
+            | "perl"
+            | "python"
+            | "python3"
+            | "ruby"
+            | "node"
+            | "php"
+            | "lua"
+    );
+    debug_assert_eq!(known, RUNS_INPUT.contains(&name));
+    known
+}
+
 /// The catastrophic reason for running what the line feeds `consumer`:
 /// the output of `previous` in its pipeline, or its own heredoc or
 /// here-string.
@@ -25,16 +49,18 @@ pub(super) fn catastrophic_input(
 ) -> Option<Reason> {
     let runs_input = consumer.words.iter().any(|w| {
         let text: &str = &w.text;
-        // Every name is 2 to 7 bytes long: most words need no search.
-        if text.len() < 2 || (text.len() > 7 && !text.as_bytes().contains(&b'/')) {
+        if text.len() < 2 {
             return false;
         }
-        let base = if text.as_bytes().contains(&b'/') {
-            text.rsplit('/').next().unwrap_or_default()
-        } else {
-            text
+        // The base name: after the last `/`. Every name is 2 to 7 bytes
+        // long, so only the last 8 bytes are looked at.
+        let tail = text.len().saturating_sub(8);
+        let base = match text.as_bytes()[tail..].iter().rposition(|&b| b == b'/') {
+            Some(slash) => &text[tail + slash + 1..],
+            None if tail == 0 => text,
+            None => return false,
         };
-        (2..=7).contains(&base.len()) && RUNS_INPUT.contains(&base)
+        runs_input(base)
     });
     if !runs_input {
         return None;

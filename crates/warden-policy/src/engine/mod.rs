@@ -54,7 +54,9 @@ enum RewriteCheck {
 
 fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
     let mut acc = Acc::default();
-    let bash = match parse_as(command, Dialect::Bash) {
+    // Walked where it lies: the trees are large and not moved.
+    let bash = parse_as(command, Dialect::Bash);
+    let bash = match &bash {
         Ok(parsed) => parsed,
         Err(error) => {
             acc.unknown(|| format!("cannot be parsed safely: {error}"));
@@ -65,18 +67,12 @@ fn classify_line(command: &str, rewrite_check: RewriteCheck) -> Classification {
             return acc.finish();
         }
     };
-    let mut walker = Walker::new(command, acc);
-    walker.line(&bash);
-    let mut acc = walker.into_acc();
+    Walker::new(command, &mut acc).line(bash);
     if sh_may_differ(command) {
-        match parse_as(command, Dialect::Posix) {
+        match &parse_as(command, Dialect::Posix) {
             // The same tree walks the same way: only a different one adds.
             Ok(posix) if posix == bash => {}
-            Ok(posix) => {
-                let mut walker = Walker::new(command, acc);
-                walker.line(&posix);
-                acc = walker.into_acc();
-            }
+            Ok(posix) => Walker::new(command, &mut acc).line(posix),
             // sh refuses a line it cannot parse before running any of it;
             // a later line would run after the earlier ones, though.
             Err(error) if command.contains('\n') => {

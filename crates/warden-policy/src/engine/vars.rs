@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
+
 use crate::devices;
 use crate::invocation::{Arg, ArgShape};
 use crate::shell::ast::*;
@@ -34,9 +36,31 @@ const SHELL_PATHS: &[&str] = &["HOME", "USER", "LOGNAME", "PWD", "HOSTNAME", "UI
 #[derive(Default)]
 pub(super) struct Vars {
     /// Set by `for NAME in` file names under literal directories.
-    paths: Vec<String>,
+    paths: Names,
     /// Set any other way.
-    other: Vec<String>,
+    other: Names,
+}
+
+/// Variable names, kept in one buffer (one allocation for the line).
+#[derive(Default)]
+struct Names {
+    /// Each name followed by a `\n` (never part of a name).
+    text: String,
+}
+
+impl Names {
+    fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.text.push('\n');
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.text.split_terminator('\n')
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.iter().any(|n| n == name)
+    }
 }
 
 impl Vars {
@@ -44,8 +68,16 @@ impl Vars {
     /// it is used).
     pub(super) fn add(&mut self, script: &Script<'_>) {
         self.script(script);
-        let other = &self.other;
-        self.paths.retain(|p| !other.contains(p));
+        if self.paths.text.is_empty() {
+            return;
+        }
+        let mut kept = Names::default();
+        for p in self.paths.iter() {
+            if !self.other.contains(p) {
+                kept.push(p);
+            }
+        }
+        self.paths = kept;
     }
 
     fn script(&mut self, script: &Script<'_>) {
@@ -72,9 +104,9 @@ impl Vars {
                         && !devices::glob_may_name_device(&w.text)
                 });
             if plain && compound.kind == CompoundKind::For {
-                self.paths.push(var.to_string());
+                self.paths.push(var);
             } else {
-                self.other.push(var.to_string());
+                self.other.push(var);
             }
         }
         for body in &compound.bodies {
@@ -87,7 +119,7 @@ impl Vars {
 
     fn simple(&mut self, simple: &SimpleCommand<'_>) {
         for assignment in &simple.assignments {
-            self.other.push(assignment.name.to_string());
+            self.other.push(assignment.name);
             self.word(&assignment.value);
         }
         for word in &simple.words {
@@ -101,7 +133,7 @@ impl Vars {
                 let head = arg.text.split_once('=').map_or(&*arg.text, |(n, _)| n);
                 let head = head.split('[').next().unwrap_or(head);
                 if is_name(head) {
-                    self.other.push(head.to_string());
+                    self.other.push(head);
                 }
             }
         }
@@ -110,7 +142,12 @@ impl Vars {
     /// `${x:=v}` and `${x=v}` assign; substitutions set variables too.
     fn word(&mut self, word: &Word<'_>) {
         let raw = word.raw;
-        let mut rest = raw;
+        // Most words have no `${`: one pass over the bytes says so.
+        let mut rest = if raw.as_bytes().windows(2).any(|w| w == b"${") {
+            raw
+        } else {
+            ""
+        };
         // Each `${` in turn (a `$` then a `{`: no substring searcher).
         while let Some(at) = rest.find('$') {
             let Some(after) = rest[at + 1..].strip_prefix('{') else {
@@ -123,7 +160,7 @@ impl Vars {
                 .count();
             let op = &after[name_len..];
             if name_len > 0 && (op.starts_with(":=") || op.starts_with('=')) {
-                self.other.push(after[..name_len].to_string());
+                self.other.push(&after[..name_len]);
             }
             rest = &after[name_len..];
         }
@@ -144,7 +181,7 @@ impl Vars {
         let raw = arg.raw;
         let names = expanded_names(raw);
         let substitutes = raw.contains("$(") || raw.contains('`');
-        let assigned = names.iter().any(|n| self.other.iter().any(|o| o == n));
+        let assigned = names.iter().any(|n| self.other.contains(n));
         if substitutes || assigned {
             return Arg {
                 text: Cow::Borrowed("$…"),
@@ -154,20 +191,19 @@ impl Vars {
         }
         // `"$f"`, `"${f}"`, `"$HOME/x"`: one word that starts with a path.
         let inner = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
-        let plain_start =
-            |name: &str| self.paths.iter().any(|p| p == name) || SHELL_PATHS.contains(&name);
+        let plain_start = |name: &str| self.paths.contains(name) || SHELL_PATHS.contains(&name);
         let quoted_one_var = inner.is_some_and(|i| !i.contains('"'))
             && names.first().is_some_and(|n| plain_start(n))
             && names
                 .iter()
-                .all(|n| plain_start(n) || !self.other.iter().any(|o| o == n))
+                .all(|n| plain_start(n) || !self.other.contains(n))
             && inner.is_some_and(|i| i.starts_with('$'));
         // `$HOME/x` unquoted: the shell's own values hold no spaces.
         let shell_value = raw.starts_with('$')
             && !names.is_empty()
             && names
                 .iter()
-                .all(|n| SHELL_PATHS.contains(n) && !self.other.iter().any(|o| o == n))
+                .all(|n| SHELL_PATHS.contains(n) && !self.other.contains(n))
             && !raw.contains(['"', '\'', '*', '?', '[']);
         if quoted_one_var || shell_value {
             return Arg {
@@ -180,8 +216,8 @@ impl Vars {
 }
 
 /// The variable names a word expands (`$x`, `${x}`, `${x:-…}`).
-fn expanded_names(raw: &str) -> Vec<&str> {
-    let mut names = Vec::new();
+fn expanded_names(raw: &str) -> SmallVec<[&str; 4]> {
+    let mut names = SmallVec::new();
     let bytes = raw.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {

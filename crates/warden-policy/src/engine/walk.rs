@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::acc::Acc;
-use super::args::{Stdin, expand_words, mark_replaced, xargs_input};
+use super::args::{Args, Stdin, expand_words, mark_replaced, xargs_input};
 use super::effects;
 use super::fed;
 use super::pipes::{loop_reads_input, output_of, stdin_from, stops_reading};
@@ -56,24 +56,21 @@ struct Io {
 
 pub(super) struct Walker<'s> {
     src: &'s str,
-    acc: Acc,
+    /// Borrowed: the line's verdict is not moved in and out of each walk.
+    acc: &'s mut Acc,
     vars: Vars,
     /// The line has a `$`: variables it sets may be expanded.
     expands: bool,
 }
 
 impl<'s> Walker<'s> {
-    pub(super) fn new(src: &'s str, acc: Acc) -> Self {
+    pub(super) fn new(src: &'s str, acc: &'s mut Acc) -> Self {
         Walker {
             src,
             acc,
             vars: Vars::default(),
             expands: src.as_bytes().contains(&b'$'),
         }
-    }
-
-    pub(super) fn into_acc(self) -> Acc {
-        self.acc
     }
 
     pub(super) fn line(&mut self, parsed: &Parsed<'_>) {
@@ -325,10 +322,13 @@ impl<'s> Walker<'s> {
             });
             return;
         }
-        let args: Vec<Arg<'_>> = expand_words(arg_words)
-            .into_iter()
-            .map(|a| self.vars.resolve(a))
-            .collect();
+        let mut args = Args::new();
+        expand_words(arg_words, &mut args);
+        for arg in &mut args {
+            if arg.shape == ArgShape::Dynamic {
+                *arg = self.vars.resolve(arg.clone());
+            }
+        }
         let name = Arg {
             text: Cow::Borrowed(&*name_word.text),
             raw: name_word.raw,
@@ -392,7 +392,7 @@ impl<'s> Walker<'s> {
             }
             None => verdict,
         };
-        effects::raise(&mut self.acc, program, args, io.stdin, &verdict);
+        effects::raise(self.acc, program, args, io.stdin, &verdict);
         match (&verdict, rule) {
             (Verdict::Unknown(_), None) => self
                 .acc

@@ -5,18 +5,22 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use smallvec::SmallVec;
+
 use crate::invocation::ArgShape;
 
 /// A list of and-or lists, separated by `;`, `&` or newlines.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Script<'a> {
-    pub items: Vec<AndOr<'a>>,
+    /// Inline: most lines are one and-or list.
+    pub items: SmallVec<[AndOr<'a>; 1]>,
 }
 
 /// `pipeline && pipeline || pipeline …`, optionally sent to the background.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AndOr<'a> {
-    pub pipelines: Vec<Pipeline<'a>>,
+    /// Inline: most and-or lists are one pipeline.
+    pub pipelines: SmallVec<[Pipeline<'a>; 1]>,
     pub background: Background,
 }
 
@@ -30,7 +34,8 @@ pub enum Background {
 /// `[!] command | command …`
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pipeline<'a> {
-    pub commands: Vec<Command<'a>>,
+    /// Inline: most pipelines are one or two commands.
+    pub commands: SmallVec<[Command<'a>; 2]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,7 +126,8 @@ pub struct Word<'a> {
 /// `$(…)`, `` `…` ``, `<(…)` or `>(…)`: a script the shell runs while expanding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Substitution<'a> {
-    Parsed(Script<'a>),
+    /// Boxed: a script is large and most words hold none.
+    Parsed(Box<Script<'a>>),
     /// Backquoted text with escapes to undo before it can be parsed.
     Unparsed(String),
 }

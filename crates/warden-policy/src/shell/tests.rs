@@ -2,7 +2,7 @@ use super::ast::*;
 use super::parse;
 use crate::invocation::ArgShape;
 
-fn simple_commands<'a>(script: &'a Script<'a>, out: &mut Vec<&'a SimpleCommand<'a>>) {
+fn simple_commands<'s, 'a>(script: &'s Script<'a>, out: &mut Vec<&'s SimpleCommand<'a>>) {
     for item in &script.items {
         for pipeline in &item.pipelines {
             for command in &pipeline.commands {

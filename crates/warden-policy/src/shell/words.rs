@@ -81,10 +81,28 @@ impl<'p, 'a> WordScanner<'p, 'a> {
         };
     }
 
+    /// Move past bytes that `special` does not mark.
+    fn skip_plain(&mut self, special: &[bool; 256]) {
+        let bytes = self.p.src.as_bytes();
+        let mut pos = self.p.pos;
+        while let Some(&b) = bytes.get(pos) {
+            if special[usize::from(b)] {
+                break;
+            }
+            pos += 1;
+        }
+        self.p.pos = pos;
+    }
+
     /// Scan one whole word starting at the parser's position.
+    #[inline(always)]
     pub(super) fn word(mut self) -> ParseResult<Word<'a>> {
         let mut substitutions = Vec::new();
-        while let Some(b) = self.p.peek() {
+        loop {
+            self.skip_plain(&WORD_SPECIAL);
+            let Some(b) = self.p.peek() else {
+                break;
+            };
             let pos = self.p.pos;
             match b {
                 b'<' | b'>' if pos == self.start && self.p.peek_at(1) == Some(b'(') => {
@@ -204,6 +222,7 @@ impl<'p, 'a> WordScanner<'p, 'a> {
     /// After an opening `"`: up to and including the closing `"`.
     fn double_quoted(&mut self, subs: &mut Vec<Substitution<'a>>) -> ParseResult<()> {
         loop {
+            self.skip_plain(&DOUBLE_QUOTED_SPECIAL);
             let pos = self.p.pos;
             match self.p.peek() {
                 None => return Err(self.error("unterminated double quote")),
@@ -296,7 +315,7 @@ impl<'p, 'a> WordScanner<'p, 'a> {
             return Err(self.error(unterminated));
         }
         self.p.pos += 1;
-        Ok(Substitution::Parsed(script))
+        Ok(Substitution::Parsed(Box::new(script)))
     }
 
     /// After `${`: up to and including the matching `}`.
@@ -492,6 +511,24 @@ impl<'p, 'a> WordScanner<'p, 'a> {
         Ok(())
     }
 }
+
+/// A table marking `special`.
+const fn byte_table(special: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+}
+
+/// Bytes a word scan stops at: delimiters, quotes, escapes, expansions and
+/// the characters of globs and braces. Every other byte is plain text.
+const WORD_SPECIAL: [bool; 256] = byte_table(b" \t\n;&|()<>\\'\"$`*?[{");
+
+/// Bytes a double-quoted string stops at.
+const DOUBLE_QUOTED_SPECIAL: [bool; 256] = byte_table(b"\"\\$`");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quoting {

@@ -131,14 +131,33 @@ fn primary(word: &str) -> Option<Primary> {
 static PRIMARY_MAP: std::sync::LazyLock<crate::commands::FastMap<Primary>> =
     std::sync::LazyLock::new(|| PRIMARIES.iter().copied().collect());
 
+/// The primaries that write, run or ask ([`PRIMARIES`] that do not only read).
+static DANGEROUS_PRIMARIES: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| {
+        PRIMARIES
+            .iter()
+            .filter(|(_, p)| !matches!(p, Primary::Reads(_)))
+            .map(|&(name, _)| name)
+            .collect()
+    });
+
 /// Could this word, once expanded, be a primary that writes or runs?
 fn may_become_dangerous(arg: &Arg<'_>) -> bool {
     match arg.shape {
         ArgShape::Literal | ArgShape::Inert => false,
-        ArgShape::Glob => PRIMARIES
-            .iter()
-            .filter(|(_, p)| !matches!(p, Primary::Reads(_)))
-            .any(|(name, _)| glob_matches(&arg.text, name)),
+        ArgShape::Glob => {
+            // Every primary starts with `-`: a pattern that starts with
+            // another literal character matches none.
+            let could_start_a_primary = arg
+                .text
+                .as_bytes()
+                .first()
+                .is_some_and(|b| matches!(b, b'-' | b'*' | b'?' | b'[' | b'\\'));
+            could_start_a_primary
+                && DANGEROUS_PRIMARIES
+                    .iter()
+                    .any(|name| glob_matches(&arg.text, name))
+        }
         ArgShape::Dynamic => true,
     }
 }

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use smallvec::SmallVec;
+
 mod compound;
 
 use super::ast::*;
@@ -40,7 +42,12 @@ pub fn parse(src: &str) -> ParseResult<Parsed<'_>> {
 /// Parse one command line as `dialect` reads it.
 pub fn parse_as(src: &str, dialect: Dialect) -> ParseResult<Parsed<'_>> {
     let mut parser = Parser::new(src, dialect);
-    let script = parser.script(&[])?;
+    // Built where it is returned: the tree is large to move.
+    let mut parsed = Parsed {
+        script: Script::default(),
+        heredocs: Vec::new(),
+    };
+    parser.script_into(&[], &mut parsed.script)?;
     parser.skip_blanks();
     if parser.pos < src.len() {
         return Err(parser.error_here("unexpected token"));
@@ -51,10 +58,8 @@ pub fn parse_as(src: &str, dialect: Dialect) -> ParseResult<Parsed<'_>> {
             offset: src.len(),
         });
     }
-    Ok(Parsed {
-        script,
-        heredocs: parser.heredocs,
-    })
+    parsed.heredocs = parser.heredocs;
+    Ok(parsed)
 }
 
 struct PendingHeredoc {
@@ -72,6 +77,18 @@ pub(super) struct Parser<'a> {
     heredocs: Vec<Heredoc<'a>>,
     pending: Vec<PendingHeredoc>,
 }
+
+/// Bytes that end a bare word: delimiters, quotes, escapes, expansions.
+const BARE_WORD_END: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \t\n;&|()<>\"'\\$`";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Bytes that end a word.
 pub(super) fn is_delimiter(b: u8) -> bool {
@@ -214,7 +231,7 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes();
         let mut end = self.pos;
         while let Some(&b) = bytes.get(end) {
-            if is_delimiter(b) || matches!(b, b'"' | b'\'' | b'\\' | b'$' | b'`') {
+            if BARE_WORD_END[usize::from(b)] {
                 break;
             }
             end += 1;
@@ -262,16 +279,30 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn script(&mut self, closers: &[&str]) -> ParseResult<Script<'a>> {
+        let mut script = Script::default();
+        self.script_into(closers, &mut script)?;
+        Ok(script)
+    }
+
+    /// [`Parser::script`] into `script` (which starts empty).
+    fn script_into(&mut self, closers: &[&str], script: &mut Script<'a>) -> ParseResult<()> {
         self.enter()?;
-        let mut items = Vec::new();
         loop {
             self.skip_blanks_and_newlines()?;
             if self.pos >= self.src.len() || self.at_closer(closers) {
                 break;
             }
-            let pipelines = self.and_or()?;
+            // Built in place: the inline lists are not moved again.
+            script.items.push(AndOr {
+                pipelines: SmallVec::new(),
+                background: Background::Foreground,
+            });
+            let Some(item) = script.items.last_mut() else {
+                break;
+            };
+            self.and_or(&mut item.pipelines)?;
             self.skip_blanks();
-            let background = match self.peek() {
+            item.background = match self.peek() {
                 Some(b';') if self.peek_at(1) != Some(b';') && self.peek_at(1) != Some(b'&') => {
                     self.pos += 1;
                     Background::Foreground
@@ -288,36 +319,36 @@ impl<'a> Parser<'a> {
                 Some(_) if self.at_closer(closers) => Background::Foreground,
                 Some(_) => return Err(self.error_here("unexpected token")),
             };
-            items.push(AndOr {
-                pipelines,
-                background,
-            });
         }
         self.leave();
-        Ok(Script { items })
+        Ok(())
     }
 
-    fn and_or(&mut self) -> ParseResult<Vec<Pipeline<'a>>> {
-        let mut pipelines = vec![self.pipeline()?];
+    fn and_or(&mut self, pipelines: &mut SmallVec<[Pipeline<'a>; 1]>) -> ParseResult<()> {
         loop {
+            pipelines.push(Pipeline {
+                commands: SmallVec::new(),
+            });
+            if let Some(pipeline) = pipelines.last_mut() {
+                self.pipeline(&mut pipeline.commands)?;
+            }
             self.skip_blanks();
             if self.starts_with("&&") || self.starts_with("||") {
                 self.pos += 2;
                 self.skip_blanks_and_newlines()?;
-                pipelines.push(self.pipeline()?);
             } else {
-                return Ok(pipelines);
+                return Ok(());
             }
         }
     }
 
-    fn pipeline(&mut self) -> ParseResult<Pipeline<'a>> {
+    fn pipeline(&mut self, commands: &mut SmallVec<[Command<'a>; 2]>) -> ParseResult<()> {
         self.skip_blanks();
         if self.at_reserved("!") {
             self.pos += 1;
             self.skip_blanks();
         }
-        let mut commands = vec![self.command()?];
+        commands.push(self.command()?);
         loop {
             self.skip_blanks();
             if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
@@ -328,7 +359,7 @@ impl<'a> Parser<'a> {
                 self.skip_blanks_and_newlines()?;
                 commands.push(self.command()?);
             } else {
-                return Ok(Pipeline { commands });
+                return Ok(());
             }
         }
     }
@@ -418,7 +449,16 @@ impl<'a> Parser<'a> {
     }
 
     /// A redirect at the current position, if there is one.
+    #[inline]
     fn redirect(&mut self) -> ParseResult<Option<Redirect<'a>>> {
+        // Every redirect starts with a descriptor number, `<`, `>` or `&`.
+        if !matches!(self.peek(), Some(b'0'..=b'9' | b'<' | b'>' | b'&')) {
+            return Ok(None);
+        }
+        self.redirect_at()
+    }
+
+    fn redirect_at(&mut self) -> ParseResult<Option<Redirect<'a>>> {
         let bytes = self.bytes();
         let mut at = self.pos;
         while bytes.get(at).is_some_and(u8::is_ascii_digit) {
@@ -497,8 +537,18 @@ impl<'a> Parser<'a> {
 
 /// `NAME=value` or `NAME+=value` with a literal name becomes an assignment.
 fn split_assignment<'a>(word: &Word<'a>) -> Option<Assignment<'a>> {
-    let eq = word.raw.find('=')?;
-    let name = word.raw[..eq].strip_suffix('+').unwrap_or(&word.raw[..eq]);
+    // The name's bytes, then `=` or `+=` (no searcher for the `=`).
+    let bytes = word.raw.as_bytes();
+    let name_len = bytes
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let eq = match bytes.get(name_len..) {
+        Some([b'=', ..]) => name_len,
+        Some([b'+', b'=', ..]) => name_len + 1,
+        _ => return None,
+    };
+    let name = &word.raw[..name_len];
     if !is_name(name) {
         return None;
     }
