@@ -17,7 +17,7 @@ use warden_protocol::metrics::MetricName;
 use super::Measurement;
 use super::cgroup::{CgroupPaths, read_counters};
 use super::procfs::NetCounters;
-use super::rules::{clamp_percent, percent, rate};
+use super::rules::{clamp_percent, network_rates, percent};
 use crate::docker::{
     ContainerInspect, ContainerStats, ContainerSummary, DockerClient, DockerError,
 };
@@ -183,26 +183,7 @@ pub fn container_measurements(
             put(MetricName::MemoryUsedBytes, None, Some(used as f64));
         }
         if let (Some(before), Some(seconds)) = (before, seconds) {
-            for nic in &now.networks {
-                let Some(was) = before
-                    .networks
-                    .iter()
-                    .find(|n| n.interface == nic.interface)
-                else {
-                    continue;
-                };
-                let name = Some(nic.interface.as_str());
-                put(
-                    MetricName::NetRxBytesPerS,
-                    name,
-                    rate(was.rx_bytes, nic.rx_bytes, seconds),
-                );
-                put(
-                    MetricName::NetTxBytesPerS,
-                    name,
-                    rate(was.tx_bytes, nic.tx_bytes, seconds),
-                );
-            }
+            network_rates(&before.networks, &now.networks, seconds, &mut put);
         }
     }
     put(MetricName::Restarts, None, Some(facts.restarts as f64));

@@ -16,8 +16,8 @@ use super::procfs::{
     parse_mounts, parse_net_dev, parse_stat,
 };
 use super::rules::{
-    BlockDevice, clamp_percent, cpu_percent, is_measured_disk, is_measured_interface, percent,
-    rate, select_filesystems,
+    BlockDevice, clamp_percent, cpu_percent, is_measured_disk, is_measured_interface,
+    network_rates, percent, rate, select_filesystems,
 };
 use crate::local_inventory::parse_uptime;
 
@@ -125,26 +125,7 @@ pub fn host_measurements(before: Option<&HostReading>, now: &HostReading) -> Vec
             let written = rate(was.written_bytes, disk.written_bytes, seconds);
             put(MetricName::DiskWriteBytesPerS, device, written);
         }
-        for nic in &now.interfaces {
-            let Some(was) = before
-                .interfaces
-                .iter()
-                .find(|n| n.interface == nic.interface)
-            else {
-                continue;
-            };
-            let name = Some(nic.interface.as_str());
-            put(
-                MetricName::NetRxBytesPerS,
-                name,
-                rate(was.rx_bytes, nic.rx_bytes, seconds),
-            );
-            put(
-                MetricName::NetTxBytesPerS,
-                name,
-                rate(was.tx_bytes, nic.tx_bytes, seconds),
-            );
-        }
+        network_rates(&before.interfaces, &now.interfaces, seconds, &mut put);
     }
     put(
         MetricName::UptimeSeconds,

@@ -3,6 +3,7 @@
 //! and interfaces get a series, and rates and percentages from counters.
 
 use std::collections::BTreeMap;
+use warden_protocol::metrics::MetricName;
 
 use super::procfs::{CpuTimes, Mount};
 
@@ -173,6 +174,35 @@ pub fn is_measured_interface(name: &str) -> bool {
 /// passed.
 pub fn rate(before: u64, now: u64, seconds: f64) -> Option<f64> {
     (now >= before && seconds > 0.0).then(|| (now - before) as f64 / seconds)
+}
+
+/// Where a reading hands each value: (metric, instance, value).
+pub type Put<'p> = dyn FnMut(MetricName, Option<&str>, Option<f64>) + 'p;
+
+/// Receive and send rates of every interface present in both readings,
+/// handed to `put` as (metric, interface, bytes/s).
+pub fn network_rates(
+    before: &[super::procfs::NetCounters],
+    now: &[super::procfs::NetCounters],
+    seconds: f64,
+    put: &mut Put<'_>,
+) {
+    for nic in now {
+        let Some(was) = before.iter().find(|n| n.interface == nic.interface) else {
+            continue;
+        };
+        let name = Some(nic.interface.as_str());
+        put(
+            MetricName::NetRxBytesPerS,
+            name,
+            rate(was.rx_bytes, nic.rx_bytes, seconds),
+        );
+        put(
+            MetricName::NetTxBytesPerS,
+            name,
+            rate(was.tx_bytes, nic.tx_bytes, seconds),
+        );
+    }
 }
 
 /// Busy share of all processors between two readings of `/proc/stat`.

@@ -6,6 +6,7 @@
 //! [`write`]. Anything else, aliases included, is unknown: an alias can run
 //! any shell command.
 
+mod help;
 mod read;
 mod write;
 
@@ -64,7 +65,7 @@ fn git(inv: &Invocation<'_, '_>) -> Verdict {
                 continue;
             }
             // `git --help X` and `git --version` are `git help X` and `git version`.
-            "--help" | "-h" => return read::help(&inv.from(i + 1)),
+            "--help" | "-h" => return help::help(&inv.from(i + 1)),
             "--version" | "-v" => return Verdict::Read,
             "--html-path" | "--man-path" | "--info-path" => return Verdict::Read,
             // Alone it prints the directory; with a value it runs git
@@ -119,7 +120,7 @@ fn subcommand(name: &str, rest: &Invocation<'_, '_>) -> Verdict {
     // browser); `-h` alone prints usage. Only in first place: elsewhere
     // `--help` can be an option's value.
     if matches!(rest.arg(0), Some("--help")) {
-        return read::manual_page(name);
+        return help::manual_page(name);
     }
     if rest.args.len() == 1 && rest.arg(0) == Some("-h") {
         return Verdict::Read;

@@ -56,7 +56,7 @@ pub(super) const SUBCOMMANDS: &[(&str, SubRule)] = &[
     ("interpret-trailers", interpret_trailers),
     ("archive", archive),
     ("format-patch", format_patch),
-    ("help", help),
+    ("help", super::help::help),
     ("branch", branch),
     ("tag", tag),
     ("remote", remote),
@@ -176,69 +176,6 @@ fn format_patch(rest: &Invocation<'_, '_>) -> Verdict {
         return plain_read(rest);
     }
     Verdict::write(Risk::LowWrite, "writes patch files")
-}
-
-/// `git help`: lists are read; a manual page goes to a pager or browser.
-pub(super) fn help(rest: &Invocation<'_, '_>) -> Verdict {
-    let mut page = false;
-    let v = scan(rest.args, Options::GNU, |o| match o {
-        Opt::Short('a' | 'g' | 'c' | 'v')
-        | Opt::Long(
-            "all"
-            | "guides"
-            | "config"
-            | "verbose"
-            | "no-verbose"
-            | "no-external-commands"
-            | "no-aliases"
-            | "user-interfaces"
-            | "developer-interfaces",
-        ) => None,
-        Opt::Short('m' | 'w' | 'i') | Opt::Long("man" | "web" | "info") => {
-            page = true;
-            None
-        }
-        Opt::Pos(..) => {
-            page = true;
-            None
-        }
-        _ => Some(Verdict::unknown("unknown option")),
-    });
-    if let Some(v) = v {
-        return v;
-    }
-    if page {
-        // The first word that is not an option names the page.
-        let topic = rest
-            .args
-            .iter()
-            .find(|a| a.is_literal() && !a.as_str().starts_with('-'))
-            .map(|a| a.as_str());
-        return match topic {
-            Some(topic) => manual_page(topic),
-            None => Verdict::interactive(InteractiveCategory::Pager, "opens a manual page"),
-        };
-    }
-    Verdict::Read
-}
-
-/// `git help X` and `git X --help` open X's manual page in a pager or a
-/// browser; `git X -h` prints its usage instead.
-pub(super) fn manual_page(subcommand: &str) -> Verdict {
-    let plain = !subcommand.is_empty()
-        && subcommand
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if plain {
-        return Verdict::pager_with_rewrite(
-            format!("{subcommand} -h"),
-            "opens a manual page in a pager or a browser",
-        );
-    }
-    Verdict::interactive(
-        InteractiveCategory::Pager,
-        "opens a manual page in a pager or a browser",
-    )
 }
 
 fn branch(rest: &Invocation<'_, '_>) -> Verdict {
